@@ -1,0 +1,260 @@
+package ddb
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxPageSize bounds Query.Limit.
+const MaxPageSize = 1000
+
+// Page is one page of query results. Cursor is empty on the last page:
+// there is never an empty page with a cursor.
+type Page[T any] struct {
+	Items  []*T
+	Cursor string
+	// Calls is how many Query calls the page took (1 unless a filter or
+	// DynamoDB's 1 MB limit made the SDK fetch more to fill it).
+	Calls int
+}
+
+// Query is a query on the base table or a GSI, in one partition. Build it
+// with Entity.Query or Table.Query, refine it with its methods, and read it
+// with Page or All.
+type Query[T any] struct {
+	table  *Table
+	index  string
+	pkAttr string
+	skAttr string
+	pk     string
+	sk     *expression.KeyConditionBuilder
+	filter *expression.ConditionBuilder
+	desc   bool
+	limit  int
+	cursor string
+	decode func(Item) (*T, error)
+	err    error
+}
+
+func newQuery[T any](t *Table, index, pk string, decode func(Item) (*T, error)) *Query[T] {
+	q := &Query[T]{table: t, index: index, pk: pk, decode: decode}
+	q.pkAttr, q.skAttr, q.err = t.schema.keyAttrs(index)
+	return q
+}
+
+// Query starts a raw query on index ("" for the base table) in partition pk.
+func (t *Table) Query(index, pk string) *Query[Item] {
+	return newQuery(t, index, pk, func(it Item) (*Item, error) { return &it, nil })
+}
+
+func (q *Query[T]) skName() expression.KeyBuilder { return expression.Key(q.skAttr) }
+
+// BeginsWith restricts the sort key to a prefix.
+func (q *Query[T]) BeginsWith(prefix string) *Query[T] {
+	c := q.skName().BeginsWith(prefix)
+	q.sk = &c
+	return q
+}
+
+// Between restricts the sort key to [lo, hi].
+func (q *Query[T]) Between(lo, hi string) *Query[T] {
+	c := q.skName().Between(expression.Value(lo), expression.Value(hi))
+	q.sk = &c
+	return q
+}
+
+// SortKey restricts the sort key with op ("=", "<", "<=", ">", ">=").
+func (q *Query[T]) SortKey(op, v string) *Query[T] {
+	k, val := q.skName(), expression.Value(v)
+	var c expression.KeyConditionBuilder
+	switch op {
+	case "=":
+		c = k.Equal(val)
+	case "<":
+		c = k.LessThan(val)
+	case "<=":
+		c = k.LessThanEqual(val)
+	case ">":
+		c = k.GreaterThan(val)
+	case ">=":
+		c = k.GreaterThanEqual(val)
+	default:
+		q.err = fmt.Errorf("%w: sort key operator %q", ErrInvalid, op)
+		return q
+	}
+	q.sk = &c
+	return q
+}
+
+// Desc returns items in descending sort-key order (ScanIndexForward=false).
+func (q *Query[T]) Desc() *Query[T] { q.desc = true; return q }
+
+// Limit sets the page size (1..MaxPageSize). Zero means one DynamoDB page.
+func (q *Query[T]) Limit(n int) *Query[T] {
+	if n < 0 || n > MaxPageSize {
+		q.err = fmt.Errorf("%w: limit %d out of range 1..%d", ErrInvalid, n, MaxPageSize)
+	}
+	q.limit = n
+	return q
+}
+
+// Filter adds a filter on non-key attributes (ANDed). Filtered pages may
+// take more than one call to fill.
+func (q *Query[T]) Filter(c expression.ConditionBuilder) *Query[T] {
+	q.filter = and(q.filter, c)
+	return q
+}
+
+// After resumes after a cursor from a previous Page of the same query. A
+// cursor that is malformed, tampered with, or issued for another table,
+// index, partition, tenant or direction makes Page fail with ErrCursor.
+func (q *Query[T]) After(cursor string) *Query[T] { q.cursor = cursor; return q }
+
+func (q *Query[T]) body() cursorBody {
+	return cursorBody{Table: q.table.name, Index: q.index, PK: q.pk, Tenant: q.table.tenant, Desc: q.desc}
+}
+
+// keyAttrs lists the attributes of a LastEvaluatedKey for this query.
+func (q *Query[T]) keyAttrs() []string {
+	s := q.table.schema
+	attrs := []string{s.PK}
+	if s.SK != "" {
+		attrs = append(attrs, s.SK)
+	}
+	if q.index != "" {
+		attrs = append(attrs, q.pkAttr)
+		if q.skAttr != "" {
+			attrs = append(attrs, q.skAttr)
+		}
+	}
+	return attrs
+}
+
+// Page reads one page. When Limit is n, it asks DynamoDB for n+1 items so
+// that it knows whether more follow: the last page has no cursor, and an
+// unfiltered page costs exactly one call.
+func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
+	var p Page[T]
+	if q.err != nil {
+		return p, q.err
+	}
+	kc := expression.Key(q.pkAttr).Equal(expression.Value(q.pk))
+	if q.sk != nil {
+		kc = kc.And(*q.sk)
+	}
+	b := expression.NewBuilder().WithKeyCondition(kc)
+	filter := q.filter
+	if tc := q.table.tenantCond(); tc != nil {
+		filter = and(filter, *tc)
+	}
+	if filter != nil {
+		b = b.WithFilter(*filter)
+	}
+	e, err := b.Build()
+	if err != nil {
+		return p, fmt.Errorf("%w: query: %v", ErrInvalid, err)
+	}
+	var start Item
+	if q.cursor != "" {
+		if start, err = q.table.db.decodeCursor(q.cursor, q.body(), q.keyAttrs()); err != nil {
+			return p, err
+		}
+	}
+	var items []Item
+	want := q.limit + 1
+	for {
+		in := &dynamodb.QueryInput{
+			TableName:                 aws.String(q.table.name),
+			KeyConditionExpression:    e.KeyCondition(),
+			FilterExpression:          e.Filter(),
+			ExpressionAttributeNames:  e.Names(),
+			ExpressionAttributeValues: e.Values(),
+			ScanIndexForward:          aws.Bool(!q.desc),
+			ExclusiveStartKey:         start,
+			ReturnConsumedCapacity:    q.table.db.consumed(),
+		}
+		if q.index != "" {
+			in.IndexName = aws.String(q.index)
+		}
+		if q.limit > 0 {
+			in.Limit = aws.Int32(int32(want - len(items)))
+		}
+		t0 := time.Now()
+		out, err := q.table.db.client.Query(ctx, in)
+		var cc []types.ConsumedCapacity
+		if out != nil {
+			cc = one(out.ConsumedCapacity)
+		}
+		q.table.db.observe(ctx, "Query", q.table.name, q.index, t0, cc, err)
+		p.Calls++
+		if err != nil {
+			return p, fmt.Errorf("ddb: query %s %s: %w", q.table.name, q.index, err)
+		}
+		items = append(items, out.Items...)
+		start = out.LastEvaluatedKey
+		if start == nil || (q.limit > 0 && len(items) >= want) || q.limit == 0 {
+			break
+		}
+	}
+	more := start != nil
+	if q.limit > 0 && len(items) > q.limit {
+		items, more = items[:q.limit], true
+	}
+	if more && len(items) > 0 {
+		last := items[len(items)-1]
+		if q.limit == 0 && start != nil {
+			last = start
+		}
+		key := map[string]string{}
+		for _, a := range q.keyAttrs() {
+			key[a] = str(last[a])
+		}
+		body := q.body()
+		body.Key = key
+		if p.Cursor, err = q.table.db.encodeCursor(body); err != nil {
+			return p, err
+		}
+	}
+	p.Items = make([]*T, 0, len(items))
+	for _, it := range items {
+		v, err := q.decode(it)
+		if err != nil {
+			return p, err
+		}
+		p.Items = append(p.Items, v)
+	}
+	return p, nil
+}
+
+// All iterates over every item of the query, page by page.
+func (q *Query[T]) All(ctx context.Context) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		c := *q
+		if c.limit == 0 {
+			c.limit = 100
+		}
+		for {
+			p, err := c.Page(ctx)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, v := range p.Items {
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if p.Cursor == "" {
+				return
+			}
+			c.cursor = p.Cursor
+		}
+	}
+}

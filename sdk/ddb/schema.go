@@ -1,0 +1,155 @@
+package ddb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Schema describes a single table: its key attributes, GSIs, TTL attribute,
+// billing mode and the attribute that names each item's entity type. It holds
+// no table name, so one Schema serves every stage ("PhotoService-dev",
+// "PhotoService-prod") and every test table.
+type Schema struct {
+	PK, SK string // key attribute names; SK may be empty for a hash-only table
+
+	Indexes []Index
+
+	// TTLAttribute names the Number attribute holding epoch-seconds expiry.
+	// Empty disables TTL.
+	TTLAttribute string
+
+	// TypeAttribute names the attribute holding each item's entity type
+	// ("entityType" when empty).
+	TypeAttribute string
+
+	// BillingMode defaults to PAY_PER_REQUEST.
+	BillingMode types.BillingMode
+}
+
+// Index is a global secondary index with string key attributes.
+type Index struct {
+	Name   string
+	PK, SK string
+	// Projection defaults to ALL.
+	Projection types.ProjectionType
+}
+
+// typeAttr returns the entity type attribute name.
+func (s *Schema) typeAttr() string {
+	if s.TypeAttribute == "" {
+		return "entityType"
+	}
+	return s.TypeAttribute
+}
+
+// Index returns the named index, or false.
+func (s *Schema) Index(name string) (Index, bool) {
+	for _, ix := range s.Indexes {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	return Index{}, false
+}
+
+// keyAttrs returns the partition and sort key attribute names of the base
+// table (index "") or of a GSI.
+func (s *Schema) keyAttrs(index string) (pk, sk string, err error) {
+	if index == "" {
+		return s.PK, s.SK, nil
+	}
+	ix, ok := s.Index(index)
+	if !ok {
+		return "", "", fmt.Errorf("ddb: no index %q in schema", index)
+	}
+	return ix.PK, ix.SK, nil
+}
+
+// CreateTableInput returns the CreateTable request for a table of this schema.
+func (s *Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
+	seen := map[string]bool{}
+	var defs []types.AttributeDefinition
+	def := func(a string) {
+		if a != "" && !seen[a] {
+			seen[a] = true
+			defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+		}
+	}
+	keySchema := func(pk, sk string) []types.KeySchemaElement {
+		ks := []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}}
+		if sk != "" {
+			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+		}
+		return ks
+	}
+	def(s.PK)
+	def(s.SK)
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		KeySchema:   keySchema(s.PK, s.SK),
+		BillingMode: s.BillingMode,
+	}
+	if in.BillingMode == "" {
+		in.BillingMode = types.BillingModePayPerRequest
+	}
+	for _, ix := range s.Indexes {
+		def(ix.PK)
+		def(ix.SK)
+		proj := ix.Projection
+		if proj == "" {
+			proj = types.ProjectionTypeAll
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName:  aws.String(ix.Name),
+			KeySchema:  keySchema(ix.PK, ix.SK),
+			Projection: &types.Projection{ProjectionType: proj},
+		})
+	}
+	in.AttributeDefinitions = defs
+	return in
+}
+
+// Ensure creates the table if it does not exist, waits until it is ACTIVE,
+// and enables TTL when the schema names a TTL attribute. It is safe to call
+// on every start.
+func (t *Table) Ensure(ctx context.Context) error {
+	_, err := t.db.client.CreateTable(ctx, t.schema.CreateTableInput(t.name))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("ddb: create table %s: %w", t.name, err)
+	}
+	for {
+		out, err := t.db.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		if err != nil {
+			return fmt.Errorf("ddb: describe table %s: %w", t.name, err)
+		}
+		if out.Table.TableStatus == types.TableStatusActive {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if t.schema.TTLAttribute != "" {
+		_, err := t.db.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName: aws.String(t.name),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{
+				AttributeName: aws.String(t.schema.TTLAttribute), Enabled: aws.Bool(true),
+			},
+		})
+		// Enabling TTL twice is a ValidationException ("already enabled").
+		var ve interface{ ErrorCode() string }
+		if err != nil && !(errors.As(err, &ve) && ve.ErrorCode() == "ValidationException") {
+			return fmt.Errorf("ddb: enable TTL on %s: %w", t.name, err)
+		}
+	}
+	return nil
+}
