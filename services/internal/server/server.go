@@ -1,0 +1,92 @@
+// Package server holds what Pacer's HTTP services share: the Huma API set-up
+// (RFC 9457 problem+json errors, bearer security scheme), JWT
+// authentication middleware, the dev-only impersonation header, graceful
+// serving, and the `openapi` subcommand. Each service maps its own domain
+// errors to HTTP in one place (its errors.go), using the helpers here.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// BearerScheme is the name of the OpenAPI security scheme for JWTs.
+const BearerScheme = "bearer"
+
+// Bearer is the Security requirement for operations that need a token.
+var Bearer = []map[string][]string{{BearerScheme: {}}}
+
+// NewAPI returns a Huma API on mux with Pacer's conventions: OpenAPI 3.1,
+// a bearer JWT security scheme, and (in dev mode) the documented
+// impersonation headers.
+func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
+	cfg := huma.DefaultConfig(title, version)
+	cfg.Info.Description = description
+	if dev {
+		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +
+			DevRolesHeader + "`, `" + DevOrgHeader + "`) instead of a bearer token to act as that user. " +
+			"These headers are ignored unless the service runs with dev mode on."
+	}
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		BearerScheme: {
+			Type:         "http",
+			Scheme:       "bearer",
+			BearerFormat: "JWT",
+			Description:  "A JWT whose `sub` is the user id; `roles` may hold \"admin\" or \"organizer\"; `org` names an organizer's org.",
+		},
+	}
+	return humago.New(mux, cfg)
+}
+
+// Serve runs srv on addr until ctx is cancelled, then shuts it down
+// gracefully (in-flight requests get up to 10 s). It sets sane timeouts on
+// srv if they are zero.
+func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
+	if srv.ReadHeaderTimeout == 0 {
+		srv.ReadHeaderTimeout = 5 * time.Second
+	}
+	if srv.ReadTimeout == 0 {
+		srv.ReadTimeout = 30 * time.Second
+	}
+	if srv.WriteTimeout == 0 {
+		srv.WriteTimeout = 30 * time.Second
+	}
+	if srv.IdleTimeout == 0 {
+		srv.IdleTimeout = 120 * time.Second
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	slog.Info("server stopped", "addr", l.Addr().String())
+	return nil
+}
+
+// Listen opens a TCP listener, with an error that says what to do when the
+// address is taken.
+func Listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("server: listen on %s: %w (is another instance running? choose another address)", addr, err)
+	}
+	return l, nil
+}
