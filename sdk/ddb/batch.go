@@ -74,7 +74,8 @@ func (t *Table) BatchGet(ctx context.Context, keys []Key) ([]Item, error) {
 			}
 			t.db.observe(ctx, "BatchGetItem", t.name, "", start, cc, err)
 			if err != nil {
-				return nil, &BatchError{Op: "BatchGetItem", Keys: t.keysOf(req, unique[lo+len(chunk):]), Err: err, Unprocessed: len(req) + len(unique) - lo - len(chunk)}
+				rest := t.keysOf(req, unique[lo+len(chunk):])
+				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
 			}
 			for _, it := range res.Responses[t.name] {
 				if !t.owns(it) {
@@ -93,7 +94,8 @@ func (t *Table) BatchGet(ctx context.Context, keys []Key) ([]Item, error) {
 				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Unprocessed: len(rest)}
 			}
 			if err := sleep(ctx, bo.NextBackOff()); err != nil {
-				return nil, &BatchError{Op: "BatchGetItem", Keys: t.keysOf(req, unique[lo+len(chunk):]), Err: err, Unprocessed: len(req)}
+				rest := t.keysOf(req, unique[lo+len(chunk):])
+				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
 			}
 		}
 	}

@@ -23,6 +23,9 @@ type cursorBody struct {
 	Key    map[string]string `json:"k"`
 }
 
+// cursorEncoding is unpadded base64url that rejects non-canonical input.
+var cursorEncoding = base64.RawURLEncoding.Strict()
+
 // encodeCursor signs a cursor: base64url(json) "." base64url(HMAC-SHA256).
 func (db *DB) encodeCursor(b cursorBody) (string, error) {
 	b.V = 1
@@ -32,7 +35,7 @@ func (db *DB) encodeCursor(b cursorBody) (string, error) {
 	}
 	mac := hmac.New(sha256.New, db.cfg.CursorKey)
 	mac.Write(raw)
-	return base64.RawURLEncoding.EncodeToString(raw) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)), nil
+	return cursorEncoding.EncodeToString(raw) + "." + cursorEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
 // decodeCursor verifies a cursor's signature and that it was issued for
@@ -42,8 +45,10 @@ func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, 
 	if !ok || len(s) > 4096 {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
-	raw, err1 := base64.RawURLEncoding.DecodeString(body)
-	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	// Strict: reject non-zero padding bits, so each cursor has exactly one
+	// spelling and a changed character never decodes to the same bytes.
+	raw, err1 := cursorEncoding.DecodeString(body)
+	got, err2 := cursorEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}

@@ -62,13 +62,25 @@ func (e *Entity[T]) In(t *Table) *Entity[T] {
 	return &c
 }
 
+// encoder and decoder hold only options, so one of each serves every call
+// (attributevalue.MarshalMap and UnmarshalMap allocate a new one per call).
+var (
+	encoder = attributevalue.NewEncoder()
+	decoder = attributevalue.NewDecoder()
+)
+
 // Marshal encodes v as a full item: its attributes, its primary key and its
 // entity type.
 func (e *Entity[T]) Marshal(v *T) (Item, error) {
-	it, err := attributevalue.MarshalMap(v)
+	av, err := encoder.Encode(v)
 	if err != nil {
 		return nil, fmt.Errorf("ddb: marshal %s: %w", e.name, err)
 	}
+	m, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return nil, fmt.Errorf("ddb: marshal %s: %T does not encode as a map", e.name, v)
+	}
+	it := m.Value
 	if err := e.checkAttrs(it); err != nil {
 		return nil, err
 	}
@@ -109,7 +121,7 @@ func (e *Entity[T]) checkName(a string) error {
 // Unmarshal decodes an item into a new T.
 func (e *Entity[T]) Unmarshal(it Item) (*T, error) {
 	v := new(T)
-	if err := attributevalue.UnmarshalMap(it, v); err != nil {
+	if err := decoder.Decode(&types.AttributeValueMemberM{Value: it}, v); err != nil {
 		return nil, fmt.Errorf("ddb: unmarshal %s: %w", e.name, err)
 	}
 	return v, nil

@@ -106,6 +106,10 @@ func (f *Format) Prefix(values ...string) string {
 	if end == len(f.segments) {
 		return f.build(values, end)
 	}
+	if end == 0 {
+		// The layout starts with a placeholder: no prefix is known.
+		return ""
+	}
 	return f.build(values, end) + Delimiter
 }
 

@@ -96,7 +96,8 @@ func (q *Query[T]) SortKey(op, v string) *Query[T] {
 // Desc returns items in descending sort-key order (ScanIndexForward=false).
 func (q *Query[T]) Desc() *Query[T] { q.desc = true; return q }
 
-// Limit sets the page size (1..MaxPageSize). Zero means one DynamoDB page.
+// Limit sets the page size (1..MaxPageSize). Zero means one DynamoDB page
+// (up to 1 MB), or the next non-empty one when a filter left it empty.
 func (q *Query[T]) Limit(n int) *Query[T] {
 	if n < 0 || n > MaxPageSize {
 		q.err = fmt.Errorf("%w: limit %d out of range 1..%d", ErrInvalid, n, MaxPageSize)
@@ -199,7 +200,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		}
 		items = append(items, out.Items...)
 		start = out.LastEvaluatedKey
-		if start == nil || (q.limit > 0 && len(items) >= want) || q.limit == 0 {
+		if start == nil || (q.limit > 0 && len(items) >= want) || (q.limit == 0 && len(items) > 0) {
 			break
 		}
 	}
