@@ -49,7 +49,7 @@ func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 		return nil
 	})
 	if err != nil {
-		p.stop()
+		_ = p.stop()
 		return nil, "", err
 	}
 	return p, endpoint, nil

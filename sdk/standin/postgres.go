@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,9 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=
 // else a private throwaway cluster (initdb + postgres) in a temp dir.
 // The process is nil unless a private cluster was started.
 func startPostgres(ctx context.Context, cfg Config) (*process, string, error) {
+	if cfg.PrivatePostgres {
+		return startPrivatePostgres(ctx, cfg)
+	}
 	if url := os.Getenv("DATABASE_URL"); url != "" {
 		if err := pingPostgres(ctx, url); err != nil {
 			return nil, "", fmt.Errorf("standin: DATABASE_URL is set but Postgres does not answer: %w", err)
@@ -66,6 +70,7 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 	if err != nil {
 		return nil, "", err
 	}
+	sweepStaleClusters()
 	dir, err := os.MkdirTemp("", "pacer-pg-")
 	if err != nil {
 		return nil, "", err
@@ -111,10 +116,30 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 	p.cleanup = cleanup
 	url := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port))
 	if err := waitReady(ctx, p, cfg.StartTimeout, func(ctx context.Context) error { return pingPostgres(ctx, url) }); err != nil {
-		p.stop()
+		_ = p.stop()
 		return nil, "", err
 	}
 	return p, url, nil
+}
+
+// sweepStaleClusters removes the folders of private clusters whose server
+// is gone: a parent that was killed (SIGKILL) cannot remove its own. Folders
+// younger than a minute are left alone, as their initdb may still be running.
+func sweepStaleClusters() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "pacer-pg-*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < time.Minute {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && pid > 0 && syscall.Kill(pid, 0) == nil {
+				continue // still running
+			}
+		}
+		_ = os.RemoveAll(d)
+	}
 }
 
 // DatabaseURLFromEnv returns $DATABASE_URL, or DefaultDatabaseURL.

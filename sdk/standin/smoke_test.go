@@ -21,10 +21,6 @@ import (
 	"github.com/pacerhq/pacer/sdk/standin"
 )
 
-func TestMain(m *testing.M) {
-	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true, Postgres: true})
-}
-
 func clients(t *testing.T) (*dynamodb.Client, *sqs.Client) {
 	t.Helper()
 	cfg, err := awsclient.Load(context.Background())
@@ -147,7 +143,7 @@ func TestSQSDeadLetterAfterThreeReceives(t *testing.T) {
 	for time.Now().Before(deadline) {
 		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: main.QueueUrl, WaitTimeSeconds: 2, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{"ApproximateReceiveCount"},
 			// local-aws-sqs reads only the deprecated field.
-			AttributeNames: []sqstypes.QueueAttributeName{"ApproximateReceiveCount"}})
+			AttributeNames: []sqstypes.QueueAttributeName{"ApproximateReceiveCount"}}) //nolint:staticcheck // SA1019: see above
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func startSQS(ctx context.Context, cfg Config) (*process, string, error) {
 				break
 			}
 		}
-		io.Copy(io.Discard, pr)
+		_, _ = io.Copy(io.Discard, pr)
 	}()
 	go func() { <-p.done; pw.Close() }()
 	select {
@@ -50,12 +50,12 @@ func startSQS(ctx context.Context, cfg Config) (*process, string, error) {
 	case <-p.done:
 		return nil, "", fmt.Errorf("standin: local-aws-sqs exited before it was ready: %v", p.waitErr)
 	case <-time.After(cfg.StartTimeout):
-		p.stop()
+		_ = p.stop()
 		return nil, "", fmt.Errorf("standin: local-aws-sqs not ready after %s", cfg.StartTimeout)
 	}
 	addr := hostPort(port)
 	if err := waitReady(ctx, p, cfg.StartTimeout, func(ctx context.Context) error { return dialable(ctx, addr) }); err != nil {
-		p.stop()
+		_ = p.stop()
 		return nil, "", err
 	}
 	return p, "http://" + addr, nil

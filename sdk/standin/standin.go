@@ -38,6 +38,11 @@ type Config struct {
 	SQS      bool // start local-aws-sqs
 	Postgres bool // find or start a Postgres server
 
+	// PrivatePostgres, with Postgres, starts a throwaway cluster with the
+	// machine's initdb even when DATABASE_URL is set or a server answers on
+	// 127.0.0.1:5432.
+	PrivatePostgres bool
+
 	// Log receives the stand-ins' output. Nil discards it.
 	Log io.Writer
 

@@ -1,0 +1,92 @@
+# Pacer's developer commands. `make` or `make help` lists them.
+#
+# Each target's one-line description is the `## ` comment on its line.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+# 2 cores here: two test binaries at a time, each with its own stand-ins.
+GOTEST_P ?= 2
+GOTEST_TIMEOUT ?= 20m
+# Tests talk to live stand-ins, so cached results would prove nothing.
+GOTESTFLAGS ?= -count=1
+
+# Go files we own (not the npm packages' or caches').
+GOFILES = $$(find . -name '*.go' -not -path './tools/standin/node_modules/*' -not -path './.cache/*' -not -path './.git/*')
+
+.PHONY: help
+help: ## List the targets
+	@echo "Usage: make <target>"
+	@echo
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
+
+.PHONY: deps
+deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local); no network once installed
+	@tools/standin/install.sh
+
+.PHONY: run
+run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
+	@$(GO) build -o bin/pacer-dev ./services/dev
+	exec bin/pacer-dev $(RUNFLAGS)
+
+.PHONY: test
+test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins
+	$(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
+
+.PHONY: bench
+bench: deps ## Run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem -p 1 -timeout $(GOTEST_TIMEOUT) ./...
+
+.PHONY: verify
+verify: fmt-check vet lint openapi-check ## Check formatting, vet, lint and generated files
+
+.PHONY: fmt
+fmt: ## Format the Go code
+	@gofmt -w $(GOFILES)
+
+.PHONY: fmt-check
+fmt-check: ## Fail if any Go file is not gofmt-ed
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt: these files need formatting (run make fmt):"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet: ## go vet
+	$(GO) vet ./...
+
+.PHONY: lint
+lint: ## golangci-lint (v2, pinned as a tool in go.mod; config in .golangci.yml)
+	$(GO) tool golangci-lint run ./...
+
+# The services print their OpenAPI specs (`<service> openapi`); openapi/ holds
+# the committed copies. Services that do not exist yet are skipped.
+OPENAPI_SPECS = asyncevent-api:asyncevent photo-api:photo
+
+.PHONY: openapi
+openapi: ## Regenerate openapi/*.yaml from the services
+	@for s in $(OPENAPI_SPECS); do \
+	  svc=$${s%%:*}; name=$${s##*:}; \
+	  if [ -d services/$$svc ]; then \
+	    mkdir -p openapi; \
+	    echo "$(GO) run ./services/$$svc openapi > openapi/$$name.yaml"; \
+	    $(GO) run ./services/$$svc openapi > openapi/$$name.yaml.tmp && mv openapi/$$name.yaml.tmp openapi/$$name.yaml; \
+	  fi; \
+	done
+
+.PHONY: openapi-check
+openapi-check: ## Fail if openapi/*.yaml differs from what the services generate
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; stale=0; \
+	for s in $(OPENAPI_SPECS); do \
+	  svc=$${s%%:*}; name=$${s##*:}; \
+	  if [ -d services/$$svc ]; then \
+	    $(GO) run ./services/$$svc openapi > $$tmp/$$name.yaml; \
+	    if ! diff -u openapi/$$name.yaml $$tmp/$$name.yaml > $$tmp/$$name.diff 2>&1; then \
+	      echo "openapi/$$name.yaml is stale (run make openapi):"; head -40 $$tmp/$$name.diff; stale=1; \
+	    fi; \
+	  fi; \
+	done; exit $$stale
+
+.PHONY: clean
+clean: ## Remove the installed stand-ins, local caches and test binaries
+	rm -rf tools/standin/node_modules tools/standin/dynamodb-local tools/standin/dynamodb-local.partial .cache bin
+	$(GO) clean -testcache

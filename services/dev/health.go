@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/jackc/pgx/v5"
+)
+
+// health answers GET /healthz after pinging every stand-in through the real
+// clients.
+type health struct {
+	dynamo   *dynamodb.Client
+	sqs      *sqs.Client
+	env      Env
+	services []Service
+}
+
+// healthReport is the body of GET /healthz.
+type healthReport struct {
+	Status   string            `json:"status"` // "ok" or "unavailable"
+	DynamoDB string            `json:"dynamodb"`
+	SQS      string            `json:"sqs"`
+	Postgres string            `json:"postgres"` // host:port
+	Services []serviceReport   `json:"services"`
+	Errors   map[string]string `json:"errors,omitempty"`
+}
+
+type serviceReport struct {
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+}
+
+func (h *health) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", h.serve)
+	mux.HandleFunc("GET /{$}", h.serve)
+	return mux
+}
+
+func (h *health) serve(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	rep := healthReport{
+		Status:   "ok",
+		DynamoDB: h.env.DynamoDBEndpoint,
+		SQS:      h.env.SQSEndpoint,
+		Postgres: hostPort(h.env.DatabaseURL),
+		Services: []serviceReport{},
+	}
+	for _, s := range h.services {
+		sr := serviceReport{Name: s.Name}
+		if s.Addr != "" {
+			sr.URL = "http://" + s.Addr
+		}
+		rep.Services = append(rep.Services, sr)
+	}
+
+	checks := map[string]func(context.Context) error{
+		"dynamodb": func(ctx context.Context) error {
+			_, err := h.dynamo.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+			return err
+		},
+		"sqs": func(ctx context.Context) error {
+			_, err := h.sqs.ListQueues(ctx, &sqs.ListQueuesInput{MaxResults: aws.Int32(1)})
+			return err
+		},
+		"postgres": func(ctx context.Context) error {
+			conn, err := pgx.Connect(ctx, h.env.DatabaseURL)
+			if err != nil {
+				return err
+			}
+			defer conn.Close(context.Background())
+			return conn.Ping(ctx)
+		},
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, check := range checks {
+		wg.Go(func() {
+			if err := check(ctx); err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if rep.Errors == nil {
+					rep.Errors = map[string]string{}
+				}
+				rep.Errors[name] = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+
+	code := http.StatusOK
+	if len(rep.Errors) > 0 {
+		rep.Status = "unavailable"
+		code = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(rep)
+}
+
+// hostPort returns the host:port of a Postgres URL or keyword/value string.
+func hostPort(dbURL string) string {
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		return ""
+	}
+	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+}
+
+// redact hides a password in a URL.
+func redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,62 @@
+// Command dev runs the whole Pacer platform on one machine, behind
+// `make run`: it starts the local stand-ins for DynamoDB, SQS and Postgres
+// (sdk/standin), exports their endpoints, starts the platform's services
+// in-process (see services in service.go) and serves a health endpoint.
+// Ctrl-C (SIGINT) or SIGTERM stops everything.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	addr := flag.String("addr", envOr("PACER_DEV_ADDR", "127.0.0.1:8080"), "listen address of the health endpoint (env PACER_DEV_ADDR)")
+	db := flag.String("db", "pacer_dev", "dev database, recreated empty on the local Postgres at start and dropped at exit (ignored when DATABASE_URL is set)")
+	logPath := flag.String("standin-log", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
+	flag.Parse()
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	standinLog, closeLog, err := openStandinLog(*logPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dev:", err)
+		os.Exit(1)
+	}
+	defer closeLog()
+	if *logPath != "-" {
+		fmt.Printf("Starting the stand-ins (their output goes to %s)...\n", *logPath)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second Ctrl-C exits at once; the stand-ins die with us (Pdeathsig).
+		<-ctx.Done()
+		stop()
+	}()
+	err = run(ctx, Config{
+		Addr:       *addr,
+		Database:   *db,
+		StandinLog: standinLog,
+		Out:        os.Stdout,
+		Log:        logger,
+		Services:   services,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dev:", err)
+		closeLog()
+		os.Exit(1)
+	}
+	fmt.Println("Stopped.")
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/standin"
+)
+
+// Config configures a run of the local stack.
+type Config struct {
+	// Addr is where the runner's own health endpoint listens.
+	Addr string
+	// Database is the name of the dev database created on the local
+	// Postgres server. Ignored when DATABASE_URL is set.
+	Database string
+	// StandinLog receives the stand-ins' output.
+	StandinLog io.Writer
+	// Out receives the start-up banner; Log the runner's and services' logs.
+	Out io.Writer
+	Log *slog.Logger
+	// Services are the services to start (normally the package's services).
+	Services []Service
+	// OnReady, if set, is called with the health URL once everything runs.
+	OnReady func(healthURL string)
+}
+
+// Shutdown budgets: the HTTP server and the services each get this long to
+// finish what they are doing after Ctrl-C.
+const (
+	shutdownTimeout = 10 * time.Second
+	serviceTimeout  = 15 * time.Second
+)
+
+// run starts the stand-ins, the services and the health endpoint, and runs
+// until ctx is cancelled; then it stops everything it started.
+func run(ctx context.Context, cfg Config) (err error) {
+	began := time.Now()
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+
+	// Claim our port first and check the services' ports, so a second
+	// `make run` fails at once instead of after starting Java.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return portError("the dev runner's health endpoint", cfg.Addr, err)
+	}
+	defer ln.Close()
+	for _, s := range cfg.Services {
+		if s.Addr == "" {
+			continue
+		}
+		l, err := net.Listen("tcp", s.Addr)
+		if err != nil {
+			return portError(s.Name, s.Addr, err)
+		}
+		_ = l.Close()
+	}
+
+	userDB := os.Getenv("DATABASE_URL") != ""
+	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Postgres: true, Log: cfg.StandinLog})
+	if err != nil {
+		return fmt.Errorf("start the stand-ins: %w", err)
+	}
+	defer func() {
+		if cerr := stack.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("stop the stand-ins: %w", cerr))
+		}
+		cfg.Log.Info("stand-ins stopped")
+	}()
+	dbURL := stack.DatabaseURL
+	if !userDB {
+		dbURL, err = recreateDatabase(ctx, stack.DatabaseURL, cfg.Database)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if derr := dropDatabase(stack.DatabaseURL, cfg.Database); derr != nil {
+				err = errors.Join(err, derr)
+			}
+		}()
+	}
+	vars := stack.Env()
+	vars["DATABASE_URL"] = dbURL
+	defer setenv(vars)()
+
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		return err
+	}
+	env := Env{
+		DynamoDBEndpoint: stack.DynamoDBEndpoint,
+		SQSEndpoint:      stack.SQSEndpoint,
+		DatabaseURL:      dbURL,
+		AWS:              awsCfg,
+	}
+
+	// Services run until ctx is cancelled or one of them fails.
+	svcCtx, cancelServices := context.WithCancelCause(ctx)
+	defer cancelServices(nil)
+	var wg sync.WaitGroup
+	for _, s := range cfg.Services {
+		e := env
+		e.Addr = s.Addr
+		e.Log = cfg.Log.With("service", s.Name)
+		wg.Go(func() {
+			if err := s.Run(svcCtx, e); err != nil {
+				cancelServices(fmt.Errorf("%s: %w", s.Name, err))
+			}
+		})
+	}
+
+	h := &health{
+		dynamo:   awsclient.DynamoDB(awsCfg),
+		sqs:      awsclient.SQS(awsCfg),
+		env:      env,
+		services: cfg.Services,
+	}
+	srv := &http.Server{
+		Handler:           h.routes(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	healthURL := "http://" + ln.Addr().String() + "/healthz"
+	printBanner(cfg.Out, time.Since(began), healthURL, stack, env, cfg.Services)
+	cfg.Log.Info("stack up", "startup", time.Since(began).Round(time.Millisecond).String())
+	if cfg.OnReady != nil {
+		cfg.OnReady(healthURL)
+	}
+
+	select {
+	case <-svcCtx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("health server: %w", err)
+	}
+	if cause := context.Cause(svcCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = errors.Join(err, cause)
+	}
+	cancelServices(nil)
+	fmt.Fprintln(cfg.Out, "Stopping...")
+
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(shutCtx); serr != nil {
+		err = errors.Join(err, fmt.Errorf("health server shutdown: %w", serr))
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(serviceTimeout):
+		err = errors.Join(err, fmt.Errorf("services did not stop within %s", serviceTimeout))
+	}
+	return err
+}
+
+// setenv exports vars into this process (for code that reads the standard
+// variables) and returns a function that restores the previous values.
+func setenv(vars map[string]string) (restore func()) {
+	type old struct {
+		v  string
+		ok bool
+	}
+	prev := map[string]old{}
+	for k, v := range vars {
+		o, ok := os.LookupEnv(k)
+		prev[k] = old{o, ok}
+		_ = os.Setenv(k, v)
+	}
+	return func() {
+		for k, o := range prev {
+			if o.ok {
+				_ = os.Setenv(k, o.v)
+			} else {
+				_ = os.Unsetenv(k)
+			}
+		}
+	}
+}
+
+func portError(what, addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s cannot listen on %s: the port is already in use (another `make run`?). Stop whatever holds it (ss -ltnp | grep %s) or choose another address (PACER_DEV_ADDR / -addr)", what, addr, portOf(addr))
+	}
+	return fmt.Errorf("%s cannot listen on %s: %w", what, addr, err)
+}
+
+func portOf(addr string) string {
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		return ":" + p
+	}
+	return addr
+}
+
+// recreateDatabase drops and creates the dev database on the server at
+// adminURL and returns a URL for it.
+func recreateDatabase(ctx context.Context, adminURL, name string) (string, error) {
+	cfg, err := pgx.ParseConfig(adminURL)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return "", fmt.Errorf("connect to Postgres: %w", err)
+	}
+	defer conn.Close(context.Background())
+	id := pgx.Identifier{name}.Sanitize()
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
+		return "", fmt.Errorf("drop database %s: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+id); err != nil {
+		return "", fmt.Errorf("create database %s: %w", name, err)
+	}
+	return withDatabase(adminURL, name), nil
+}
+
+func dropDatabase(adminURL, name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	return nil
+}
+
+// withDatabase points a postgres:// URL (or keyword/value string) at name.
+func withDatabase(base, name string) string {
+	if !strings.Contains(base, "://") {
+		return base + " dbname=" + name
+	}
+	i := strings.Index(base, "://") + 3
+	rest := base[i:]
+	query := ""
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest, query = rest[:q], rest[q:]
+	}
+	if s := strings.IndexByte(rest, '/'); s >= 0 {
+		rest = rest[:s]
+	}
+	return base[:i] + rest + "/" + name + query
+}
+
+func printBanner(w io.Writer, took time.Duration, healthURL string, stack *standin.Stack, env Env, svcs []Service) {
+	fmt.Fprintf(w, "Pacer dev stack up in %s\n\n", took.Round(10*time.Millisecond))
+	fmt.Fprintf(w, "  %-12s %s\n", "health", healthURL)
+	for _, s := range svcs {
+		if s.Addr != "" {
+			fmt.Fprintf(w, "  %-12s http://%s\n", s.Name, s.Addr)
+		} else {
+			fmt.Fprintf(w, "  %-12s (worker)\n", s.Name)
+		}
+	}
+	fmt.Fprintf(w, "  %-12s %s\n", "DynamoDB", env.DynamoDBEndpoint)
+	fmt.Fprintf(w, "  %-12s %s\n", "SQS", env.SQSEndpoint)
+	fmt.Fprintf(w, "  %-12s %s\n", "Postgres", redact(env.DatabaseURL))
+	fmt.Fprintln(w, "\nTo use them from another shell (e.g. the aws CLI or psql):")
+	vars := stack.Env()
+	vars["DATABASE_URL"] = env.DatabaseURL
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  export %s=%s\n", k, vars[k])
+	}
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop")
+}

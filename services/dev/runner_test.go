@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// With PACER_DEV_TEST_MAIN=1 the test binary runs main() instead of the
+// tests, so a test can run the real command as a subprocess.
+func TestMain(m *testing.M) {
+	if os.Getenv("PACER_DEV_TEST_MAIN") == "1" {
+		os.Args = append([]string{"dev"}, strings.Fields(os.Getenv("PACER_DEV_TEST_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func uniqueDB() string { return fmt.Sprintf("pacer_dev_test_%d", time.Now().UnixNano()) }
+
+func getHealth(t *testing.T, url string) healthReport {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var rep healthReport
+	if err := json.Unmarshal(body, &rep); err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	return rep
+}
+
+func checkReport(t *testing.T, rep healthReport, wantServices int) {
+	t.Helper()
+	if rep.Status != "ok" || len(rep.Errors) != 0 {
+		t.Errorf("status %q, errors %v", rep.Status, rep.Errors)
+	}
+	for name, v := range map[string]string{"dynamodb": rep.DynamoDB, "sqs": rep.SQS} {
+		if !strings.HasPrefix(v, "http://127.0.0.1:") {
+			t.Errorf("%s endpoint %q is not a loopback URL", name, v)
+		}
+	}
+	if _, _, err := net.SplitHostPort(rep.Postgres); err != nil {
+		t.Errorf("postgres %q is not host:port: %v", rep.Postgres, err)
+	}
+	if len(rep.Services) != wantServices {
+		t.Errorf("services %v, want %d", rep.Services, wantServices)
+	}
+}
+
+// In-process: the runner serves health after pinging each stand-in, runs the
+// registered services with the stand-ins' env, and on cancel stops them and
+// leaves no stand-in process behind.
+func TestRunHealthAndShutdown(t *testing.T) {
+	dbBefore, hadDB := os.LookupEnv("DATABASE_URL")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	var gotEnv atomic.Pointer[Env]
+	var stopped atomic.Bool
+	svc := Service{
+		Name: "fake",
+		Run: func(ctx context.Context, env Env) error {
+			gotEnv.Store(&env)
+			<-ctx.Done()
+			stopped.Store(true)
+			return nil
+		},
+	}
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, Config{Addr: "127.0.0.1:0", Database: uniqueDB(), Services: []Service{svc}, OnReady: func(u string) { ready <- u }})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-errc:
+		t.Fatalf("run: %v", err)
+	case <-time.After(90 * time.Second):
+		t.Fatal("runner not ready after 90s")
+	}
+
+	checkReport(t, getHealth(t, url), 1)
+	env := gotEnv.Load()
+	if env == nil || env.DynamoDBEndpoint == "" || env.SQSEndpoint == "" || env.DatabaseURL == "" || env.Log == nil {
+		t.Errorf("service got env %+v", env)
+	}
+	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != env.DynamoDBEndpoint {
+		t.Errorf("AWS_ENDPOINT_URL_DYNAMODB not exported")
+	}
+
+	standins := children(os.Getpid(), "java", "node")
+	if len(standins) < 2 {
+		t.Fatalf("found %d stand-in children (java, node), want 2: %+v", len(standins), standins)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("run after cancel: %v", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("runner did not stop within 40s of cancel")
+	}
+	if !stopped.Load() {
+		t.Error("service was not stopped")
+	}
+	waitGone(t, standins, 5*time.Second)
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
+		t.Error("health endpoint still answers after shutdown")
+	}
+	if db, ok := os.LookupEnv("DATABASE_URL"); db != dbBefore || ok != hadDB {
+		t.Errorf("DATABASE_URL not restored: %q, want %q", db, dbBefore)
+	}
+}
+
+// A busy port fails at once, with a clear message, before any stand-in
+// starts.
+func TestRunPortBusy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	start := time.Now()
+	err = run(context.Background(), Config{Addr: l.Addr().String(), Database: uniqueDB()})
+	if err == nil || !strings.Contains(err.Error(), "already in use") {
+		t.Fatalf("run on a busy port: %v, want an 'already in use' error", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("failing took %s: it should fail before starting anything", took)
+	}
+	if ps := children(os.Getpid(), "java", "node"); len(ps) != 0 {
+		t.Errorf("stand-ins started anyway: %+v", ps)
+	}
+}
+
+// A service that fails stops the whole runner with its error.
+func TestRunServiceFailure(t *testing.T) {
+	boom := errors.New("boom")
+	err := run(context.Background(), Config{
+		Addr:     "127.0.0.1:0",
+		Database: uniqueDB(),
+		Services: []Service{{Name: "bad", Run: func(context.Context, Env) error { return boom }}},
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("run = %v, want the service's error", err)
+	}
+}
+
+// The real command: prints its URLs and "Press Ctrl-C to stop", answers on
+// health, and on SIGTERM shuts down, exits 0 and leaves no stand-in
+// process behind.
+func TestCommandSIGTERM(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PACER_DEV_TEST_MAIN=1",
+		"PACER_DEV_TEST_ARGS=-addr 127.0.0.1:0 -standin-log - -db "+uniqueDB())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var url string
+	var out []string
+	timeout := time.After(90 * time.Second)
+wait:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("command exited early:\n%s\n%s", strings.Join(out, "\n"), stderr.String())
+			}
+			out = append(out, l)
+			if f := strings.Fields(l); len(f) == 2 && f[0] == "health" {
+				url = f[1]
+			}
+			if l == "Press Ctrl-C to stop" {
+				break wait
+			}
+		case <-timeout:
+			t.Fatalf("no 'Press Ctrl-C to stop' after 90s:\n%s\n%s", strings.Join(out, "\n"), stderr.String())
+		}
+	}
+	banner := strings.Join(out, "\n")
+	for _, want := range []string{"stack up in", "DynamoDB", "SQS", "Postgres", "AWS_ENDPOINT_URL_DYNAMODB"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("banner lacks %q:\n%s", want, banner)
+		}
+	}
+	checkReport(t, getHealth(t, url), 0)
+
+	standins := children(cmd.Process.Pid, "java", "node")
+	if len(standins) < 2 {
+		t.Fatalf("found %d stand-in children of the command, want 2: %+v", len(standins), standins)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("command exited with %v after SIGTERM:\n%s", err, stderr.String())
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatalf("command still running 40s after SIGTERM:\n%s", stderr.String())
+	}
+	waitGone(t, standins, 5*time.Second)
+}
