@@ -1,0 +1,34 @@
+// Package photo is PhotoService's domain: race photos that organizers and
+// runners search by bib number or by photographer.
+//
+// Postgres holds the truth (organizers, events, photographers, which
+// photographers shoot which event, each event's runners); DynamoDB holds a
+// read-optimized copy of every processed photo as one PHOTO item plus one
+// BIB_INDEX item per bib, in the PhotoService-{stage} table the seed fixes.
+// This package owns the rules between the two and depends on neither: it
+// declares the small interfaces it needs (Truth for Postgres, Index for
+// DynamoDB) and the adapters in photo/pgstore and photo/dynamostore
+// implement them.
+//
+// The rules:
+//
+//   - Ingest validates a processed-photo record against the truth (the
+//     event belongs to the caller's org, the photographer belongs to it and
+//     is assigned to the event, ids and bibs are well formed), copies the
+//     photographer's handle and display name onto the photo, and writes it
+//     idempotently by ulid: posting the same ulid again creates nothing and
+//     changes nothing.
+//   - Unknown bibs (not among the event's runners) are kept: they are
+//     indexed and searchable like any other bib, and flagged, at ingest in
+//     the result's UnmatchedBibs and at search time by a nil Runner, so the
+//     flag corrects itself when the entry list is imported after the photos.
+//   - A bib hidden or deleted at a runner's request is never indexed again:
+//     ingest drops it from later photos and reports it in SuppressedBibs.
+//   - A photographer's new handle or display name is copied to their PHOTO
+//     items by a resumable walk of GSI2 (SyncPhotographer), and Reconcile
+//     reports and repairs any copy that drifted from the truth.
+//
+// Errors are the package's sentinels (ErrNotFound, ErrInvalid, ErrConflict,
+// ErrCursor, ErrForbidden), checked with errors.Is; invalid input is a
+// *ValidationError naming each bad field.
+package photo

@@ -1,0 +1,454 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// Store implements photo.Index on a PhotoService table.
+type Store struct {
+	table  *ddb.Table
+	photos *ddb.Entity[PhotoItem]
+	bibs   *ddb.Entity[BibItem]
+}
+
+var _ photo.Index = (*Store)(nil)
+
+// New returns a Store on table, whose schema must be Schema.
+func New(table *ddb.Table) *Store {
+	return &Store{
+		table:  table,
+		photos: ddb.NewEntity(table, PhotoType, photoItemKey, "GSI2"),
+		bibs:   ddb.NewEntity(table, BibType, bibItemKey, "GSI1"),
+	}
+}
+
+// Table returns the store's (unscoped) table.
+func (s *Store) Table() *ddb.Table { return s.table }
+
+// view is one organizer's view of the table.
+type view struct {
+	t      *ddb.Table
+	photos *ddb.Entity[PhotoItem]
+	bibs   *ddb.Entity[BibItem]
+}
+
+func (s *Store) scope(org string) view {
+	t := s.table.Scope(TenantAttribute, org)
+	return view{t: t, photos: s.photos.In(t), bibs: s.bibs.In(t)}
+}
+
+// maxConflictRetries bounds retries of a transaction cancelled by a
+// concurrent one (TransactionConflict) or by an optimistic check.
+const maxConflictRetries = 6
+
+func backoff(ctx context.Context, attempt int) error {
+	d := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(10))*time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// conflicted reports whether a transaction was cancelled only because of a
+// concurrent transaction, so that retrying may succeed.
+func conflicted(err error) bool {
+	var te *ddb.TxError
+	if !errors.As(err, &te) {
+		return false
+	}
+	for _, r := range te.Reasons {
+		if r.Code == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}
+
+// translate maps SDK errors to the domain's.
+func translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ddb.ErrCursor):
+		return fmt.Errorf("%w: %v", photo.ErrCursor, err)
+	case errors.Is(err, ddb.ErrNotFound):
+		return fmt.Errorf("%w: %v", photo.ErrNotFound, err)
+	}
+	return err
+}
+
+// Create writes a photo and its BIB_INDEX items in one transaction, with a
+// put-if-absent on the PHOTO.
+func (s *Store) Create(ctx context.Context, p *photo.Photo) (photo.WriteResult, error) {
+	v := s.scope(p.OrgID)
+	pi := toPhotoItem(p)
+	ops := []*ddb.Op{v.photos.Create(pi).Label("photo")}
+	for _, b := range bibItems(pi) {
+		ops = append(ops, v.bibs.Put(b).Label("bib "+b.Bib))
+	}
+	for attempt := 0; ; attempt++ {
+		err := s.table.DB().Transact(ctx, ops...)
+		if err == nil {
+			return photo.WriteResult{Status: photo.Created, Photo: pi.toPhoto()}, nil
+		}
+		var te *ddb.TxError
+		if errors.As(err, &te) {
+			if r := te.Reason("photo"); r != nil {
+				existing, gerr := s.existing(ctx, v, pi, r)
+				if gerr != nil {
+					return photo.WriteResult{}, gerr
+				}
+				return photo.WriteResult{Status: photo.Exists, Photo: existing}, nil
+			}
+		}
+		if conflicted(err) && attempt < maxConflictRetries {
+			if err := backoff(ctx, attempt); err != nil {
+				return photo.WriteResult{}, err
+			}
+			continue
+		}
+		return photo.WriteResult{}, fmt.Errorf("dynamostore: create photo %s: %w", p.ULID, err)
+	}
+}
+
+// existing decodes the photo a failed put-if-absent found, reading it if the
+// cancellation reason did not carry it.
+func (s *Store) existing(ctx context.Context, v view, pi *PhotoItem, r *ddb.TxReason) (*photo.Photo, error) {
+	if r.Item != nil {
+		var it PhotoItem
+		if err := r.Decode(&it); err == nil {
+			return it.toPhoto(), nil
+		}
+	}
+	it, err := v.photos.GetStrong(ctx, photoItemKey(pi))
+	if err != nil {
+		return nil, translate(err)
+	}
+	return it.toPhoto(), nil
+}
+
+// CreateBatch writes photos of one organizer with batch writes; see the
+// package documentation for how each photo stays atomic to readers. Calls:
+// ⌈n/100⌉ BatchGetItem, then ⌈bibs/25⌉ + ⌈new photos/25⌉ BatchWriteItem
+// (plus retries of unprocessed items).
+func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) ([]photo.WriteResult, error) {
+	v := s.scope(org)
+	out := make([]photo.WriteResult, len(ps))
+	items := make([]*PhotoItem, len(ps))
+	keys := make([]ddb.Key, len(ps))
+	for i, p := range ps {
+		if p.OrgID != org {
+			return nil, fmt.Errorf("dynamostore: photo %s names organizer %q in a batch of %q", p.ULID, p.OrgID, org)
+		}
+		items[i] = toPhotoItem(p)
+		keys[i] = photoItemKey(items[i])
+	}
+	// Idempotency: photos that exist are not written again.
+	have, err := v.photos.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, translate(err)
+	}
+	owner := map[ddb.Key]int{}
+	var bibPuts []ddb.Item
+	for i, pi := range items {
+		if have[i] != nil {
+			out[i] = photo.WriteResult{Status: photo.Exists, Photo: have[i].toPhoto()}
+			continue
+		}
+		for _, b := range bibItems(pi) {
+			it, err := v.bibs.Marshal(b)
+			if err != nil {
+				return nil, err
+			}
+			owner[bibItemKey(b)] = i
+			bibPuts = append(bibPuts, it)
+		}
+	}
+	failed := map[int]error{}
+	markFailed := func(err error) error {
+		var be *ddb.BatchError
+		if !errors.As(err, &be) {
+			return err
+		}
+		for _, it := range be.Puts {
+			if i, ok := owner[itemKey(it)]; ok {
+				failed[i] = fmt.Errorf("dynamostore: batch write did not complete: %w", err)
+			}
+		}
+		return nil
+	}
+	// 1. Every BIB_INDEX item.
+	if len(bibPuts) > 0 {
+		if err := v.t.BatchWrite(ctx, bibPuts, nil); err != nil {
+			if err := markFailed(err); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// 2. The PHOTO items of photos whose index items are all in.
+	var photoPuts []ddb.Item
+	for i, pi := range items {
+		if have[i] != nil || failed[i] != nil {
+			continue
+		}
+		it, err := v.photos.Marshal(pi)
+		if err != nil {
+			return nil, err
+		}
+		owner[photoItemKey(pi)] = i
+		photoPuts = append(photoPuts, it)
+	}
+	if len(photoPuts) > 0 {
+		if err := v.t.BatchWrite(ctx, photoPuts, nil); err != nil {
+			if err := markFailed(err); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, pi := range items {
+		switch {
+		case have[i] != nil:
+		case failed[i] != nil:
+			out[i] = photo.WriteResult{Status: photo.Failed, Err: failed[i]}
+		default:
+			out[i] = photo.WriteResult{Status: photo.Created, Photo: pi.toPhoto()}
+		}
+	}
+	return out, nil
+}
+
+// itemKey extracts the primary key of a raw item.
+func itemKey(it ddb.Item) ddb.Key {
+	str := func(a string) string {
+		if v, ok := it[a].(*types.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	return ddb.Key{PK: str(Schema.PK), SK: str(Schema.SK)}
+}
+
+// Get reads one photo.
+func (s *Store) Get(ctx context.Context, org, event, ulid string) (*photo.Photo, error) {
+	it, err := s.scope(org).photos.Get(ctx, PhotoKey(org, event, ulid))
+	if err != nil {
+		if errors.Is(err, ddb.ErrNotFound) {
+			return nil, photo.NotFound("photo", ulid)
+		}
+		return nil, err
+	}
+	return it.toPhoto(), nil
+}
+
+func toPage(items []*PhotoItem, cursor string) photo.Page {
+	p := photo.Page{Photos: make([]*photo.Photo, 0, len(items)), Cursor: cursor}
+	for _, it := range items {
+		p.Photos = append(p.Photos, it.toPhoto())
+	}
+	return p
+}
+
+// Gallery lists an event's photos newest first: the base table's partition
+// with begins_with(SK, "PHOTO#"), descending (ULIDs sort by time).
+func (s *Store) Gallery(ctx context.Context, org, event string, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(org)
+	pg, err := v.photos.Query("", EventPK.Build(org, event)).BeginsWith(PhotoSK.Prefix()).
+		Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
+	if err != nil {
+		return photo.Page{}, translate(err)
+	}
+	return toPage(pg.Items, pg.Cursor), nil
+}
+
+// ByBib lists the photos showing a bib, newest first: one Query of GSI1 for
+// a page of BIB_INDEX items, then one BatchGetItem per 100 of their PHOTO
+// items, in the index's order. A BIB_INDEX whose PHOTO is absent (a batch
+// write that did not complete) is skipped.
+func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(org)
+	pg, err := v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
+	if err != nil {
+		return photo.Page{}, translate(err)
+	}
+	keys := make([]ddb.Key, len(pg.Items))
+	for i, b := range pg.Items {
+		keys[i] = PhotoKey(b.OrgID, b.EventID, b.ULID)
+	}
+	photos, err := v.photos.BatchGet(ctx, keys)
+	if err != nil {
+		return photo.Page{}, translate(err)
+	}
+	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil }), pg.Cursor), nil
+}
+
+// ByPhotographer lists a photographer's photos newest first from GSI2,
+// narrowed to one event with begins_with(GSI2SK, "EVT#{eventId}#").
+func (s *Store) ByPhotographer(ctx context.Context, org, photographer, event string, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(org)
+	q := v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).Desc().Limit(r.Limit).After(r.Cursor)
+	if event != "" {
+		q = q.BeginsWith("EVT#" + ddb.Escape(event) + ddb.Delimiter)
+	}
+	pg, err := q.Page(ctx)
+	if err != nil {
+		return photo.Page{}, translate(err)
+	}
+	return toPage(pg.Items, pg.Cursor), nil
+}
+
+// SetPhotographer copies a photographer's profile onto one PHOTO, on
+// condition that the photo exists and is still theirs.
+func (s *Store) SetPhotographer(ctx context.Context, p *photo.Photo, ph photo.Photographer, now time.Time) (bool, error) {
+	v := s.scope(p.OrgID)
+	err := v.photos.Update(PhotoKey(p.OrgID, p.EventID, p.ULID)).
+		Set("photographerHandle", ph.Handle).
+		Set("photographerDisplayName", ph.DisplayName).
+		Set("updatedAt", photo.ISOMillis(now)).
+		If(expression.Name("photographerId").Equal(expression.Value(ph.ID))).
+		Label("sync photographer").Run(ctx)
+	if errors.Is(err, ddb.ErrConditionFailed) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// unchanged is the optimistic check that a PHOTO is as it was read.
+func unchanged(it *PhotoItem) expression.ConditionBuilder {
+	return expression.Name("updatedAt").Equal(expression.Value(it.UpdatedAt))
+}
+
+// Delete deletes a photo and its BIB_INDEX items in one transaction, on
+// condition that the photo did not change since it was read (else it
+// re-reads and retries).
+func (s *Store) Delete(ctx context.Context, org, event, ulid string) (*photo.Photo, error) {
+	v := s.scope(org)
+	k := PhotoKey(org, event, ulid)
+	for attempt := 0; ; attempt++ {
+		it, err := v.photos.GetStrong(ctx, k)
+		if errors.Is(err, ddb.ErrNotFound) {
+			return nil, photo.NotFound("photo", ulid)
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = s.deletePhoto(ctx, v, it, "")
+		if err == nil {
+			return it.toPhoto(), nil
+		}
+		if (errors.Is(err, ddb.ErrConditionFailed) || conflicted(err)) && attempt < maxConflictRetries {
+			if err := backoff(ctx, attempt); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return nil, fmt.Errorf("dynamostore: delete photo %s: %w", ulid, err)
+	}
+}
+
+// deletePhoto deletes a PHOTO (if unchanged) and the BIB_INDEX items of its
+// bibs and of extra (a bib whose index entry points at it), atomically.
+func (s *Store) deletePhoto(ctx context.Context, v view, it *PhotoItem, extra string) error {
+	ops := []*ddb.Op{v.photos.Delete(photoItemKey(it)).If(unchanged(it)).Label("photo")}
+	bibs := it.Bibs
+	if extra != "" && !slices.Contains(bibs, extra) {
+		bibs = append(slices.Clone(bibs), extra)
+	}
+	for _, b := range bibs {
+		ops = append(ops, v.bibs.Delete(BibKey(it.OrgID, it.EventID, b, it.ULID)))
+	}
+	return s.table.DB().Transact(ctx, ops...)
+}
+
+// RemoveBib walks the bib's GSI1 entries and, per photo, in one transaction,
+// either strikes the bib (delete its BIB_INDEX; PHOTO.bibs and bibCount
+// updated) or deletes the photo with all its index entries.
+func (s *Store) RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error) {
+	v := s.scope(org)
+	q := v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).Limit(100)
+	changed := 0
+	cursor := ""
+	for {
+		pg, err := q.After(cursor).Page(ctx)
+		if err != nil {
+			return changed, translate(err)
+		}
+		keys := make([]ddb.Key, len(pg.Items))
+		for i, b := range pg.Items {
+			keys[i] = PhotoKey(b.OrgID, b.EventID, b.ULID)
+		}
+		photos, err := v.photos.BatchGet(ctx, keys)
+		if err != nil {
+			return changed, translate(err)
+		}
+		for i, b := range pg.Items {
+			ok, err := s.removeBibFrom(ctx, v, b, photos[i], mode, now)
+			if err != nil {
+				return changed, err
+			}
+			if ok {
+				changed++
+			}
+		}
+		if pg.Cursor == "" {
+			return changed, nil
+		}
+		cursor = pg.Cursor
+	}
+}
+
+func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *PhotoItem, mode string, now time.Time) (bool, error) {
+	bk := bibItemKey(b)
+	for attempt := 0; ; attempt++ {
+		var err error
+		switch {
+		case it == nil:
+			// An index entry without its PHOTO: just drop it.
+			return false, v.bibs.Delete(bk).Run(ctx)
+		case mode == photo.DeleteMode:
+			err = s.deletePhoto(ctx, v, it, b.Bib)
+		case !slices.Contains(it.Bibs, b.Bib):
+			return false, v.bibs.Delete(bk).Run(ctx)
+		default:
+			rest := slices.DeleteFunc(slices.Clone(it.Bibs), func(x string) bool { return x == b.Bib })
+			err = s.table.DB().Transact(ctx,
+				v.bibs.Delete(bk),
+				v.photos.Update(photoItemKey(it)).
+					Set("bibs", rest).Set("bibCount", len(rest)).Set("updatedAt", photo.ISOMillis(now)).
+					If(unchanged(it)).Label("photo").Op())
+		}
+		if err == nil {
+			return true, nil
+		}
+		if !(errors.Is(err, ddb.ErrConditionFailed) || conflicted(err)) || attempt >= maxConflictRetries {
+			return false, fmt.Errorf("dynamostore: remove bib %s from photo %s: %w", b.Bib, b.ULID, err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return false, err
+		}
+		// The photo changed under us: read it again.
+		it, err = v.photos.GetStrong(ctx, photoItemKey(it))
+		if errors.Is(err, ddb.ErrNotFound) {
+			it = nil
+		} else if err != nil {
+			return false, err
+		}
+	}
+}

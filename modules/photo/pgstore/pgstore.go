@@ -1,0 +1,55 @@
+// Package pgstore is photo's Postgres truth: organizers, events,
+// photographers, event assignments, runners, bib privacy requests and the
+// photographer-sync checkpoints, through a pgx v5 pool. The schema is in
+// the repository's migrations package.
+//
+// Every query that reads or writes an organizer's data names the organizer
+// in its WHERE clause, so an id of another organizer is indistinguishable
+// from a missing one (photo.ErrNotFound). Postgres errors become the photo
+// package's: unique violations ErrConflict, foreign-key violations
+// ErrNotFound, check violations ErrInvalid.
+package pgstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pacerhq/pacer/modules/photo"
+)
+
+// Store implements photo.Truth.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ photo.Truth = (*Store)(nil)
+
+// New returns a Store over pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// translate maps pgx and Postgres errors to the domain's; what names the
+// object for not-found errors.
+func translate(err error, what, id string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return photo.NotFound(what, id)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %s %q already exists", photo.ErrConflict, what, id)
+		case "23503": // foreign_key_violation
+			return fmt.Errorf("%w: %s %q refers to a missing row (%s)", photo.ErrNotFound, what, id, pe.ConstraintName)
+		case "23514", "22001", "22007", "22008": // check, too long, bad date
+			return photo.Invalid(what, "rejected by the database ("+pe.ConstraintName+pe.Message+")", nil)
+		}
+	}
+	return fmt.Errorf("pgstore: %s %q: %w", what, id, err)
+}

@@ -1,0 +1,160 @@
+package photo
+
+import (
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Photo is one processed race photo, as stored in the PHOTO item.
+type Photo struct {
+	ULID    string `json:"ulid" doc:"The photo's ULID (time-ordered)."`
+	OrgID   string `json:"orgId"`
+	EventID string `json:"eventId"`
+
+	OriginalFilename string     `json:"originalFilename"`
+	RawKey           string     `json:"rawKey" doc:"S3 key of the original upload."`
+	ProcessedKey     string     `json:"processedKey" doc:"S3 key of the processed image to render."`
+	S3URI            string     `json:"s3Uri" doc:"s3:// URI of the processed image."`
+	Dimensions       Dimensions `json:"dimensions"`
+	Format           string     `json:"format" doc:"Image format, e.g. jpeg."`
+	Size             int64      `json:"size" doc:"File size in bytes."`
+
+	Bibs      []string `json:"bibs" doc:"Bib numbers detected on the photo."`
+	BibCount  int      `json:"bibCount"`
+	FaceIDs   []string `json:"faceIds" doc:"Rekognition face ids."`
+	FaceCount int      `json:"faceCount"`
+
+	// Photographer fields are copied from Postgres at ingest and kept in
+	// step by SyncPhotographer; empty when the photo has no photographer.
+	PhotographerID          string `json:"photographerId,omitempty"`
+	PhotographerHandle      string `json:"photographerHandle,omitempty"`
+	PhotographerDisplayName string `json:"photographerDisplayName,omitempty"`
+
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Dimensions are an image's size in pixels.
+type Dimensions struct {
+	Width  int `json:"width" minimum:"1" maximum:"100000"`
+	Height int `json:"height" minimum:"1" maximum:"100000"`
+}
+
+// Record is a processed-photo record as the pipeline posts it after
+// Rekognition and fan-out. The organizer comes from the caller and the event
+// from the request, never from the record.
+type Record struct {
+	// ULID identifies the photo and makes ingest idempotent. When empty a
+	// new one is generated (and a retry then creates a second photo).
+	ULID             string
+	OriginalFilename string
+	RawKey           string
+	ProcessedKey     string
+	S3URI            string
+	Dimensions       Dimensions
+	Format           string
+	Size             int64
+	Bibs             []string
+	FaceIDs          []string
+	PhotographerID   string
+	// CreatedAt defaults to the ULID's timestamp, so that re-posting a
+	// record always yields byte-identical items.
+	CreatedAt time.Time
+}
+
+var (
+	entropyMu sync.Mutex
+	entropy   = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewULID returns a new ULID for time t.
+func NewULID(t time.Time) string {
+	entropyMu.Lock()
+	defer entropyMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), entropy).String()
+}
+
+// validate checks the record's own fields (not against the truth) and
+// returns its normalized copy. prefix locates its fields in errors (e.g.
+// "photos[3].").
+func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
+	n := len(ps.list)
+	if r.ULID == "" {
+		r.ULID = NewULID(now)
+	} else if !ValidULID(r.ULID) {
+		ps.add(prefix+"ulid", "must be a canonical 26-character ULID", printable(r.ULID))
+	}
+	checkText(ps, prefix+"originalFilename", r.OriginalFilename, true, 255)
+	checkText(ps, prefix+"rawKey", r.RawKey, true, 1024)
+	checkText(ps, prefix+"processedKey", r.ProcessedKey, true, 1024)
+	checkText(ps, prefix+"s3Uri", r.S3URI, true, 1100)
+	if r.S3URI != "" && !strings.HasPrefix(r.S3URI, "s3://") {
+		ps.add(prefix+"s3Uri", "must start with s3://", nil)
+	}
+	if r.Dimensions.Width < 1 || r.Dimensions.Width > 100000 {
+		ps.add(prefix+"dimensions.width", "must be between 1 and 100000", r.Dimensions.Width)
+	}
+	if r.Dimensions.Height < 1 || r.Dimensions.Height > 100000 {
+		ps.add(prefix+"dimensions.height", "must be between 1 and 100000", r.Dimensions.Height)
+	}
+	checkText(ps, prefix+"format", r.Format, true, 16)
+	if r.Size < 0 || r.Size > 1<<36 {
+		ps.add(prefix+"size", "must be between 0 and 2^36 bytes", r.Size)
+	}
+	if len(r.Bibs) > MaxBibs {
+		ps.add(prefix+"bibs", fmt.Sprintf("holds more than %d bibs", MaxBibs), len(r.Bibs))
+	} else {
+		bibs := make([]string, 0, len(r.Bibs))
+		for i, b := range r.Bibs {
+			if !ValidBib(b) {
+				ps.add(fmt.Sprintf("%sbibs[%d]", prefix, i), "must match "+BibPattern, printable(b))
+			} else if !slices.Contains(bibs, b) { // a bib seen twice is one bib
+				bibs = append(bibs, b)
+			}
+		}
+		r.Bibs = bibs
+	}
+	if len(r.FaceIDs) > MaxFaces {
+		ps.add(prefix+"faceIds", fmt.Sprintf("holds more than %d face ids", MaxFaces), len(r.FaceIDs))
+	} else {
+		for i, f := range r.FaceIDs {
+			checkText(ps, fmt.Sprintf("%sfaceIds[%d]", prefix, i), f, true, 128)
+		}
+		r.FaceIDs = append([]string{}, r.FaceIDs...)
+	}
+	if r.PhotographerID != "" {
+		checkID(ps, prefix+"photographerId", r.PhotographerID)
+	}
+	if len(ps.list) == n {
+		if r.CreatedAt.IsZero() {
+			id, _ := ulid.ParseStrict(r.ULID)
+			r.CreatedAt = ulid.Time(id.Time())
+		}
+		r.CreatedAt = MillisUTC(r.CreatedAt)
+		if r.CreatedAt.Year() < 2000 || r.CreatedAt.After(now.Add(24*time.Hour)) {
+			ps.add(prefix+"createdAt", "must be after 2000 and not in the future", nil)
+		}
+	}
+	return r
+}
+
+// photo builds the Photo a validated record becomes.
+func (r Record) photo(org, event string, ph *Photographer) *Photo {
+	p := &Photo{
+		ULID: r.ULID, OrgID: org, EventID: event,
+		OriginalFilename: r.OriginalFilename, RawKey: r.RawKey, ProcessedKey: r.ProcessedKey, S3URI: r.S3URI,
+		Dimensions: r.Dimensions, Format: r.Format, Size: r.Size,
+		Bibs: r.Bibs, BibCount: len(r.Bibs), FaceIDs: r.FaceIDs, FaceCount: len(r.FaceIDs),
+		CreatedAt: r.CreatedAt, UpdatedAt: r.CreatedAt,
+	}
+	if ph != nil {
+		p.PhotographerID, p.PhotographerHandle, p.PhotographerDisplayName = ph.ID, ph.Handle, ph.DisplayName
+	}
+	return p
+}

@@ -1,0 +1,121 @@
+package photo
+
+import (
+	"context"
+	"fmt"
+)
+
+// Page sizes.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+func checkPage(r *PageRequest) error {
+	if r.Limit == 0 {
+		r.Limit = DefaultPageSize
+	}
+	if r.Limit < 1 || r.Limit > MaxPageSize {
+		return Invalid("limit", fmt.Sprintf("must be between 1 and %d", MaxPageSize), r.Limit)
+	}
+	if len(r.Cursor) > 4096 {
+		return fmt.Errorf("%w: too long", ErrCursor)
+	}
+	return nil
+}
+
+// Gallery lists an event's photos, newest first.
+func (s *Service) Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error) {
+	if err := checkPage(&r); err != nil {
+		return Page{}, err
+	}
+	if _, err := s.truth.Event(ctx, org, event); err != nil {
+		return Page{}, err
+	}
+	return s.index.Gallery(ctx, org, event, r)
+}
+
+// Photo returns one photo of an event of org.
+func (s *Service) Photo(ctx context.Context, org, event, ulid string) (*Photo, error) {
+	if !ValidULID(ulid) {
+		return nil, notFound("photo", ulid)
+	}
+	if _, err := s.truth.Event(ctx, org, event); err != nil {
+		return nil, err
+	}
+	return s.index.Get(ctx, org, event, ulid)
+}
+
+// BibPage is a page of bib search results.
+type BibPage struct {
+	Page
+	Bib string
+	// Runner is the runner with this bib, or nil if the bib is not among
+	// the event's runners (an unmatched bib).
+	Runner *Runner
+}
+
+// ByBib lists the photos of an event of org that show bib, newest first:
+// one GSI1 query and ⌈n/100⌉ BatchGets of the PHOTO items per page.
+func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
+	if err := CheckBib("bib", bib); err != nil {
+		return BibPage{}, err
+	}
+	if err := checkPage(&r); err != nil {
+		return BibPage{}, err
+	}
+	if _, err := s.truth.Event(ctx, org, event); err != nil {
+		return BibPage{}, err
+	}
+	return s.byBib(ctx, org, event, bib, r)
+}
+
+func (s *Service) byBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
+	p, err := s.index.ByBib(ctx, org, event, bib, r)
+	if err != nil {
+		return BibPage{}, err
+	}
+	out := BibPage{Page: p, Bib: bib}
+	rs, err := s.truth.Runners(ctx, event, []string{bib})
+	if err != nil {
+		return BibPage{}, err
+	}
+	if rn, ok := rs[bib]; ok {
+		out.Runner = &rn
+	}
+	return out, nil
+}
+
+// PublicByBib is the runners' search: like ByBib, for any organizer's
+// event, but only if the event is published. An unpublished event is
+// ErrNotFound.
+func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequest) (BibPage, error) {
+	if err := CheckBib("bib", bib); err != nil {
+		return BibPage{}, err
+	}
+	if err := checkPage(&r); err != nil {
+		return BibPage{}, err
+	}
+	ev, err := s.truth.PublishedEvent(ctx, event)
+	if err != nil {
+		return BibPage{}, err
+	}
+	return s.byBib(ctx, ev.OrganizerID, event, bib, r)
+}
+
+// ByPhotographer lists a photographer's photos newest first, in one event
+// when event is not "".
+func (s *Service) ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error) {
+	if err := checkPage(&r); err != nil {
+		return Page{}, err
+	}
+	if _, err := s.truth.Photographer(ctx, org, photographer); err != nil {
+		return Page{}, err
+	}
+	if event != "" {
+		if _, err := s.truth.Event(ctx, org, event); err != nil {
+			return Page{}, err
+		}
+	}
+	return s.index.ByPhotographer(ctx, org, photographer, event, r)
+}

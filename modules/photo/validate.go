@@ -1,0 +1,120 @@
+package photo
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Limits on input.
+const (
+	// MaxIDLen bounds organizer, event and photographer ids.
+	MaxIDLen = 64
+	// MaxBibs bounds the bibs on one photo: a photo and its BIB_INDEX items
+	// must fit in one DynamoDB transaction (100 operations) with room to
+	// spare.
+	MaxBibs = 50
+	// MaxFaces bounds the face ids on one photo.
+	MaxFaces = 100
+	// MaxBatch bounds the photos of one batch ingest.
+	MaxBatch = 100
+	// MaxRunnersImport bounds one runner import.
+	MaxRunnersImport = 20000
+)
+
+// Patterns the API publishes in its schema, and that Validate enforces.
+const (
+	// IDPattern: letters, digits, '_', '.', '-', starting with a letter or
+	// digit, at most 64 characters. No '#', '%', spaces or control
+	// characters, so an id is written into a DynamoDB key unchanged.
+	IDPattern = `^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`
+	// BibPattern: 1 to 16 letters, digits or '-' (e.g. "1234", "A-017").
+	BibPattern = `^[A-Za-z0-9-]{1,16}$`
+	// ULIDPattern: a canonical ULID (26 Crockford base-32 characters).
+	ULIDPattern = `^[0-7][0-9A-HJKMNP-TV-Z]{25}$`
+)
+
+var (
+	idRE   = regexp.MustCompile(IDPattern)
+	bibRE  = regexp.MustCompile(BibPattern)
+	ulidRE = regexp.MustCompile(ULIDPattern)
+)
+
+// ValidID reports whether s is a well-formed organizer, event or
+// photographer id.
+func ValidID(s string) bool { return idRE.MatchString(s) }
+
+// ValidBib reports whether s is a well-formed bib.
+func ValidBib(s string) bool { return bibRE.MatchString(s) }
+
+// ValidULID reports whether s is a canonical ULID.
+func ValidULID(s string) bool {
+	if !ulidRE.MatchString(s) {
+		return false
+	}
+	_, err := ulid.ParseStrict(s)
+	return err == nil
+}
+
+// checkID adds a problem if id is not a well-formed id.
+func checkID(ps *problems, field, id string) {
+	switch {
+	case id == "":
+		ps.add(field, "is required", nil)
+	case len(id) > MaxIDLen:
+		ps.add(field, fmt.Sprintf("is longer than %d characters", MaxIDLen), nil)
+	case !ValidID(id):
+		ps.add(field, "must match "+IDPattern+" (letters, digits, '_', '.', '-')", id)
+	}
+}
+
+// CheckID returns a *ValidationError if id is not a well-formed id.
+func CheckID(field, id string) error {
+	var ps problems
+	checkID(&ps, field, id)
+	return ps.err()
+}
+
+// CheckBib returns a *ValidationError if bib is not a well-formed bib.
+func CheckBib(field, bib string) error {
+	if !ValidBib(bib) {
+		return Invalid(field, "must match "+BibPattern, printable(bib))
+	}
+	return nil
+}
+
+// checkText adds a problem if s is empty (when required), too long, not
+// UTF-8, or holds control characters.
+func checkText(ps *problems, field, s string, required bool, max int) {
+	switch {
+	case s == "" && required:
+		ps.add(field, "is required", nil)
+	case len(s) > max:
+		ps.add(field, fmt.Sprintf("is longer than %d bytes", max), nil)
+	case !utf8.ValidString(s):
+		ps.add(field, "is not valid UTF-8", nil)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		ps.add(field, "contains control characters", nil)
+	}
+}
+
+// printable returns s if it is safe to echo in an error, else nil.
+func printable(s string) any {
+	if len(s) > 80 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return nil
+	}
+	return s
+}
+
+// MillisUTC truncates t to milliseconds in UTC, the precision of the
+// createdAt in GSI2SK.
+func MillisUTC(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
+
+// ISOMillis formats t as the seed writes timestamps:
+// 2024-11-09T10:30:00.000Z.
+func ISOMillis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
