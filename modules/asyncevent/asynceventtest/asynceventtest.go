@@ -1,0 +1,218 @@
+// Package asynceventtest gives AsyncEvent tests their own table, queue and
+// DLQ on the local stand-ins (DynamoDB Local and local-aws-sqs), a counted
+// and fault-injectable set of clients, the domain service wired over them,
+// and in-process workers.
+//
+//	func TestMain(m *testing.M) {
+//		standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
+//	}
+//
+//	func TestX(t *testing.T) {
+//		env := asynceventtest.New(t, asynceventtest.Options{})
+//		env.StartWorkers(t, 2, consumer.Config{})
+//		...
+//	}
+//
+// A test that cannot reach the stand-ins fails, saying how to start them.
+package asynceventtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
+)
+
+// Options tune an Env.
+type Options struct {
+	// MaxReceives is the DLQ's maxReceiveCount (default 3).
+	MaxReceives int
+	// Service configures the domain service (EventCacheTTL, DrawGrace...).
+	Service asyncevent.Config
+}
+
+// Env is one test's AsyncEvent stack.
+type Env struct {
+	DDB     *ddbtest.Env
+	Store   *dynamostore.Store
+	Queue   *sqsqueue.Queue
+	Service *asyncevent.Service
+	// Calls counts every DynamoDB and SQS call made through the clients.
+	Calls *awsclient.Counter
+	// Dynamo and SQS are the fault-injecting wrappers the store and the
+	// queue use.
+	Dynamo *FaultyDynamo
+	SQS    *FaultySQS
+	// QueueName is the main queue's name (the DLQ is QueueName-dlq).
+	QueueName string
+	opts      Options
+}
+
+var seq atomic.Int64
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// New creates a table, a queue and its DLQ for t.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		t.Fatal("asynceventtest: AWS_ENDPOINT_URL_SQS is not set. Start the stand-ins from TestMain with " +
+			"standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true}) after `make deps` (tools/standin/install.sh) installed them.")
+	}
+	d := ddbtest.New(t, &dynamostore.Schema)
+	e := &Env{DDB: d, Calls: d.Calls, opts: opts}
+	e.Dynamo = &FaultyDynamo{Client: d.Client}
+	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}), d.Table.Name())
+	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config)}
+	n := unsafeName.ReplaceAllString(t.Name(), "-")
+	if len(n) > 50 {
+		n = n[len(n)-50:]
+	}
+	e.QueueName = fmt.Sprintf("%s-%d-%d", n, time.Now().UnixNano()%1e6, seq.Add(1))
+	q, err := sqsqueue.Open(context.Background(), e.SQS, sqsqueue.Config{Name: e.QueueName, MaxReceives: opts.MaxReceives, Ensure: true})
+	if err != nil {
+		t.Fatalf("asynceventtest: queue: %v", err)
+	}
+	e.Queue = q
+	e.Service = asyncevent.New(e.Store, e.Queue, e.Queue, opts.Service)
+	e.Calls.Reset()
+	return e
+}
+
+// Handler adapts a service to the consumer runtime.
+func Handler(svc *asyncevent.Service) consumer.Handler {
+	return func(ctx context.Context, m consumer.Message) bool {
+		return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
+	}
+}
+
+// StartWorkers starts n in-process worker instances, each with its own
+// domain service (own caches), sharing the env's clients. stop stops them
+// gracefully and waits; it is also registered as a cleanup.
+func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func()) {
+	t.Helper()
+	if cfg.Visibility == 0 {
+		cfg.Visibility = 3 * time.Second
+	}
+	if cfg.Wait == 0 {
+		cfg.Wait = time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range n {
+		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
+		wg.Go(func() { consumer.Run(ctx, e.Queue, Handler(svc), cfg) })
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// Eventually polls cond every 50 ms until it holds or timeout passes, then
+// fails the test with what.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+}
+
+// Request reads a request (strongly consistent), failing the test on error.
+func (e *Env) Request(t testing.TB, id string) *asyncevent.Request {
+	t.Helper()
+	r, err := e.Store.GetRequest(context.Background(), id)
+	if err != nil {
+		t.Fatalf("get request %s: %v", id, err)
+	}
+	return r
+}
+
+// Throttle is the error FaultyDynamo injects: an AWS API error with code
+// ThrottlingException.
+var Throttle = &smithy.GenericAPIError{Code: "ThrottlingException", Message: "injected throttling", Fault: smithy.FaultServer}
+
+// FaultyDynamo wraps the real DynamoDB client. When TxFault is set, every
+// TransactWriteItems first asks it; a non-nil error is returned instead of
+// making the call. TxDelay delays every TransactWriteItems.
+type FaultyDynamo struct {
+	ddb.Client
+	fault atomic.Pointer[func(*dynamodb.TransactWriteItemsInput) error]
+	delay atomic.Int64
+}
+
+// SetTxFault installs (or, with nil, removes) the transaction fault hook.
+func (f *FaultyDynamo) SetTxFault(h func(*dynamodb.TransactWriteItemsInput) error) {
+	if h == nil {
+		f.fault.Store(nil)
+		return
+	}
+	f.fault.Store(&h)
+}
+
+// SetTxDelay delays every TransactWriteItems by d.
+func (f *FaultyDynamo) SetTxDelay(d time.Duration) { f.delay.Store(int64(d)) }
+
+// TransactWriteItems calls the hook, then the real client.
+func (f *FaultyDynamo) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if h := f.fault.Load(); h != nil {
+		if err := (*h)(in); err != nil {
+			return nil, err
+		}
+	}
+	if d := time.Duration(f.delay.Load()); d > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	return f.Client.TransactWriteItems(ctx, in, opts...)
+}
+
+// FaultySQS wraps the real SQS client; SendFault, when set, fails
+// SendMessage.
+type FaultySQS struct {
+	sqsqueue.Client
+	sendFault atomic.Pointer[error]
+}
+
+// SetSendFault makes SendMessage fail with err (nil removes the fault).
+func (f *FaultySQS) SetSendFault(err error) {
+	if err == nil {
+		f.sendFault.Store(nil)
+		return
+	}
+	f.sendFault.Store(&err)
+}
+
+// SendMessage fails with the fault, else calls the real client.
+func (f *FaultySQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
+	if err := f.sendFault.Load(); err != nil {
+		return nil, *err
+	}
+	return f.Client.SendMessage(ctx, in, opts...)
+}

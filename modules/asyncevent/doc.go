@@ -1,0 +1,48 @@
+// Package asyncevent is the AsyncEvent domain: first-come and lottery event
+// participation under traffic spikes.
+//
+// An API accepts a participation at once (202 + requestId); an SQS queue,
+// its dead-letter queue and workers do the rest. The package holds the
+// domain types (the request Status and its state machine, EventType,
+// UIPhase, UIResult, ResultCode, FailureClass, Request, EventConfig, ...),
+// the domain errors, and the service logic (Service: Participate, Process,
+// Draw, CreateEvent and the queries). It does no I/O of its own: it
+// depends on the small interfaces Store, Queue and DeadLetters, which the
+// adapters in dynamostore (DynamoDB, through sdk/ddb) and sqsqueue (SQS)
+// implement. It imports neither HTTP nor Huma.
+//
+// # Crash consistency
+//
+// Ingest puts the IdempotencyLock and the Request (RECEIVED) in one
+// transaction, sends the message, then moves RECEIVED → QUEUED (setting
+// queuedAt and the GSI keys). A duplicate learns the stored requestId from
+// the cancelled transaction's reason, without a read. A worker that gets a
+// message whose request is still RECEIVED (ingest died after the send)
+// processes it, taking the message's SentTimestamp as queuedAt. For
+// FIRST_COME the capacity decrement and PROCESSING → SUCCEEDED are one
+// transaction, so capacityTotal − capacityRemaining == #SUCCEEDED always.
+// Every status transition writes its StatusLog item in the same
+// transaction as the transition.
+//
+// # Event configuration cache
+//
+// Ingest must reject unknown and closed events, which needs the
+// EventConfig. To keep a new participation at exactly 3 AWS calls
+// (TransactWriteItems, SendMessage, TransactWriteItems), Service caches
+// EventConfig items in process for Config.EventCacheTTL (default 2 s).
+// The first participation of an event in a process costs one extra
+// GetItem. A status change of an event (e.g. the draw starting) reaches
+// ingest within the TTL; the lottery cutoff is a timestamp and so is exact.
+// Unknown events are not cached.
+//
+// # Lottery
+//
+// Entries stay PROCESSING with uiPhase COLLECTING. After lotteryCutoffAt
+// an admin runs Draw, which is idempotent and resumable: it freezes the
+// event (status DRAWING), sets every entry's uiPhase to DRAWING, ranks the
+// entries by SHA-256(seed || requestId) and makes the first K winners
+// (SUCCEEDED/LOTTERY_WIN) and the rest losers (REJECTED/
+// REJECTED_LOTTERY_LOSE), uiPhase ANNOUNCED. The SHA-256 commitment of the
+// seed is stored on the EventConfig when the event is created; the seed is
+// revealed by the draw, so anyone can recompute the winners (see Rank).
+package asyncevent

@@ -1,0 +1,462 @@
+// Package dynamostore stores AsyncEvent items in the single DynamoDB table
+// AsyncEventTable, through sdk/ddb. It implements asyncevent.Store.
+//
+// Items and keys (fixed by the seeds):
+//
+//	Request          REQ#<requestId>             / META
+//	IdempotencyLock  IDEMP#<eventId>#<userId>    / LOCK
+//	EventCapacity    EVENT#<eventId>             / CAPACITY
+//	EventConfig      EVENT#<eventId>             / CONFIG
+//	StatusLog        REQ#<requestId>             / LOG#<occurredAt>#<toStatus>
+//
+// GSI1 (USER#<userId> / QAT#<queuedAt>#REQ#<requestId>) and GSI2
+// (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>) are on Request items
+// only, enforced by the ddb entities; queuedAt is 13-digit epoch millis. The
+// StatusLog sort key adds the target status to occurredAt, so that two
+// transitions of one request in the same millisecond never collide (each
+// status is reached at most once).
+//
+// Every status transition is a TransactWriteItems holding the conditional
+// request update, the StatusLog put and any guard (capacity decrement,
+// sold-out check, event-open check), so a log never disagrees with its
+// request. Transactions cancelled by a TransactionConflict are retried a
+// few times with jittered backoff before the error is returned.
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// DefaultTable is the seeds' table name.
+const DefaultTable = "AsyncEventTable"
+
+// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2 and TTL on "ttl".
+var Schema = ddb.Schema{
+	PK: "PK", SK: "SK",
+	Indexes: []ddb.Index{
+		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"},
+		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"},
+	},
+	TTLAttribute: "ttl",
+}
+
+// Key formats.
+var (
+	requestPK = ddb.MustFormat("REQ#{requestId}")
+	lockPK    = ddb.MustFormat("IDEMP#{eventId}#{userId}")
+	eventPK   = ddb.MustFormat("EVENT#{eventId}")
+	userPK    = ddb.MustFormat("USER#{userId}")
+	logSK     = ddb.MustFormat("LOG#{occurredAt}#{toStatus}")
+	queuedSK  = ddb.MustFormat("QAT#{queuedAt}#REQ#{requestId}")
+)
+
+// Sort keys of the fixed items.
+const (
+	skMeta     = "META"
+	skLock     = "LOCK"
+	skCapacity = "CAPACITY"
+	skConfig   = "CONFIG"
+)
+
+func requestKey(id string) ddb.Key { return ddb.Key{PK: requestPK.Build(id), SK: skMeta} }
+func configKey(id string) ddb.Key  { return ddb.Key{PK: eventPK.Build(id), SK: skConfig} }
+func capKey(id string) ddb.Key     { return ddb.Key{PK: eventPK.Build(id), SK: skCapacity} }
+
+// IdempotencyKey returns IDEMP#<eventId>#<userId>.
+func IdempotencyKey(eventID, userID string) string { return lockPK.Build(eventID, userID) }
+
+// QueuedSortKey returns QAT#<queuedAt, 13 digits>#REQ#<requestId>.
+func QueuedSortKey(queuedAt int64, requestID string) string {
+	return queuedSK.Build(ddb.Millis(queuedAt), requestID)
+}
+
+// Store is the DynamoDB implementation of asyncevent.Store.
+type Store struct {
+	db       *ddb.DB
+	table    *ddb.Table
+	requests *ddb.Entity[asyncevent.Request]
+	locks    *ddb.Entity[asyncevent.Lock]
+	caps     *ddb.Entity[asyncevent.Capacity]
+	configs  *ddb.Entity[asyncevent.EventConfig]
+	logs     *ddb.Entity[asyncevent.StatusLog]
+}
+
+var _ asyncevent.Store = (*Store)(nil)
+
+// New returns a Store on the named table of db.
+func New(db *ddb.DB, table string) *Store {
+	t := db.Table(table, &Schema)
+	return &Store{
+		db:    db,
+		table: t,
+		requests: ddb.NewEntity(t, "REQUEST", func(r *asyncevent.Request) ddb.Key { return requestKey(r.RequestID) },
+			"GSI1", "GSI2"),
+		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *asyncevent.Lock) ddb.Key {
+			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
+		}),
+		caps:    ddb.NewEntity(t, "CAPACITY", func(c *asyncevent.Capacity) ddb.Key { return capKey(c.EventID) }),
+		configs: ddb.NewEntity(t, "EVENT_CONFIG", func(c *asyncevent.EventConfig) ddb.Key { return configKey(c.EventID) }),
+		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *asyncevent.StatusLog) ddb.Key {
+			return ddb.Key{PK: requestPK.Build(l.RequestID), SK: logSK.Build(ddb.Millis(l.OccurredAt), string(l.ToStatus))}
+		}),
+	}
+}
+
+// Table returns the table handle.
+func (s *Store) Table() *ddb.Table { return s.table }
+
+// Ensure creates the table (with its GSIs and TTL) if it is missing.
+func (s *Store) Ensure(ctx context.Context) error { return s.table.Ensure(ctx) }
+
+// transact runs ops, retrying transaction conflicts with jittered backoff.
+func (s *Store) transact(ctx context.Context, ops ...*ddb.Op) error {
+	backoff := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := s.db.Transact(ctx, ops...)
+		if err == nil || attempt >= 8 || !conflict(err) {
+			return err
+		}
+		d := backoff/2 + rand.N(backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		backoff = min(backoff*2, 200*time.Millisecond)
+	}
+}
+
+// conflict reports a transaction cancelled only by conflicts with other
+// transactions (no failed condition).
+func conflict(err error) bool {
+	var te *ddb.TxError
+	if !errors.As(err, &te) || te.Reason("") != nil {
+		return false
+	}
+	for _, r := range te.Reasons {
+		if r.Code == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}
+
+func logTTL(at int64) int64 { return (at + asyncevent.LogTTL.Milliseconds()) / 1000 }
+
+// CreateEvent implements asyncevent.Store.
+func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) error {
+	ops := []*ddb.Op{s.configs.Create(cfg).Label("config")}
+	if cfg.EventType == asyncevent.FirstCome {
+		ops = append(ops, s.caps.Create(&asyncevent.Capacity{
+			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt,
+		}).Label("capacity"))
+	}
+	err := s.transact(ctx, ops...)
+	if errors.Is(err, ddb.ErrConditionFailed) {
+		return fmt.Errorf("%w: %s", asyncevent.ErrEventExists, cfg.EventID)
+	}
+	return err
+}
+
+// GetEvent implements asyncevent.Store.
+func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asyncevent.EventConfig, error) {
+	get := s.configs.Get
+	if strong {
+		get = s.configs.GetStrong
+	}
+	cfg, err := get(ctx, configKey(eventID))
+	if errors.Is(err, ddb.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", asyncevent.ErrEventNotFound, eventID)
+	}
+	return cfg, err
+}
+
+// GetCapacity implements asyncevent.Store.
+func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Capacity, error) {
+	c, err := s.caps.GetStrong(ctx, capKey(eventID))
+	if errors.Is(err, ddb.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s has no capacity", asyncevent.ErrEventNotFound, eventID)
+	}
+	return c, err
+}
+
+// MoveEvent implements asyncevent.Store.
+func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asyncevent.EventStatus, set map[string]any) error {
+	u := ddb.Transition(s.configs, configKey(eventID), asyncevent.EventLifecycle, to, from)
+	for k, v := range set {
+		u.Set(k, v)
+	}
+	err := u.Run(ctx)
+	var ce *ddb.ConditionError
+	if errors.As(err, &ce) {
+		ese := &asyncevent.EventStateError{EventID: eventID}
+		if ce.Exists() {
+			ese.Current = new(asyncevent.EventConfig)
+			if derr := ce.Decode(ese.Current); derr != nil {
+				return derr
+			}
+		}
+		return ese
+	}
+	return err
+}
+
+// CreateRequest implements asyncevent.Store.
+func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
+	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
+	lock := &asyncevent.Lock{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
+	log := &asyncevent.StatusLog{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
+	err := s.transact(ctx,
+		s.locks.Create(lock).Label("lock"),
+		s.requests.Create(r).Label("request"),
+		s.logs.Create(log).Label("log"),
+	)
+	var te *ddb.TxError
+	if errors.As(err, &te) {
+		if reason := te.Reason("lock"); reason != nil && reason.Item != nil {
+			var old asyncevent.Lock
+			if err := reason.Decode(&old); err != nil {
+				return "", false, err
+			}
+			return old.RequestID, true, nil
+		}
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return r.RequestID, false, nil
+}
+
+// Transition implements asyncevent.Store. With several From states it
+// tries them in order, jumping to the request's current status when a
+// condition fails on another of them, so that the StatusLog names the
+// true source state.
+func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	if len(t.From) == 0 {
+		return fmt.Errorf("dynamostore: transition of %s to %s without a source state", t.RequestID, t.To)
+	}
+	from := t.From[0]
+	tried := map[asyncevent.Status]bool{}
+	for {
+		tried[from] = true
+		err := s.transition(ctx, t, from)
+		var se *asyncevent.StateError
+		if !errors.As(err, &se) || se.Current == nil {
+			return err
+		}
+		next := se.Current.Status
+		if tried[next] || !contains(t.From, next) {
+			se.Want = t.From
+			return err
+		}
+		from = next
+	}
+}
+
+func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
+	for _, v := range ss {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status) error {
+	u := ddb.Transition(s.requests, requestKey(t.RequestID), asyncevent.Lifecycle, t.To, from).Label("request")
+	setInt := func(name string, v int64) {
+		if v != 0 {
+			u.Set(name, v)
+		}
+	}
+	setStr := func(name, v string) {
+		if v != "" {
+			u.Set(name, v)
+		}
+	}
+	setInt("startedAt", t.StartedAt)
+	setInt("finishedAt", t.FinishedAt)
+	setInt("attempts", int64(t.Attempts))
+	setInt("lotteryRank", int64(t.Rank))
+	setStr("uiPhase", string(t.UIPhase))
+	setStr("uiResult", string(t.UIResult))
+	setStr("resultCode", string(t.ResultCode))
+	setStr("failureClass", string(t.FailureClass))
+	setStr("errorCode", t.ErrorCode)
+	setStr("errorMessage", t.ErrorMessage)
+	setStr("lotteryTicket", t.Ticket)
+	if t.QueuedAt != 0 {
+		set := u.Set
+		if t.KeepQueuedAt {
+			set = u.SetIfNotExists
+		}
+		qat := QueuedSortKey(t.QueuedAt, t.RequestID)
+		set("queuedAt", t.QueuedAt)
+		set("GSI1PK", userPK.Build(t.UserID))
+		set("GSI1SK", qat)
+		set("GSI2PK", eventPK.Build(t.EventID))
+		set("GSI2SK", qat)
+	}
+	if t.RequirePhase != "" {
+		u.If(expression.Name("uiPhase").Equal(expression.Value(string(t.RequirePhase))))
+	}
+	ops := []*ddb.Op{
+		u.Op(),
+		s.logs.Create(&asyncevent.StatusLog{
+			RequestID: t.RequestID, FromStatus: from, ToStatus: t.To, OccurredAt: t.At, Message: t.Message, TTL: logTTL(t.At),
+		}).Label("log"),
+	}
+	remaining := expression.Name("capacityRemaining")
+	if t.TakeSeat {
+		zero := int64(0)
+		ops = append(ops, s.caps.Update(capKey(t.EventID)).Bounded("capacityRemaining", -1, &zero, nil).
+			Set("updatedAt", t.At).Label("capacity").Op())
+	}
+	if t.RequireSoldOut {
+		ops = append(ops, s.caps.Check(capKey(t.EventID)).If(remaining.LessThanEqual(expression.Value(0))).Label("soldout"))
+	}
+	if t.RequireEventOpen {
+		ops = append(ops, s.configs.Check(configKey(t.EventID)).
+			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
+	}
+	err := s.transact(ctx, ops...)
+	var te *ddb.TxError
+	if !errors.As(err, &te) {
+		return err
+	}
+	// The request's own state explains the most; then the guards.
+	if r := te.Reason("request"); r != nil {
+		se := &asyncevent.StateError{RequestID: t.RequestID, Want: []asyncevent.Status{from}}
+		if r.Item != nil {
+			se.Current = new(asyncevent.Request)
+			if derr := r.Decode(se.Current); derr != nil {
+				return derr
+			}
+		}
+		return se
+	}
+	if r := te.Reason("capacity"); r != nil {
+		if r.Item == nil {
+			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
+		}
+		return asyncevent.ErrCapacityExhausted
+	}
+	if r := te.Reason("soldout"); r != nil {
+		if r.Item == nil {
+			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
+		}
+		return asyncevent.ErrCapacityLeft
+	}
+	if r := te.Reason("event"); r != nil {
+		ese := &asyncevent.EventStateError{EventID: t.EventID}
+		if r.Item != nil {
+			ese.Current = new(asyncevent.EventConfig)
+			if derr := r.Decode(ese.Current); derr != nil {
+				return derr
+			}
+		}
+		return ese
+	}
+	return err
+}
+
+// SetPhase implements asyncevent.Store.
+func (s *Store) SetPhase(ctx context.Context, requestID string, from, to asyncevent.UIPhase) error {
+	err := s.requests.Update(requestKey(requestID)).Set("uiPhase", string(to)).
+		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusProcessing)))).
+		If(expression.Name("uiPhase").Equal(expression.Value(string(from)))).
+		Label("request").Run(ctx)
+	return stateErr(requestID, err)
+}
+
+// RecordAttempt implements asyncevent.Store.
+func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error {
+	u := s.requests.Update(requestKey(requestID)).
+		Set("lastErrorCode", code).Set("lastErrorMessage", message).Set("lastErrorAt", at).
+		If(expression.Name("status").In(
+			expression.Value(string(asyncevent.StatusReceived)),
+			expression.Value(string(asyncevent.StatusQueued)),
+			expression.Value(string(asyncevent.StatusProcessing))))
+	if attempts > 0 {
+		u.Set("attempts", attempts)
+	}
+	return stateErr(requestID, u.Label("attempt").Run(ctx))
+}
+
+// stateErr turns a failed condition on a request into a *StateError.
+func stateErr(requestID string, err error) error {
+	var ce *ddb.ConditionError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	se := &asyncevent.StateError{RequestID: requestID}
+	if ce.Exists() {
+		se.Current = new(asyncevent.Request)
+		if derr := ce.Decode(se.Current); derr != nil {
+			return derr
+		}
+	}
+	return se
+}
+
+// GetRequest implements asyncevent.Store (a strongly consistent read, so a
+// client polling right after its 202 sees its request).
+func (s *Store) GetRequest(ctx context.Context, requestID string) (*asyncevent.Request, error) {
+	r, err := s.requests.GetStrong(ctx, requestKey(requestID))
+	if errors.Is(err, ddb.ErrNotFound) {
+		return nil, asyncevent.ErrRequestNotFound
+	}
+	return r, err
+}
+
+// UserRequests implements asyncevent.Store.
+func (s *Store) UserRequests(ctx context.Context, userID string, limit int, cursor string) ([]*asyncevent.Request, string, error) {
+	return page(ctx, s.requests.Query("GSI1", userPK.Build(userID)).Desc().Limit(limit).After(cursor))
+}
+
+// EventRequests implements asyncevent.Store.
+func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
+	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(limit).After(cursor)
+	if status != "" {
+		q.Filter(expression.Name("status").Equal(expression.Value(string(status))))
+	}
+	return page(ctx, q)
+}
+
+func page(ctx context.Context, q *ddb.Query[asyncevent.Request]) ([]*asyncevent.Request, string, error) {
+	p, err := q.Page(ctx)
+	if errors.Is(err, ddb.ErrCursor) {
+		return nil, "", fmt.Errorf("%w: %v", asyncevent.ErrCursor, err)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return p.Items, p.Cursor, nil
+}
+
+// AllEventRequests implements asyncevent.Store.
+func (s *Store) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
+	return s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize).All(ctx)
+}
+
+// Logs implements asyncevent.Store.
+func (s *Store) Logs(ctx context.Context, requestID string) ([]*asyncevent.StatusLog, error) {
+	var out []*asyncevent.StatusLog
+	for l, err := range s.logs.Query("", requestPK.Build(requestID)).BeginsWith("LOG#").Limit(ddb.MaxPageSize).All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package asyncevent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Domain errors. Services map them to HTTP statuses in one place.
+var (
+	ErrInvalidID         = errors.New("asyncevent: invalid id")
+	ErrInvalidEvent      = errors.New("asyncevent: invalid event settings")
+	ErrEventNotFound     = errors.New("asyncevent: event not found")
+	ErrEventExists       = errors.New("asyncevent: event already exists")
+	ErrEventNotOpen      = errors.New("asyncevent: event is not open yet")
+	ErrEventClosed       = errors.New("asyncevent: event is closed")
+	ErrLotteryClosed     = errors.New("asyncevent: lottery entries closed at the cutoff")
+	ErrRequestNotFound   = errors.New("asyncevent: request not found")
+	ErrCursor            = errors.New("asyncevent: invalid cursor")
+	ErrNotLottery        = errors.New("asyncevent: event is not a lottery")
+	ErrDrawTooEarly      = errors.New("asyncevent: the lottery cutoff has not passed")
+	ErrDrawPending       = errors.New("asyncevent: entries are still waiting to be processed")
+	ErrSeed              = errors.New("asyncevent: draw seed does not match the commitment")
+	ErrCapacityExhausted = errors.New("asyncevent: capacity exhausted")
+	ErrCapacityLeft      = errors.New("asyncevent: capacity is not exhausted")
+	ErrUnavailable       = errors.New("asyncevent: a dependency is unavailable; retry")
+	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
+)
+
+// StateError is a conditional write to a request that failed because the
+// request was not in an expected state. Current is the request as it is
+// now (from the failed write's ALL_OLD item), or nil if it does not exist.
+type StateError struct {
+	RequestID string
+	Want      []Status
+	Current   *Request
+}
+
+func (e *StateError) Error() string {
+	if e.Current == nil {
+		return fmt.Sprintf("asyncevent: request %s does not exist", e.RequestID)
+	}
+	return fmt.Sprintf("asyncevent: request %s is %s, want one of %v", e.RequestID, e.Current.Status, e.Want)
+}
+
+// Is makes errors.Is(err, ErrRequestNotFound) true for a missing request.
+func (e *StateError) Is(target error) bool { return target == ErrRequestNotFound && e.Current == nil }
+
+// EventStateError is a conditional write to an EventConfig that failed
+// because the event was not in an expected state.
+type EventStateError struct {
+	EventID string
+	Current *EventConfig // nil if the event does not exist
+}
+
+func (e *EventStateError) Error() string {
+	if e.Current == nil {
+		return fmt.Sprintf("asyncevent: event %s does not exist", e.EventID)
+	}
+	return fmt.Sprintf("asyncevent: event %s is %s", e.EventID, e.Current.Status)
+}
+
+// Is makes errors.Is(err, ErrEventNotFound) true for a missing event.
+func (e *EventStateError) Is(target error) bool {
+	return target == ErrEventNotFound && e.Current == nil
+}
+
+// PendingError is ErrDrawPending with how many entries are still waiting.
+type PendingError struct{ Pending int }
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("asyncevent: %d entries are still waiting to be processed; retry the draw once the queue has drained", e.Pending)
+}
+
+// Is makes errors.Is(err, ErrDrawPending) true.
+func (e *PendingError) Is(target error) bool { return target == ErrDrawPending }

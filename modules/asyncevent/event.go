@@ -1,0 +1,109 @@
+package asyncevent
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+)
+
+// Limits on event settings.
+const (
+	MaxCapacity = 1_000_000
+	MaxWinners  = 100_000
+)
+
+// NewEvent is what an admin gives to create an event. Times are epoch
+// milliseconds.
+type NewEvent struct {
+	EventID   string
+	EventType EventType
+	Title     string
+
+	// FIRST_COME: Capacity is required; OpensAt (default: now) and
+	// ClosesAt (default: none) bound when participations are accepted.
+	Capacity int64
+	OpensAt  int64
+	ClosesAt int64
+
+	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;
+	// Winners is K; AnnouncedAt (default: the cutoff) is when results are
+	// announced. SeedCommitment, if given, is hex(SHA-256(seed)) of a seed
+	// the creator keeps and reveals to the draw; if empty, the server
+	// generates the seed and publishes only its commitment until the draw.
+	LotteryCutoffAt int64
+	Winners         int
+	AnnouncedAt     int64
+	SeedCommitment  string
+}
+
+// CreateEvent creates an event: its EventConfig and, for FIRST_COME, its
+// EventCapacity, atomically. ErrEventExists if the id is taken.
+func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, error) {
+	now := s.now()
+	cfg := &EventConfig{EventID: in.EventID, EventType: in.EventType, Title: in.Title, Status: EventOpen, CreatedAt: now, UpdatedAt: now}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidEvent}, args...)...)
+	}
+	if !ValidID(in.EventID) {
+		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
+	}
+	if len(in.Title) > 200 {
+		return nil, bad("title longer than 200 bytes")
+	}
+	switch in.EventType {
+	case FirstCome:
+		if in.Capacity < 1 || in.Capacity > MaxCapacity {
+			return nil, bad("capacity must be 1..%d", MaxCapacity)
+		}
+		if in.LotteryCutoffAt != 0 || in.Winners != 0 || in.AnnouncedAt != 0 || in.SeedCommitment != "" {
+			return nil, bad("lottery settings on a FIRST_COME event")
+		}
+		if in.ClosesAt != 0 && in.ClosesAt <= max(in.OpensAt, now) {
+			return nil, bad("closesAt must be after opensAt and now")
+		}
+		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt = in.Capacity, in.OpensAt, in.ClosesAt
+	case Lottery:
+		if in.Capacity != 0 || in.ClosesAt != 0 {
+			return nil, bad("capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
+		}
+		if in.LotteryCutoffAt <= now {
+			return nil, bad("lotteryCutoffAt must be in the future")
+		}
+		if in.Winners < 1 || in.Winners > MaxWinners {
+			return nil, bad("winners must be 1..%d", MaxWinners)
+		}
+		if in.OpensAt != 0 && in.OpensAt >= in.LotteryCutoffAt {
+			return nil, bad("opensAt must be before lotteryCutoffAt")
+		}
+		if in.AnnouncedAt == 0 {
+			in.AnnouncedAt = in.LotteryCutoffAt
+		}
+		if in.AnnouncedAt < in.LotteryCutoffAt {
+			return nil, bad("announcedAt must not be before lotteryCutoffAt")
+		}
+		cfg.OpensAt, cfg.LotteryCutoffAt, cfg.Winners, cfg.AnnouncedAt = in.OpensAt, in.LotteryCutoffAt, in.Winners, in.AnnouncedAt
+		if in.SeedCommitment != "" {
+			if b, err := hex.DecodeString(in.SeedCommitment); err != nil || len(b) != 32 {
+				return nil, bad("seedCommitment must be 64 hex digits (SHA-256)")
+			}
+			cfg.SeedCommitment = in.SeedCommitment
+		} else {
+			cfg.Seed, cfg.SeedCommitment = NewSeed()
+		}
+	default:
+		return nil, bad("eventType must be FIRST_COME or LOTTERY")
+	}
+	if err := s.store.CreateEvent(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// GetEvent reads an event's config (strongly consistent). Callers showing
+// it must hide Seed until it is revealed (EventConfig.RevealedSeed).
+func (s *Service) GetEvent(ctx context.Context, eventID string) (*EventConfig, error) {
+	if !ValidID(eventID) {
+		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
+	}
+	return s.store.GetEvent(ctx, eventID, true)
+}

@@ -1,0 +1,124 @@
+package asyncevent_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+var ctx = context.Background()
+
+func firstCome(t *testing.T, env *asynceventtest.Env, id string, capacity int64) *asyncevent.EventConfig {
+	t.Helper()
+	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
+		ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func participate(t testing.TB, svc *asyncevent.Service, eventID, userID string) asyncevent.Participation {
+	t.Helper()
+	p, err := svc.Participate(ctx, eventID, userID)
+	if err != nil {
+		t.Fatalf("participate %s/%s: %v", eventID, userID, err)
+	}
+	return p
+}
+
+// waitTerminal waits until every request is terminal.
+func waitTerminal(t *testing.T, env *asynceventtest.Env, ids []string, timeout time.Duration) []*asyncevent.Request {
+	t.Helper()
+	out := make([]*asyncevent.Request, len(ids))
+	asynceventtest.Eventually(t, timeout, fmt.Sprintf("%d requests to finish", len(ids)), func() (bool, error) {
+		for i, id := range ids {
+			if out[i] != nil && out[i].Status.Terminal() {
+				continue
+			}
+			r, err := env.Store.GetRequest(ctx, id)
+			if err != nil {
+				return false, err
+			}
+			out[i] = r
+			if !r.Status.Terminal() {
+				return false, fmt.Errorf("%s is %s", id, r.Status)
+			}
+		}
+		return true, nil
+	})
+	return out
+}
+
+// rawItem reads an item as stored.
+func rawItem(t *testing.T, env *asynceventtest.Env, pk, sk string) ddb.Item {
+	t.Helper()
+	it, err := env.DDB.Table.GetStrong(ctx, ddb.Key{PK: pk, SK: sk})
+	if err != nil {
+		t.Fatalf("get %s / %s: %v", pk, sk, err)
+	}
+	return it
+}
+
+func str(it ddb.Item, a string) string {
+	if s, ok := it[a].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func num(it ddb.Item, a string) string {
+	if n, ok := it[a].(*types.AttributeValueMemberN); ok {
+		return n.Value
+	}
+	return ""
+}
+
+// countItems scans the table for items of an entity type.
+func countItems(t *testing.T, env *asynceventtest.Env, entityType string) int {
+	t.Helper()
+	n := 0
+	p := dynamodb.NewScanPaginator(env.DDB.Client, &dynamodb.ScanInput{
+		TableName:                 aws.String(env.DDB.Table.Name()),
+		FilterExpression:          aws.String("entityType = :t"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: entityType}},
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(out.Items)
+	}
+	return n
+}
+
+// checkLogs checks that a request's StatusLog is a chain of declared
+// transitions from RECEIVED ending at its current status.
+func checkLogs(t *testing.T, env *asynceventtest.Env, r *asyncevent.Request) {
+	t.Helper()
+	logs, err := env.Store.Logs(ctx, r.RequestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) == 0 || logs[0].ToStatus != asyncevent.StatusReceived || logs[0].FromStatus != "" {
+		t.Fatalf("%s: log does not start with → RECEIVED: %+v", r.RequestID, logs)
+	}
+	for i := 1; i < len(logs); i++ {
+		if logs[i].FromStatus != logs[i-1].ToStatus || !logs[i].FromStatus.CanMoveTo(logs[i].ToStatus) {
+			t.Fatalf("%s: log breaks at %d: %s → %s after → %s", r.RequestID, i, logs[i].FromStatus, logs[i].ToStatus, logs[i-1].ToStatus)
+		}
+	}
+	if last := logs[len(logs)-1]; last.ToStatus != r.Status {
+		t.Fatalf("%s: log ends at %s, request is %s", r.RequestID, last.ToStatus, r.Status)
+	}
+}

@@ -1,0 +1,219 @@
+package asyncevent_test
+
+import (
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+)
+
+// A new participation costs exactly 3 AWS calls (once the event config is
+// cached) and a duplicate 1; the items are as the seeds say.
+func TestParticipateCallsAndItems(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	cfg := firstCome(t, env, "ev1", 10)
+	participate(t, env.Service, "ev1", "warm-up") // loads the EventConfig into the cache
+
+	env.Calls.Reset()
+	before := time.Now().UnixMilli()
+	p := participate(t, env.Service, "ev1", "u1")
+	if got := env.Calls.Total(); got != 3 || env.Calls.Count("DynamoDB.TransactWriteItems") != 2 || env.Calls.Count("SQS.SendMessage") != 1 {
+		t.Fatalf("new participation made %d calls (%s), want 3: TransactWriteItems×2 + SendMessage", got, env.Calls)
+	}
+	if p.IsDuplicate || !asyncevent.ValidID(p.RequestID) {
+		t.Fatalf("participation %+v", p)
+	}
+	env.Calls.Reset()
+	d := participate(t, env.Service, "ev1", "u1")
+	if got := env.Calls.Total(); got != 1 || env.Calls.Count("DynamoDB.TransactWriteItems") != 1 {
+		t.Fatalf("duplicate made %d calls (%s), want 1 TransactWriteItems", got, env.Calls)
+	}
+	if !d.IsDuplicate || d.RequestID != p.RequestID {
+		t.Fatalf("duplicate %+v, want requestId %s", d, p.RequestID)
+	}
+
+	r := env.Request(t, p.RequestID)
+	if r.Status != asyncevent.StatusQueued || r.QueuedAt < before || r.RequestedAt < before || r.UIResult != asyncevent.ResultPending ||
+		r.IdempotencyKey != "IDEMP#ev1#u1" || r.EventType != asyncevent.FirstCome || r.UserID != "u1" {
+		t.Fatalf("request %+v", r)
+	}
+	item := rawItem(t, env, "REQ#"+p.RequestID, "META")
+	qat := "QAT#" + strconv.FormatInt(r.QueuedAt, 10) + "#REQ#" + p.RequestID
+	for a, want := range map[string]string{"GSI1PK": "USER#u1", "GSI1SK": qat, "GSI2PK": "EVENT#ev1", "GSI2SK": qat, "entityType": "REQUEST"} {
+		if got := str(item, a); got != want {
+			t.Errorf("request %s = %q, want %q", a, got, want)
+		}
+	}
+	if ttl, want := num(item, "ttl"), strconv.FormatInt((r.RequestedAt+asyncevent.RequestTTL.Milliseconds())/1000, 10); ttl != want {
+		t.Errorf("request ttl %s, want %s (90 d)", ttl, want)
+	}
+	lock := rawItem(t, env, "IDEMP#ev1#u1", "LOCK")
+	if str(lock, "requestId") != p.RequestID || str(lock, "entityType") != "IDEMPOTENCY" || lock["GSI1PK"] != nil {
+		t.Errorf("lock %v", lock)
+	}
+	if ttl, want := num(lock, "ttl"), strconv.FormatInt((cfg.ClosesAt+asyncevent.LockTTLAfter.Milliseconds())/1000, 10); ttl != want {
+		t.Errorf("lock ttl %s, want %s (event end + 7 d)", ttl, want)
+	}
+	logs, err := env.Store.Logs(ctx, p.RequestID)
+	if err != nil || len(logs) != 2 || logs[0].ToStatus != asyncevent.StatusReceived || logs[1].FromStatus != asyncevent.StatusReceived ||
+		logs[1].ToStatus != asyncevent.StatusQueued || logs[1].OccurredAt != r.QueuedAt {
+		t.Fatalf("logs %+v %v", logs, err)
+	}
+	logItem := rawItem(t, env, "REQ#"+p.RequestID, "LOG#"+strconv.FormatInt(r.QueuedAt, 10)+"#QUEUED")
+	if ttl, want := num(logItem, "ttl"), strconv.FormatInt((r.QueuedAt+asyncevent.LogTTL.Milliseconds())/1000, 10); ttl != want || logItem["GSI2PK"] != nil {
+		t.Errorf("log ttl %s, want %s (30 d); item %v", ttl, want, logItem)
+	}
+	if n, err := env.Queue.Depth(ctx); err != nil || n != 2 {
+		t.Fatalf("queue depth %d %v, want 2", n, err)
+	}
+	mine, err := env.Service.MyRequests(ctx, "u1", 20, "")
+	if err != nil || len(mine.Requests) != 1 || mine.Requests[0].RequestID != p.RequestID {
+		t.Fatalf("my requests %+v %v", mine, err)
+	}
+}
+
+// 50 concurrent clicks from one user: one requestId, one Request item, one
+// message.
+func TestDuplicateClicks(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 10)
+	var wg sync.WaitGroup
+	results := make([]asyncevent.Participation, 50)
+	errs := make([]error, 50)
+	start := make(chan struct{})
+	for i := range results {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = env.Service.Participate(ctx, "ev", "clicker")
+		})
+	}
+	close(start)
+	wg.Wait()
+	ids := map[string]int{}
+	dups := 0
+	for i, p := range results {
+		if errs[i] != nil {
+			t.Fatalf("click %d: %v", i, errs[i])
+		}
+		ids[p.RequestID]++
+		if p.IsDuplicate {
+			dups++
+		}
+	}
+	if len(ids) != 1 || dups != 49 {
+		t.Fatalf("%d distinct requestIds, %d duplicates; want 1 and 49", len(ids), dups)
+	}
+	if n := countItems(t, env, "REQUEST"); n != 1 {
+		t.Fatalf("%d Request items, want 1", n)
+	}
+	if n, err := env.Queue.Depth(ctx); err != nil || n != 1 {
+		t.Fatalf("queue depth %d %v, want 1 message", n, err)
+	}
+}
+
+// Unknown, not-yet-open and closed events are refused before anything is
+// written.
+func TestParticipateRefusesClosedEvents(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	now := time.Now()
+	mk := func(in asyncevent.NewEvent) {
+		if _, err := env.Service.CreateEvent(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(asyncevent.NewEvent{EventID: "later", EventType: asyncevent.FirstCome, Capacity: 1, OpensAt: now.Add(time.Hour).UnixMilli()})
+	mk(asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1, LotteryCutoffAt: now.Add(time.Hour).UnixMilli()})
+	mk(asyncevent.NewEvent{EventID: "fc", EventType: asyncevent.FirstCome, Capacity: 1, ClosesAt: now.Add(time.Hour).UnixMilli()})
+	future := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	env.Calls.Reset()
+	for _, c := range []struct {
+		svc     *asyncevent.Service
+		eventID string
+		want    error
+	}{
+		{env.Service, "nope", asyncevent.ErrEventNotFound},
+		{env.Service, "later", asyncevent.ErrEventNotOpen},
+		{future, "lot", asyncevent.ErrLotteryClosed},
+		{future, "fc", asyncevent.ErrEventClosed},
+		{env.Service, "bad#id", asyncevent.ErrInvalidID},
+	} {
+		if _, err := c.svc.Participate(ctx, c.eventID, "u1"); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.eventID, err, c.want)
+		}
+	}
+	if n := env.Calls.Count("DynamoDB.TransactWriteItems") + env.Calls.Count("SQS"); n != 0 {
+		t.Fatalf("refused participations wrote: %s", env.Calls)
+	}
+}
+
+// If the enqueue fails the request is FAILED_FINAL / FAILED_INGEST_ENQUEUE,
+// its id is still returned, and the lock is kept.
+func TestEnqueueFailure(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 10)
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	p := participate(t, env.Service, "ev", "u1")
+	env.SQS.SetSendFault(nil)
+	r := env.Request(t, p.RequestID)
+	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue || r.ErrorCode != "FAILED_INGEST_ENQUEUE" ||
+		r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 || r.ErrorMessage == "" || len(r.ErrorMessage) > asyncevent.MaxErrorMessage {
+		t.Fatalf("request %+v", r)
+	}
+	checkLogs(t, env, r)
+	again := participate(t, env.Service, "ev", "u1")
+	if !again.IsDuplicate || again.RequestID != p.RequestID {
+		t.Fatalf("after enqueue failure: %+v, want the kept lock's id", again)
+	}
+	if n, _ := env.Queue.Depth(ctx); n != 0 {
+		t.Fatalf("queue depth %d", n)
+	}
+}
+
+// Ingest dying after the send and before RECEIVED → QUEUED: the worker
+// still completes the request, taking queuedAt from the message.
+func TestIngestDiesAfterSend(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 1)
+	var n int
+	var mu sync.Mutex
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == 2 { // the QUEUED transition
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	p := participate(t, env.Service, "ev", "u1")
+	env.Dynamo.SetTxFault(nil)
+	if r := env.Request(t, p.RequestID); r.Status != asyncevent.StatusReceived || r.QueuedAt != 0 {
+		t.Fatalf("after the simulated crash: %+v", r)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	r := waitTerminal(t, env, []string{p.RequestID}, 20*time.Second)[0]
+	if r.Status != asyncevent.StatusSucceeded || r.QueuedAt == 0 || r.StartedAt < r.QueuedAt {
+		t.Fatalf("request %+v", r)
+	}
+	checkLogs(t, env, r)
+	page, err := env.Service.EventRequests(ctx, "ev", "", 10, "")
+	if err != nil || len(page.Requests) != 1 {
+		t.Fatalf("GSI2 lists %d (%v), want the request", len(page.Requests), err)
+	}
+	item := rawItem(t, env, "REQ#"+p.RequestID, "META")
+	if str(item, "GSI2SK") != dynamostore.QueuedSortKey(r.QueuedAt, r.RequestID) {
+		t.Fatalf("GSI2SK %q", str(item, "GSI2SK"))
+	}
+}

@@ -1,0 +1,122 @@
+package asyncevent
+
+import (
+	"context"
+	"iter"
+)
+
+// Store is the persistence the domain needs. dynamostore implements it on
+// DynamoDB. Conditional failures are domain errors (*StateError,
+// *EventStateError, ErrCapacityExhausted, ...); anything else is an
+// infrastructure error, which the worker treats as retryable.
+type Store interface {
+	// CreateEvent writes the EventConfig and, for FIRST_COME, the
+	// EventCapacity atomically. ErrEventExists if the event exists.
+	CreateEvent(ctx context.Context, cfg *EventConfig) error
+	// GetEvent reads an EventConfig (strong: a strongly consistent read).
+	// ErrEventNotFound if missing.
+	GetEvent(ctx context.Context, eventID string, strong bool) (*EventConfig, error)
+	// GetCapacity reads an EventCapacity. ErrEventNotFound if missing.
+	GetCapacity(ctx context.Context, eventID string) (*Capacity, error)
+	// MoveEvent moves an event from → to, applying set (attribute → value),
+	// conditionally. *EventStateError if the event is not in from.
+	MoveEvent(ctx context.Context, eventID string, from, to EventStatus, set map[string]any) error
+
+	// CreateRequest writes the IdempotencyLock and the Request (RECEIVED),
+	// with its first StatusLog, in one transaction. If the lock exists it
+	// writes nothing and returns the stored requestId with dup true.
+	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
+	// Transition applies t atomically (see Transition).
+	Transition(ctx context.Context, t *Transition) error
+	// SetPhase changes a PROCESSING request's uiPhase from → to.
+	// *StateError if it is not PROCESSING in phase from.
+	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
+	// RecordAttempt notes a retryable failure on a request that is not
+	// terminal: attempts, last error code, message and time.
+	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
+
+	// GetRequest reads a request. ErrRequestNotFound if missing.
+	GetRequest(ctx context.Context, requestID string) (*Request, error)
+	// UserRequests pages through a user's requests, newest queuedAt first
+	// (GSI1). ErrCursor for a bad cursor.
+	UserRequests(ctx context.Context, userID string, limit int, cursor string) ([]*Request, string, error)
+	// EventRequests pages through an event's requests, newest queuedAt
+	// first (GSI2), keeping only status when it is not "".
+	EventRequests(ctx context.Context, eventID string, status Status, limit int, cursor string) ([]*Request, string, error)
+	// AllEventRequests iterates over all of an event's queued requests in
+	// queuedAt order (GSI2, oldest first).
+	AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*Request, error]
+	// Logs lists a request's StatusLog items, oldest first.
+	Logs(ctx context.Context, requestID string) ([]*StatusLog, error)
+}
+
+// Transition is one conditional status change of a request, applied
+// atomically with its StatusLog and any guards.
+type Transition struct {
+	RequestID string
+	EventID   string
+	UserID    string
+	From      []Status
+	To        Status
+	At        int64 // epoch millis: the StatusLog's occurredAt
+	Message   string
+
+	// QueuedAt, when non-zero, records the enqueue time and the GSI1/GSI2
+	// keys QAT#<queuedAt>#REQ#<requestId>. With KeepQueuedAt, an existing
+	// queuedAt (and its keys) is kept.
+	QueuedAt     int64
+	KeepQueuedAt bool
+
+	// Fields set with the transition (zero values are not written).
+	StartedAt    int64
+	FinishedAt   int64
+	UIPhase      UIPhase
+	UIResult     UIResult
+	ResultCode   ResultCode
+	FailureClass FailureClass
+	ErrorCode    string
+	ErrorMessage string
+	Attempts     int
+	Ticket       string
+	Rank         int
+	// RequirePhase, when set, makes the transition conditional on the
+	// request's uiPhase.
+	RequirePhase UIPhase
+
+	// TakeSeat decrements the event's capacityRemaining (only if it stays
+	// ≥ 0) in the same transaction: ErrCapacityExhausted if none is left,
+	// ErrEventNotFound if the event has no capacity item.
+	TakeSeat bool
+	// RequireSoldOut adds the condition capacityRemaining ≤ 0:
+	// ErrCapacityLeft if seats remain.
+	RequireSoldOut bool
+	// RequireEventOpen adds the condition that the EventConfig is OPEN:
+	// *EventStateError otherwise.
+	RequireEventOpen bool
+}
+
+// Queue sends participation messages. sqsqueue implements it.
+type Queue interface {
+	Send(ctx context.Context, body string) error
+}
+
+// DeadLetters is the admin's view of the dead-letter queue. sqsqueue
+// implements it.
+type DeadLetters interface {
+	// Depths returns the approximate number of messages in the main queue
+	// and in the DLQ.
+	Depths(ctx context.Context) (main, dlq int, err error)
+	// PeekDead returns up to max DLQ messages without consuming them.
+	PeekDead(ctx context.Context, max int) ([]DeadLetter, error)
+	// Redrive moves every DLQ message back to the main queue, returning a
+	// handle of the move.
+	Redrive(ctx context.Context) (string, error)
+}
+
+// DeadLetter is one message in the DLQ.
+type DeadLetter struct {
+	MessageID    string
+	Body         string
+	ReceiveCount int
+	SentAt       int64
+}

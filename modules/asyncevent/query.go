@@ -1,0 +1,123 @@
+package asyncevent
+
+import (
+	"context"
+	"fmt"
+)
+
+// Caller is who asks: the verified user id and whether they are an admin.
+type Caller struct {
+	UserID string
+	Admin  bool
+}
+
+// GetRequest returns a request to its owner or an admin. To anyone else it
+// is ErrRequestNotFound, so request ids cannot be probed.
+func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*Request, error) {
+	if !ValidID(requestID) {
+		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
+	}
+	r, err := s.store.GetRequest(ctx, requestID)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Admin && r.UserID != c.UserID {
+		return nil, ErrRequestNotFound
+	}
+	return r, nil
+}
+
+// Page is one page of requests; Cursor is empty on the last page.
+type Page struct {
+	Requests []*Request
+	Cursor   string
+}
+
+// MaxLimit bounds page sizes.
+const MaxLimit = 100
+
+func checkLimit(limit int) error {
+	if limit < 1 || limit > MaxLimit {
+		return fmt.Errorf("%w: limit must be 1..%d", ErrInvalidEvent, MaxLimit)
+	}
+	return nil
+}
+
+// MyRequests lists a user's requests, newest first (GSI1). Requests appear
+// once they are queued.
+func (s *Service) MyRequests(ctx context.Context, userID string, limit int, cursor string) (Page, error) {
+	if err := checkLimit(limit); err != nil {
+		return Page{}, err
+	}
+	rs, next, err := s.store.UserRequests(ctx, userID, limit, cursor)
+	return Page{Requests: rs, Cursor: next}, err
+}
+
+// EventRequests lists an event's requests, newest first (GSI2), keeping
+// only status when it is not "" (filtered on the server, as the seed says).
+func (s *Service) EventRequests(ctx context.Context, eventID string, status Status, limit int, cursor string) (Page, error) {
+	if !ValidID(eventID) {
+		return Page{}, fmt.Errorf("%w: eventId", ErrInvalidID)
+	}
+	if err := checkLimit(limit); err != nil {
+		return Page{}, err
+	}
+	rs, next, err := s.store.EventRequests(ctx, eventID, status, limit, cursor)
+	return Page{Requests: rs, Cursor: next}, err
+}
+
+// Logs returns a request's status log, oldest first.
+func (s *Service) Logs(ctx context.Context, requestID string) ([]*StatusLog, error) {
+	if !ValidID(requestID) {
+		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
+	}
+	logs, err := s.store.Logs(ctx, requestID)
+	if err == nil && len(logs) == 0 {
+		return nil, ErrRequestNotFound
+	}
+	return logs, err
+}
+
+// Stats are an event's counts, computed on the server from GSI2.
+type Stats struct {
+	EventID   string
+	EventType EventType
+	// Total counts the queued requests (those in GSI2).
+	Total        int
+	ByStatus     map[Status]int
+	ByResultCode map[ResultCode]int
+	// FIRST_COME capacity; InvariantOK says capacityTotal −
+	// capacityRemaining == #SUCCEEDED.
+	CapacityTotal     int64
+	CapacityRemaining int64
+	InvariantOK       bool
+}
+
+// EventStats counts an event's requests by status and result code and, for
+// FIRST_COME, checks capacityTotal − capacityRemaining == #SUCCEEDED.
+func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error) {
+	cfg, err := s.GetEvent(ctx, eventID)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
+	for r, err := range s.store.AllEventRequests(ctx, eventID) {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		st.Total++
+		st.ByStatus[r.Status]++
+		if r.ResultCode != "" {
+			st.ByResultCode[r.ResultCode]++
+		}
+	}
+	if cfg.EventType == FirstCome {
+		c, err := s.store.GetCapacity(ctx, eventID)
+		if err != nil {
+			return nil, err
+		}
+		st.CapacityTotal, st.CapacityRemaining = c.CapacityTotal, c.CapacityRemaining
+		st.InvariantOK = c.CapacityTotal-c.CapacityRemaining == int64(st.ByStatus[StatusSucceeded])
+	}
+	return st, nil
+}

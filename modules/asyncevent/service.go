@@ -1,0 +1,130 @@
+package asyncevent
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Config tunes a Service. The zero value works.
+type Config struct {
+	// EventCacheTTL is how long an EventConfig read is reused in process
+	// (default 2 s; negative disables the cache).
+	EventCacheTTL time.Duration
+	// DrawGrace is how long after the lottery cutoff a draw may start
+	// (default 5 s), so that entries accepted just before the cutoff are
+	// queued before the draw looks for pending ones.
+	DrawGrace time.Duration
+	// DrawConcurrency bounds the draw's parallel writes (default 16).
+	DrawConcurrency int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives warnings (default slog.Default()).
+	Log *slog.Logger
+}
+
+// Service is the AsyncEvent domain logic. It is safe for concurrent use.
+type Service struct {
+	store Store
+	queue Queue
+	dlq   DeadLetters
+	cfg   Config
+
+	mu      sync.Mutex
+	events  map[string]cachedEvent
+	soldOut map[string]bool
+}
+
+type cachedEvent struct {
+	cfg     *EventConfig
+	expires time.Time
+}
+
+// New returns a Service. queue may be nil for a service that only reads or
+// processes; dlq may be nil when the DLQ endpoints are not offered.
+func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
+	if cfg.EventCacheTTL == 0 {
+		cfg.EventCacheTTL = 2 * time.Second
+	}
+	if cfg.DrawGrace == 0 {
+		cfg.DrawGrace = 5 * time.Second
+	}
+	if cfg.DrawConcurrency <= 0 {
+		cfg.DrawConcurrency = 16
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Service{store: store, queue: queue, dlq: dlq, cfg: cfg, events: map[string]cachedEvent{}, soldOut: map[string]bool{}}
+}
+
+func (s *Service) now() int64 { return s.cfg.Now().UnixMilli() }
+
+// event returns the EventConfig, from the in-process cache when fresh.
+func (s *Service) event(ctx context.Context, eventID string) (*EventConfig, error) {
+	if s.cfg.EventCacheTTL > 0 {
+		s.mu.Lock()
+		c, ok := s.events[eventID]
+		s.mu.Unlock()
+		if ok && time.Now().Before(c.expires) {
+			return c.cfg, nil
+		}
+	}
+	cfg, err := s.store.GetEvent(ctx, eventID, false)
+	if err != nil {
+		return nil, err
+	}
+	s.cacheEvent(cfg)
+	return cfg, nil
+}
+
+func (s *Service) cacheEvent(cfg *EventConfig) {
+	if s.cfg.EventCacheTTL <= 0 {
+		return
+	}
+	s.mu.Lock()
+	if len(s.events) > 10000 { // bound memory: drop everything, it refills
+		clear(s.events)
+	}
+	s.events[cfg.EventID] = cachedEvent{cfg: cfg, expires: time.Now().Add(s.cfg.EventCacheTTL)}
+	s.mu.Unlock()
+}
+
+func (s *Service) forgetEvent(eventID string) {
+	s.mu.Lock()
+	delete(s.events, eventID)
+	s.mu.Unlock()
+}
+
+func (s *Service) isSoldOut(eventID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.soldOut[eventID]
+}
+
+func (s *Service) setSoldOut(eventID string, v bool) {
+	s.mu.Lock()
+	if v {
+		s.soldOut[eventID] = true
+	} else {
+		delete(s.soldOut, eventID)
+	}
+	s.mu.Unlock()
+}
+
+var entropy = ulid.Monotonic(rand.Reader, 0)
+var entropyMu sync.Mutex
+
+// newID returns a new ULID: 26 characters, sortable by creation time.
+func newID(now int64) string {
+	entropyMu.Lock()
+	defer entropyMu.Unlock()
+	return ulid.MustNew(uint64(now), entropy).String()
+}

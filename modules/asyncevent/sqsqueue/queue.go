@@ -1,0 +1,280 @@
+// Package sqsqueue is the AsyncEvent participation queue on SQS: the main
+// queue, its dead-letter queue (RedrivePolicy with a configurable
+// maxReceiveCount), send, batch receive with long polling, batch delete,
+// depths, a non-consuming DLQ peek and the redrive (StartMessageMoveTask).
+//
+// Queue implements asyncevent.Queue, asyncevent.DeadLetters and
+// consumer.Source.
+package sqsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+)
+
+// DefaultName is the default main queue name; the DLQ is <name>-dlq.
+const DefaultName = "asyncevent-participations"
+
+// DefaultMaxReceives is the default RedrivePolicy maxReceiveCount.
+const DefaultMaxReceives = 3
+
+// Client is the subset of *sqs.Client the queue uses. Wrap it to count
+// calls or inject faults.
+type Client interface {
+	CreateQueue(ctx context.Context, in *sqs.CreateQueueInput, opts ...func(*sqs.Options)) (*sqs.CreateQueueOutput, error)
+	GetQueueUrl(ctx context.Context, in *sqs.GetQueueUrlInput, opts ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error)
+	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
+	SetQueueAttributes(ctx context.Context, in *sqs.SetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.SetQueueAttributesOutput, error)
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
+	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
+	StartMessageMoveTask(ctx context.Context, in *sqs.StartMessageMoveTaskInput, opts ...func(*sqs.Options)) (*sqs.StartMessageMoveTaskOutput, error)
+}
+
+var _ Client = (*sqs.Client)(nil)
+
+// Config names the queue and, for Ensure, its settings.
+type Config struct {
+	// Name is the main queue's name (default DefaultName); the DLQ is
+	// Name + "-dlq".
+	Name string
+	// MaxReceives is the RedrivePolicy maxReceiveCount (default 3).
+	MaxReceives int
+	// Visibility is the main queue's default visibility timeout (default
+	// 30 s); receivers may pass their own.
+	Visibility time.Duration
+	// Ensure creates the queues (DLQ first) if they are missing, and sets
+	// the RedrivePolicy. Without it the queues must exist.
+	Ensure bool
+}
+
+// Queue is an opened main queue with its DLQ.
+type Queue struct {
+	client                   Client
+	cfg                      Config
+	url, arn, dlqURL, dlqARN string
+}
+
+var (
+	_ asyncevent.Queue       = (*Queue)(nil)
+	_ asyncevent.DeadLetters = (*Queue)(nil)
+	_ consumer.Source        = (*Queue)(nil)
+)
+
+// Open resolves (and with cfg.Ensure creates) the queue and its DLQ.
+func Open(ctx context.Context, client Client, cfg Config) (*Queue, error) {
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.MaxReceives <= 0 {
+		cfg.MaxReceives = DefaultMaxReceives
+	}
+	if cfg.Visibility <= 0 {
+		cfg.Visibility = 30 * time.Second
+	}
+	q := &Queue{client: client, cfg: cfg}
+	var err error
+	if q.dlqURL, err = q.resolve(ctx, cfg.Name+"-dlq", map[string]string{"MessageRetentionPeriod": "1209600"}); err != nil {
+		return nil, err
+	}
+	if q.dlqARN, err = q.queueARN(ctx, q.dlqURL); err != nil {
+		return nil, err
+	}
+	policy, _ := json.Marshal(map[string]string{"deadLetterTargetArn": q.dlqARN, "maxReceiveCount": strconv.Itoa(cfg.MaxReceives)})
+	attrs := map[string]string{
+		"RedrivePolicy":     string(policy),
+		"VisibilityTimeout": strconv.Itoa(int(cfg.Visibility / time.Second)),
+	}
+	if q.url, err = q.resolve(ctx, cfg.Name, attrs); err != nil {
+		return nil, err
+	}
+	if q.arn, err = q.queueARN(ctx, q.url); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// resolve returns a queue's URL, creating it (or updating its attributes)
+// when ensuring.
+func (q *Queue) resolve(ctx context.Context, name string, attrs map[string]string) (string, error) {
+	if !q.cfg.Ensure {
+		out, err := q.client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+		if err != nil {
+			return "", fmt.Errorf("sqsqueue: queue %s: %w (create it, or run with the setup option)", name, err)
+		}
+		return aws.ToString(out.QueueUrl), nil
+	}
+	out, err := q.client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err == nil {
+		return aws.ToString(out.QueueUrl), nil
+	}
+	var exists *types.QueueNameExists
+	if !errors.As(err, &exists) {
+		return "", fmt.Errorf("sqsqueue: create queue %s: %w", name, err)
+	}
+	// It exists with other attributes: bring them in line.
+	got, gerr := q.client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	if gerr != nil {
+		return "", fmt.Errorf("sqsqueue: queue %s: %w", name, gerr)
+	}
+	url := aws.ToString(got.QueueUrl)
+	if _, err := q.client.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url), Attributes: attrs}); err != nil {
+		return "", fmt.Errorf("sqsqueue: set attributes of %s: %w", name, err)
+	}
+	return url, nil
+}
+
+func (q *Queue) queueARN(ctx context.Context, url string) (string, error) {
+	out, err := q.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},
+	})
+	if err != nil {
+		return "", fmt.Errorf("sqsqueue: attributes of %s: %w", url, err)
+	}
+	return out.Attributes[string(types.QueueAttributeNameQueueArn)], nil
+}
+
+// URL returns the main queue's URL.
+func (q *Queue) URL() string { return q.url }
+
+// DLQURL returns the dead-letter queue's URL.
+func (q *Queue) DLQURL() string { return q.dlqURL }
+
+// Send implements asyncevent.Queue: one SendMessage.
+func (q *Queue) Send(ctx context.Context, body string) error {
+	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.url), MessageBody: aws.String(body)})
+	if err != nil {
+		return fmt.Errorf("sqsqueue: send: %w", err)
+	}
+	return nil
+}
+
+// Receive implements consumer.Source on the main queue.
+func (q *Queue) Receive(ctx context.Context, n int, wait, visibility time.Duration) ([]consumer.Message, error) {
+	return q.receive(ctx, q.url, n, wait, visibility)
+}
+
+func (q *Queue) receive(ctx context.Context, url string, n int, wait, visibility time.Duration) ([]consumer.Message, error) {
+	out, err := q.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		QueueUrl:            aws.String(url),
+		MaxNumberOfMessages: int32(min(max(n, 1), 10)),
+		WaitTimeSeconds:     int32(wait / time.Second),
+		VisibilityTimeout:   int32(visibility / time.Second),
+		// Both fields: local-aws-sqs honours only the deprecated one.
+		AttributeNames:              []types.QueueAttributeName{"All"},
+		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqsqueue: receive: %w", err)
+	}
+	msgs := make([]consumer.Message, 0, len(out.Messages))
+	for _, m := range out.Messages {
+		cm := consumer.Message{ID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), ReceiptHandle: aws.ToString(m.ReceiptHandle)}
+		cm.ReceiveCount, _ = strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+		if ms, err := strconv.ParseInt(m.Attributes["SentTimestamp"], 10, 64); err == nil {
+			cm.SentAt = time.UnixMilli(ms)
+		}
+		msgs = append(msgs, cm)
+	}
+	return msgs, nil
+}
+
+// Delete implements consumer.Source: one DeleteMessageBatch of up to 10.
+func (q *Queue) Delete(ctx context.Context, handles []string) error {
+	if len(handles) == 0 {
+		return nil
+	}
+	entries := make([]types.DeleteMessageBatchRequestEntry, len(handles))
+	for i, h := range handles {
+		entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(h)}
+	}
+	out, err := q.client.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
+	if err != nil {
+		return fmt.Errorf("sqsqueue: delete batch: %w", err)
+	}
+	if len(out.Failed) > 0 {
+		return fmt.Errorf("sqsqueue: delete batch: %d of %d failed (first: %s)", len(out.Failed), len(handles), aws.ToString(out.Failed[0].Message))
+	}
+	return nil
+}
+
+// Depths implements asyncevent.DeadLetters: ApproximateNumberOfMessages of
+// the main queue and the DLQ. (AWS counts visible messages only;
+// local-aws-sqs also counts in-flight ones.)
+func (q *Queue) Depths(ctx context.Context) (int, int, error) {
+	main, err := q.depth(ctx, q.url)
+	if err != nil {
+		return 0, 0, err
+	}
+	dead, err := q.depth(ctx, q.dlqURL)
+	return main, dead, err
+}
+
+// Depth returns the main queue's ApproximateNumberOfMessages.
+func (q *Queue) Depth(ctx context.Context) (int, error) { return q.depth(ctx, q.url) }
+
+// DeadDepth returns the DLQ's ApproximateNumberOfMessages.
+func (q *Queue) DeadDepth(ctx context.Context) (int, error) { return q.depth(ctx, q.dlqURL) }
+
+func (q *Queue) depth(ctx context.Context, url string) (int, error) {
+	out, err := q.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqsqueue: depth of %s: %w", url, err)
+	}
+	n, _ := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)])
+	return n, nil
+}
+
+// PeekDead implements asyncevent.DeadLetters: it receives DLQ messages with
+// a zero visibility timeout, so they stay available, and de-duplicates
+// them.
+func (q *Queue) PeekDead(ctx context.Context, max int) ([]asyncevent.DeadLetter, error) {
+	seen := map[string]bool{}
+	var out []asyncevent.DeadLetter
+	for range 5 {
+		ms, err := q.receive(ctx, q.dlqURL, 10, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		fresh := 0
+		for _, m := range ms {
+			if seen[m.ID] || len(out) >= max {
+				continue
+			}
+			seen[m.ID] = true
+			fresh++
+			out = append(out, asyncevent.DeadLetter{MessageID: m.ID, Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt.UnixMilli()})
+		}
+		if fresh == 0 || len(out) >= max {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Redrive implements asyncevent.DeadLetters with StartMessageMoveTask from
+// the DLQ back to the main queue. The move runs asynchronously; the
+// returned task handle identifies it.
+func (q *Queue) Redrive(ctx context.Context) (string, error) {
+	out, err := q.client.StartMessageMoveTask(ctx, &sqs.StartMessageMoveTaskInput{
+		SourceArn: aws.String(q.dlqARN), DestinationArn: aws.String(q.arn),
+	})
+	if err != nil {
+		return "", fmt.Errorf("sqsqueue: redrive: %w", err)
+	}
+	return aws.ToString(out.TaskHandle), nil
+}

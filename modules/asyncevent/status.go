@@ -1,0 +1,126 @@
+package asyncevent
+
+import "github.com/pacerhq/pacer/sdk/ddb"
+
+// Status is a Request's backend status (seed: fixed).
+type Status string
+
+// The request statuses.
+const (
+	StatusReceived    Status = "RECEIVED"
+	StatusQueued      Status = "QUEUED"
+	StatusProcessing  Status = "PROCESSING"
+	StatusSucceeded   Status = "SUCCEEDED"
+	StatusRejected    Status = "REJECTED"
+	StatusFailedFinal Status = "FAILED_FINAL"
+)
+
+// Statuses lists every status in lifecycle order.
+var Statuses = []Status{StatusReceived, StatusQueued, StatusProcessing, StatusSucceeded, StatusRejected, StatusFailedFinal}
+
+// Lifecycle is the request state machine on the "status" attribute.
+// Besides the seed's straight line RECEIVED → QUEUED → PROCESSING →
+// SUCCEEDED | REJECTED | FAILED_FINAL it allows RECEIVED → PROCESSING (a
+// worker takes a request whose ingest died after the send) and
+// RECEIVED/QUEUED → FAILED_FINAL (enqueue failed).
+var Lifecycle = ddb.NewMachine("status", map[Status][]Status{
+	StatusReceived:   {StatusQueued, StatusProcessing, StatusFailedFinal},
+	StatusQueued:     {StatusProcessing, StatusFailedFinal},
+	StatusProcessing: {StatusSucceeded, StatusRejected, StatusFailedFinal},
+})
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool {
+	for _, v := range Statuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Terminal reports whether no transition leaves s.
+func (s Status) Terminal() bool { return s.Valid() && Lifecycle.Terminal(s) }
+
+// CanMoveTo reports whether s → to is a declared transition.
+func (s Status) CanMoveTo(to Status) bool { return Lifecycle.Allowed(s, to) }
+
+// EventType says how an event picks its participants.
+type EventType string
+
+// The event types.
+const (
+	FirstCome EventType = "FIRST_COME"
+	Lottery   EventType = "LOTTERY"
+)
+
+// Valid reports whether t is a known event type.
+func (t EventType) Valid() bool { return t == FirstCome || t == Lottery }
+
+// UIPhase is the front-end phase of a LOTTERY request. It is a display
+// aid, not a status.
+type UIPhase string
+
+// The lottery UI phases.
+const (
+	PhaseCollecting UIPhase = "COLLECTING"
+	PhaseDrawing    UIPhase = "DRAWING"
+	PhaseAnnounced  UIPhase = "ANNOUNCED"
+)
+
+// UIResult is the result as the front end shows it.
+type UIResult string
+
+// The UI results.
+const (
+	ResultPending  UIResult = "PENDING"
+	ResultSuccess  UIResult = "SUCCESS"
+	ResultRejected UIResult = "REJECTED"
+	ResultFailed   UIResult = "FAILED"
+)
+
+// ResultCode is the precise outcome, for operators and analytics.
+type ResultCode string
+
+// The result codes. LOTTERY_WIN and REJECTED_LOTTERY_CLOSED go beyond the
+// seed's list; FAILED_* name the failure's origin.
+const (
+	CodeSuccess               ResultCode = "SUCCESS"
+	CodeLotteryWin            ResultCode = "LOTTERY_WIN"
+	CodeRejectedCapacity      ResultCode = "REJECTED_CAPACITY"
+	CodeRejectedDuplicate     ResultCode = "REJECTED_DUPLICATE"
+	CodeRejectedLotteryLose   ResultCode = "REJECTED_LOTTERY_LOSE"
+	CodeRejectedLotteryClosed ResultCode = "REJECTED_LOTTERY_CLOSED"
+	CodeFailedIngestEnqueue   ResultCode = "FAILED_INGEST_ENQUEUE"
+	CodeFailedWorker          ResultCode = "FAILED_WORKER"
+	CodeFailedValidation      ResultCode = "FAILED_VALIDATION"
+	CodeFailedSerde           ResultCode = "FAILED_SERDE"
+)
+
+// FailureClass says whether a failure may succeed if retried.
+type FailureClass string
+
+// The failure classes.
+const (
+	Retryable    FailureClass = "RETRYABLE"
+	NonRetryable FailureClass = "NON_RETRYABLE"
+)
+
+// EventStatus is an EventConfig's status.
+type EventStatus string
+
+// The event statuses. A LOTTERY goes OPEN → DRAWING → ANNOUNCED; an event
+// may also be CLOSED.
+const (
+	EventOpen      EventStatus = "OPEN"
+	EventClosed    EventStatus = "CLOSED"
+	EventDrawing   EventStatus = "DRAWING"
+	EventAnnounced EventStatus = "ANNOUNCED"
+)
+
+// EventLifecycle is the EventConfig state machine on its "status"
+// attribute.
+var EventLifecycle = ddb.NewMachine("status", map[EventStatus][]EventStatus{
+	EventOpen:    {EventDrawing, EventClosed},
+	EventDrawing: {EventAnnounced},
+})

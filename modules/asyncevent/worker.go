@@ -1,0 +1,221 @@
+package asyncevent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Outcome is what a worker should do with a delivered message.
+type Outcome struct {
+	// Ack says the message is done with: delete it. Otherwise leave it,
+	// so SQS redelivers it after the visibility timeout (and, after
+	// maxReceiveCount receives, moves it to the DLQ).
+	Ack bool
+	// Result names what happened, for logs and metrics: "succeeded",
+	// "rejected", "collecting", "failed", "done-already", "bad-message",
+	// "unknown-request" or "retry".
+	Result string
+	// Err is the failure behind "retry", "failed" and "bad-message".
+	Err error
+}
+
+// Process handles one delivery of a participation message. It is
+// idempotent: a redelivery finds the request PROCESSING (and continues) or
+// terminal (and acks).
+//
+// FIRST_COME: RECEIVED/QUEUED → PROCESSING, then the capacity decrement and
+// PROCESSING → SUCCEEDED in one transaction, or PROCESSING → REJECTED
+// (REJECTED_CAPACITY) when no seat is left. That is 2 DynamoDB writes per
+// message; the first rejection a worker sees for an event costs one more,
+// after which it rejects with a sold-out condition check instead of trying
+// the decrement.
+//
+// LOTTERY: RECEIVED/QUEUED → PROCESSING with uiPhase COLLECTING, on
+// condition that the event is still OPEN (the draw has not started);
+// otherwise the entry is REJECTED (REJECTED_LOTTERY_CLOSED).
+//
+// Infrastructure failures (throttling, 5xx, timeouts, conflicts) are
+// retryable: the attempt and the error are recorded on the request and the
+// message is left for redelivery. Validation failures (unknown event) are
+// not: the request becomes FAILED_FINAL and the message is acked.
+func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
+	msg, err := DecodeMessage(d.Body)
+	if err != nil {
+		// Without a valid request id there is no request to mark failed.
+		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", err)
+		return Outcome{Ack: true, Result: "bad-message", Err: err}
+	}
+	now := s.now()
+	queuedAt := d.SentAt.UnixMilli()
+	if d.SentAt.IsZero() {
+		queuedAt = now
+	}
+	start := &Transition{
+		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
+		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: d.ReceiveCount,
+	}
+	if msg.EventType == Lottery {
+		start.UIPhase = PhaseCollecting
+		start.RequireEventOpen = true
+	}
+	closed := false // a lottery entry that arrived after the draw started
+	err = s.store.Transition(ctx, start)
+	var ese *EventStateError
+	if errors.As(err, &ese) {
+		closed = true
+		start.UIPhase, start.RequireEventOpen = "", false
+		err = s.store.Transition(ctx, start)
+	}
+	var se *StateError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		switch cur := se.Current; {
+		case cur == nil:
+			s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
+			return Outcome{Ack: true, Result: "unknown-request", Err: err}
+		case cur.Status.Terminal():
+			return Outcome{Ack: true, Result: "done-already"}
+		case cur.Status == StatusProcessing:
+			// A redelivery after a crash or a timeout: continue.
+			if msg.EventType == Lottery {
+				if cur.UIPhase != "" {
+					return Outcome{Ack: true, Result: "collecting"}
+				}
+				closed = true
+			}
+		default:
+			return s.retry(ctx, msg, d, err)
+		}
+	default:
+		return s.retry(ctx, msg, d, err)
+	}
+	switch msg.EventType {
+	case FirstCome:
+		return s.takeSeat(ctx, msg, d)
+	default: // Lottery
+		if !closed {
+			return Outcome{Ack: true, Result: "collecting"}
+		}
+		return s.lotteryClosed(ctx, msg, d)
+	}
+}
+
+// takeSeat finishes a PROCESSING FIRST_COME request.
+func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery) Outcome {
+	for range 3 {
+		now := s.now()
+		if s.isSoldOut(msg.EventID) {
+			err := s.store.Transition(ctx, rejectCapacity(msg, d, now))
+			if err == nil {
+				return Outcome{Ack: true, Result: "rejected"}
+			}
+			if !errors.Is(err, ErrCapacityLeft) {
+				return s.settle(ctx, msg, d, err)
+			}
+			s.setSoldOut(msg.EventID, false) // seats were added
+		}
+		err := s.store.Transition(ctx, &Transition{
+			RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+			From: []Status{StatusProcessing}, To: StatusSucceeded, At: now,
+			FinishedAt: now, UIResult: ResultSuccess, ResultCode: CodeSuccess, Attempts: d.ReceiveCount,
+			TakeSeat: true,
+		})
+		if err == nil {
+			return Outcome{Ack: true, Result: "succeeded"}
+		}
+		if !errors.Is(err, ErrCapacityExhausted) {
+			return s.settle(ctx, msg, d, err)
+		}
+		s.setSoldOut(msg.EventID, true)
+	}
+	return s.retry(ctx, msg, d, errors.New("capacity changed while deciding"))
+}
+
+func rejectCapacity(msg Message, d Delivery, now int64) *Transition {
+	return &Transition{
+		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+		From: []Status{StatusProcessing}, To: StatusRejected, At: now,
+		FinishedAt: now, UIResult: ResultRejected, ResultCode: CodeRejectedCapacity, Attempts: d.ReceiveCount,
+		RequireSoldOut: true,
+	}
+}
+
+// lotteryClosed finishes a PROCESSING lottery request that arrived after
+// the draw started (or whose event does not exist).
+func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery) Outcome {
+	if _, err := s.store.GetEvent(ctx, msg.EventID, false); errors.Is(err, ErrEventNotFound) {
+		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist")
+	} else if err != nil {
+		return s.retry(ctx, msg, d, err)
+	}
+	now := s.now()
+	err := s.store.Transition(ctx, &Transition{
+		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+		From: []Status{StatusProcessing}, To: StatusRejected, At: now,
+		FinishedAt: now, UIResult: ResultRejected, ResultCode: CodeRejectedLotteryClosed, Attempts: d.ReceiveCount,
+		UIPhase: PhaseAnnounced, Message: "entry arrived after the draw started",
+	})
+	if err != nil {
+		return s.settle(ctx, msg, d, err)
+	}
+	return Outcome{Ack: true, Result: "rejected"}
+}
+
+// settle handles an error from a final transition.
+func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error) Outcome {
+	var se *StateError
+	switch {
+	case errors.Is(err, ErrEventNotFound):
+		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist")
+	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
+		return Outcome{Ack: true, Result: "done-already"}
+	case errors.As(err, &se) && se.Current == nil:
+		return Outcome{Ack: true, Result: "unknown-request", Err: err}
+	}
+	return s.retry(ctx, msg, d, err)
+}
+
+// fail makes a PROCESSING request FAILED_FINAL (non-retryable) and acks.
+func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, message string) Outcome {
+	now := s.now()
+	err := s.store.Transition(ctx, &Transition{
+		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+		From: []Status{StatusProcessing}, To: StatusFailedFinal, At: now,
+		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedValidation, Attempts: d.ReceiveCount,
+		FailureClass: NonRetryable, ErrorCode: code, ErrorMessage: truncate(message, MaxErrorMessage),
+		Message: code,
+	})
+	var se *StateError
+	if err != nil && !(errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal()) {
+		return s.retry(ctx, msg, d, err)
+	}
+	return Outcome{Ack: true, Result: "failed", Err: fmt.Errorf("%s: %s", code, message)}
+}
+
+// retry records a retryable failure on the request (best effort) and
+// leaves the message for redelivery.
+func (s *Service) retry(ctx context.Context, msg Message, d Delivery, err error) Outcome {
+	code := ErrorCode(err)
+	if rerr := s.store.RecordAttempt(context.WithoutCancel(ctx), msg.RequestID, d.ReceiveCount, code,
+		truncate(err.Error(), MaxErrorMessage), s.now()); rerr != nil {
+		s.cfg.Log.Warn("asyncevent: could not record attempt", "requestId", msg.RequestID, "err", rerr)
+	}
+	return Outcome{Result: "retry", Err: err}
+}
+
+// ErrorCode returns a short code for an infrastructure error: the AWS
+// error code when there is one (e.g. "ThrottlingException"), "TIMEOUT" for
+// deadlines, else "DEPENDENCY_ERROR".
+func ErrorCode(err error) string {
+	var coded interface{ ErrorCode() string }
+	switch {
+	case errors.As(err, &coded) && coded.ErrorCode() != "":
+		return coded.ErrorCode()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "TIMEOUT"
+	}
+	return "DEPENDENCY_ERROR"
+}
