@@ -83,6 +83,16 @@ func TestKilledParentLeavesNoOrphans(t *testing.T) {
 		}
 	}
 
+	// A killed parent cannot remove its private cluster's folder (the next
+	// private start sweeps it); remove it here once the cluster is gone.
+	for _, p := range procs {
+		if p.ppid == cmd.Process.Pid && p.comm == "postgres" {
+			if dir := argAfter(p.pid, "-k"); strings.Contains(dir, "pacer-pg-") {
+				t.Cleanup(func() { _ = os.RemoveAll(dir) })
+			}
+		}
+	}
+
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +113,21 @@ func TestKilledParentLeavesNoOrphans(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// argAfter returns the command-line argument after flag of process pid.
+func argAfter(pid int, flag string) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(string(b), "\x00")
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // proc is a process; start (its start time) guards against pid reuse.
