@@ -1,0 +1,225 @@
+package photo_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// copies returns the photographer fields on every PHOTO of ph.
+func (e *env) copies(ph string) map[string][2]string {
+	out := map[string][2]string{}
+	for _, it := range e.scan() {
+		if s(it, "EntityType") == "PHOTO" && s(it, "photographerId") == ph {
+			out[s(it, "ulid")] = [2]string{s(it, "photographerHandle"), s(it, "photographerDisplayName")}
+		}
+	}
+	return out
+}
+
+func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "other", DisplayName: "Other"}))(t)
+	if err := e.svc.Assign(e.ctx, "o1", "e1", "p2"); err != nil {
+		t.Fatal(err)
+	}
+	e.ingestN("o1", "e1", "p1", 0, 25, func(int) []string { return []string{"1000"} })
+	e.ingestN("o1", "e1", "p2", 100, 5, func(int) []string { return []string{"1000"} })
+
+	// Rename, but let the walk do only one page of 10: it stops with a
+	// checkpoint.
+	h, n := "studio_new", "Studio New"
+	ph, rep, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &h, DisplayName: &n}, photo.SyncOptions{PageSize: 10, MaxPages: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ph.Version != 2 || rep.Done || rep.Scanned != 10 || rep.Updated != 10 {
+		t.Fatalf("first slice: version %d, report %+v", ph.Version, rep)
+	}
+	st := must(pgstore.New(e.pool).SyncState(e.ctx, "p1"))(t)
+	if st.Cursor == "" || st.Done || st.Version != 2 {
+		t.Fatalf("checkpoint %+v", st)
+	}
+	stale := 0
+	for _, c := range e.copies("p1") {
+		if c[0] != h {
+			stale++
+		}
+	}
+	if stale != 15 {
+		t.Fatalf("%d stale copies after one page, want 15", stale)
+	}
+	// Resume: it continues from the checkpoint to the end.
+	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 10}))(t)
+	if !rep.Done || rep.Scanned != 25 || rep.Updated != 25 || rep.Pages != 2 {
+		t.Fatalf("resumed: %+v", rep)
+	}
+	for u, c := range e.copies("p1") {
+		if c != [2]string{h, n} {
+			t.Fatalf("photo %s still has %v", u, c)
+		}
+	}
+	for _, c := range e.copies("p2") {
+		if c != [2]string{"other", "Other"} {
+			t.Fatalf("p2's photo changed: %v", c)
+		}
+	}
+	// Idempotent: running it again does nothing.
+	e.ddb.Calls.Reset()
+	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{}))(t)
+	if !rep.Done || rep.Pages != 0 || e.ddb.Calls.Total() != 0 {
+		t.Fatalf("finished walk re-run: %+v, calls %s", rep, e.ddb.Calls)
+	}
+
+	// Reconcile: no drift now.
+	rr := must(e.svc.Reconcile(e.ctx, "o1", "", false))(t)
+	if rr.Drifted != 0 || rr.Scanned != 30 || rr.Photographers != 2 {
+		t.Fatalf("reconcile after sync: %+v", rr)
+	}
+	// Inject drift behind the service's back.
+	copies := e.copies("p1")
+	var victims []string
+	for u := range copies {
+		victims = append(victims, u)
+	}
+	slices.Sort(victims)
+	victims = victims[:4]
+	for _, u := range victims {
+		_, err := e.ddb.Client.UpdateItem(e.ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(e.ddb.Table.Name()),
+			Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "ORG#o1#EVT#e1"}, "SK": &types.AttributeValueMemberS{Value: "PHOTO#" + u}},
+			UpdateExpression:          aws.String("SET photographerDisplayName = :x"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "Stale"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rr = must(e.svc.Reconcile(e.ctx, "o1", "p1", false))(t)
+	if rr.Drifted != 4 || rr.Repaired != 0 || len(rr.Drift) != 4 || rr.Drift[0].Have != "Stale" || rr.Drift[0].Want != n {
+		t.Fatalf("reconcile report: %+v", rr)
+	}
+	rr = must(e.svc.Reconcile(e.ctx, "o1", "", true))(t)
+	if rr.Drifted != 4 || rr.Repaired != 4 {
+		t.Fatalf("reconcile repair: %+v", rr)
+	}
+	if rr = must(e.svc.Reconcile(e.ctx, "o1", "", false))(t); rr.Drifted != 0 {
+		t.Fatalf("drift after repair: %+v", rr)
+	}
+}
+
+func TestRenameDuringWalkSupersedesIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	e.ingestN("o1", "e1", "p1", 0, 12, func(int) []string { return nil })
+	a, b := "first", "second"
+	_, rep, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &a}, photo.SyncOptions{PageSize: 5, MaxPages: 1})
+	if err != nil || rep.Done {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	// A second rename resets the checkpoint to version 3; a walker still on
+	// version 2 cannot save over it.
+	if _, err := pgstore.New(e.pool).UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgstore.New(e.pool).SaveSyncState(e.ctx, photo.SyncState{PhotographerID: "p1", Version: 2, Cursor: "x"}); err == nil {
+		t.Fatal("an old walk overwrote the new checkpoint")
+	}
+	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 5}))(t)
+	if !rep.Done || rep.Version != 3 || rep.Scanned != 12 || rep.Updated != 12 {
+		t.Fatalf("second walk: %+v", rep)
+	}
+	for _, c := range e.copies("p1") {
+		if c[0] != b {
+			t.Fatalf("copy %v, want handle %s", c, b)
+		}
+	}
+}
+
+// lossyClient reports the PHOTO item of one ulid as unprocessed on every
+// BatchWriteItem, as DynamoDB does under throttling.
+type lossyClient struct {
+	ddb.Client
+	sk string
+}
+
+func (c lossyClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	for table, reqs := range in.RequestItems {
+		var keep, drop []types.WriteRequest
+		for _, r := range reqs {
+			if r.PutRequest != nil && s(r.PutRequest.Item, "SK") == c.sk {
+				drop = append(drop, r)
+			} else {
+				keep = append(keep, r)
+			}
+		}
+		out := &dynamodb.BatchWriteItemOutput{UnprocessedItems: map[string][]types.WriteRequest{}}
+		if len(keep) > 0 {
+			res, err := c.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: keep}}, opts...)
+			if err != nil {
+				return nil, err
+			}
+			out.UnprocessedItems = res.UnprocessedItems
+		}
+		if len(drop) > 0 {
+			out.UnprocessedItems[table] = append(out.UnprocessedItems[table], drop...)
+		}
+		return out, nil
+	}
+	return &dynamodb.BatchWriteItemOutput{}, nil
+}
+
+func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	recs := []photo.Record{record(0, "p1", "1000", "1001"), record(1, "p1", "1000", "1002"), record(2, "p1", "1000")}
+	lossy := ddb.New(lossyClient{Client: e.ddb.Client, sk: "PHOTO#" + recs[1].ULID},
+		ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
+	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+
+	res := must(svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	if res[0].Status != photo.Created || res[1].Status != photo.Failed || res[2].Status != photo.Created || res[1].Err == nil {
+		t.Fatalf("statuses %s %s %s", res[0].Status, res[1].Status, res[2].Status)
+	}
+	// Its BIB_INDEX items are in, its PHOTO is not: readers do not see it.
+	bibs := 0
+	for _, it := range e.scan() {
+		if s(it, "ulid") == recs[1].ULID && s(it, "EntityType") == "BIB_INDEX" {
+			bibs++
+		}
+	}
+	if bibs != 2 {
+		t.Fatalf("%d BIB_INDEX items of the failed photo", bibs)
+	}
+	ids := func() []string {
+		var out []string
+		for _, p := range must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t).Photos {
+			out = append(out, p.ULID)
+		}
+		return out
+	}
+	if got := ids(); !slices.Equal(got, []string{recs[2].ULID, recs[0].ULID}) {
+		t.Fatalf("bib search shows %v", got)
+	}
+	// Re-posting the batch completes it and changes nothing else.
+	res = must(e.svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	if res[0].Status != photo.Exists || res[1].Status != photo.Created || res[2].Status != photo.Exists {
+		t.Fatalf("re-post statuses %s %s %s", res[0].Status, res[1].Status, res[2].Status)
+	}
+	if got := ids(); !slices.Equal(got, []string{recs[2].ULID, recs[1].ULID, recs[0].ULID}) {
+		t.Fatalf("after re-post bib search shows %v", got)
+	}
+}
