@@ -297,7 +297,8 @@ func (u *Update) Op() *Op {
 func (u *Update) Run(ctx context.Context) error { return u.Op().Run(ctx) }
 
 // RunNew executes the update and decodes the item as it is afterwards into
-// out.
+// out. As with json.Unmarshal, fields of out whose attributes the item
+// lacks keep their values: pass a zero value.
 func (u *Update) RunNew(ctx context.Context, out any) error {
 	it, err := u.Op().run(ctx, types.ReturnValueAllNew)
 	if err != nil {

@@ -1,0 +1,88 @@
+package ddb_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
+)
+
+func TestCreateTableInput(t *testing.T) {
+	in := schema.CreateTableInput("AsyncEventTable")
+	if aws.ToString(in.TableName) != "AsyncEventTable" || in.BillingMode != types.BillingModePayPerRequest {
+		t.Fatalf("table %q billing %q", aws.ToString(in.TableName), in.BillingMode)
+	}
+	if len(in.AttributeDefinitions) != 6 {
+		t.Fatalf("%d attribute definitions, want 6 (PK SK GSI1PK GSI1SK GSI2PK GSI2SK)", len(in.AttributeDefinitions))
+	}
+	if len(in.GlobalSecondaryIndexes) != 2 {
+		t.Fatalf("%d GSIs", len(in.GlobalSecondaryIndexes))
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		if g.Projection.ProjectionType != types.ProjectionTypeAll || len(g.KeySchema) != 2 {
+			t.Fatalf("GSI %s: projection %q, %d keys", aws.ToString(g.IndexName), g.Projection.ProjectionType, len(g.KeySchema))
+		}
+	}
+	hashOnly := ddb.Schema{PK: "id", BillingMode: types.BillingModeProvisioned}
+	in = hashOnly.CreateTableInput("t")
+	if len(in.KeySchema) != 1 || len(in.AttributeDefinitions) != 1 || in.BillingMode != types.BillingModeProvisioned {
+		t.Fatalf("hash-only table: %+v", in)
+	}
+}
+
+// Ensure can run on every start: the second call finds the table and the
+// TTL already enabled and succeeds.
+func TestEnsureIsIdempotentAndEnablesTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := ddbtest.New(t, &schema) // the first Ensure
+	for i := 0; i < 2; i++ {
+		if err := env.Table.Ensure(ctx); err != nil {
+			t.Fatalf("Ensure #%d: %v", i+2, err)
+		}
+	}
+	if n := env.Calls.Count("DynamoDB.CreateTable"); n != 2 {
+		t.Fatalf("%d CreateTable calls, want 2", n)
+	}
+	ttl, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Table.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ttl.TimeToLiveDescription
+	if d == nil || aws.ToString(d.AttributeName) != "ttl" || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Fatalf("TTL = %+v, want ttl ENABLED", d)
+	}
+	desc, err := env.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(env.Table.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if desc.Table.TableStatus != types.TableStatusActive || len(desc.Table.GlobalSecondaryIndexes) != 2 {
+		t.Fatalf("table %s with %d GSIs", desc.Table.TableStatus, len(desc.Table.GlobalSecondaryIndexes))
+	}
+}
+
+// A schema without a TTL attribute makes no UpdateTimeToLive call.
+func TestEnsureWithoutTTL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := ddb.Schema{PK: "id"}
+	env := ddbtest.New(t, &s)
+	if err := env.Table.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.Calls.Count("DynamoDB.UpdateTimeToLive"); n != 0 {
+		t.Fatalf("%d UpdateTimeToLive calls", n)
+	}
+	ttl, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Table.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
+		t.Fatalf("TTL enabled without a TTL attribute: %+v", d)
+	}
+}
