@@ -93,7 +93,9 @@ func TestVerifyJWKS(t *testing.T) {
 		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes()),
 	}}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(jwks)
+		if err := json.NewEncoder(w).Encode(jwks); err != nil {
+			t.Error(err)
+		}
 	}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())

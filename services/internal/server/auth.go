@@ -56,13 +56,13 @@ func Authenticate(api huma.API, v *auth.Verifier, dev bool) {
 		token, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || token == "" {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="pacer"`)
-			huma.WriteErr(api, ctx, http.StatusUnauthorized, "missing bearer token in the Authorization header")
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "missing bearer token in the Authorization header") // the client went away; nothing to do
 			return
 		}
 		p, err := v.Verify(strings.TrimSpace(token))
 		if err != nil {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="pacer", error="invalid_token"`)
-			huma.WriteErr(api, ctx, http.StatusUnauthorized, "invalid bearer token: signature, expiry or claims did not verify")
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "invalid bearer token: signature, expiry or claims did not verify") // the client went away; nothing to do
 			return
 		}
 		next(huma.WithValue(ctx, principalKey{}, p))
