@@ -19,7 +19,9 @@ import (
 // cached) and a duplicate 1; the items are as the seeds say.
 func TestParticipateCallsAndItems(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{})
+	// A long cache TTL: under parallel tests the warm-up may take longer
+	// than the default 2 s.
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{EventCacheTTL: time.Minute}})
 	cfg := firstCome(t, env, "ev1", 10)
 	participate(t, env.Service, "ev1", "warm-up") // loads the EventConfig into the cache
 

@@ -39,6 +39,7 @@ type Client interface {
 	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
 	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
+	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
 	StartMessageMoveTask(ctx context.Context, in *sqs.StartMessageMoveTaskInput, opts ...func(*sqs.Options)) (*sqs.StartMessageMoveTaskOutput, error)
 }
 
@@ -239,16 +240,26 @@ func (q *Queue) depth(ctx context.Context, url string) (int, error) {
 	return n, nil
 }
 
-// PeekDead implements asyncevent.DeadLetters: it receives DLQ messages with
-// a zero visibility timeout, so they stay available, and de-duplicates
-// them.
+// PeekDead implements asyncevent.DeadLetters: it receives DLQ messages and
+// makes them visible again at once (ChangeMessageVisibilityBatch to 0, since
+// the SDK cannot send a zero visibility timeout with ReceiveMessage), so
+// they stay available to a redrive.
 func (q *Queue) PeekDead(ctx context.Context, max int) ([]asyncevent.DeadLetter, error) {
 	seen := map[string]bool{}
 	var out []asyncevent.DeadLetter
 	for range 5 {
-		ms, err := q.receive(ctx, q.dlqURL, 10, 0, 0)
+		ms, err := q.receive(ctx, q.dlqURL, 10, 0, 5*time.Second)
 		if err != nil {
 			return nil, err
+		}
+		if len(ms) > 0 {
+			entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(ms))
+			for i, m := range ms {
+				entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(m.ReceiptHandle), VisibilityTimeout: 0}
+			}
+			if _, err := q.client.ChangeMessageVisibilityBatch(context.WithoutCancel(ctx), &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(q.dlqURL), Entries: entries}); err != nil {
+				return nil, fmt.Errorf("sqsqueue: release peeked messages: %w", err)
+			}
 		}
 		fresh := 0
 		for _, m := range ms {

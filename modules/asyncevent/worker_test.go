@@ -1,0 +1,301 @@
+package asyncevent_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+)
+
+// FIRST_COME: exactly N succeed, the rest are REJECTED_CAPACITY, the
+// invariant holds, every log agrees with its request, and a message costs
+// 2 DynamoDB writes, plus one for the worker's first rejection (with
+// concurrency c, up to c messages may race into that first rejection).
+func TestFirstComeWorker(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 3)
+	var ids []string
+	for i := range 10 {
+		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+	}
+	env.Calls.Reset()
+	env.StartWorkers(t, 1, consumer.Config{Concurrency: 1})
+	rs := waitTerminal(t, env, ids, 30*time.Second)
+	writes := env.Calls.Count("DynamoDB.TransactWriteItems")
+	count := map[asyncevent.ResultCode]int{}
+	for _, r := range rs {
+		count[r.ResultCode]++
+		checkLogs(t, env, r)
+		if r.StartedAt == 0 || r.FinishedAt < r.StartedAt || r.QueueDelay() < 0 || r.Attempts != 1 {
+			t.Errorf("request %+v", r)
+		}
+		switch r.ResultCode {
+		case asyncevent.CodeSuccess:
+			if r.Status != asyncevent.StatusSucceeded || r.UIResult != asyncevent.ResultSuccess {
+				t.Errorf("winner %+v", r)
+			}
+		case asyncevent.CodeRejectedCapacity:
+			if r.Status != asyncevent.StatusRejected || r.UIResult != asyncevent.ResultRejected {
+				t.Errorf("loser %+v", r)
+			}
+		default:
+			t.Errorf("result %s", r.ResultCode)
+		}
+	}
+	if count[asyncevent.CodeSuccess] != 3 || count[asyncevent.CodeRejectedCapacity] != 7 {
+		t.Fatalf("results %v, want 3 SUCCESS and 7 REJECTED_CAPACITY", count)
+	}
+	if writes != 2*len(ids)+1 {
+		t.Fatalf("%d transactions for %d messages (%s)", writes, len(ids), env.Calls)
+	}
+	st, err := env.Service.EventStats(ctx, "ev")
+	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 || st.ByStatus[asyncevent.StatusSucceeded] != 3 || st.Total != 10 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+	asynceventtest.Eventually(t, 10*time.Second, "queue to drain", func() (bool, error) {
+		n, err := env.Queue.Depth(ctx)
+		return n == 0, err
+	})
+}
+
+// Redeliveries are idempotent: a message for a finished request is acked
+// without writing, and one for a PROCESSING request (the worker died after
+// taking it) is finished.
+func TestRedeliveryIsIdempotent(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 5)
+	p := participate(t, env.Service, "ev", "u1")
+	d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: p.RequestID, EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 1, SentAt: time.Now()}
+	if out := env.Service.Process(ctx, d); !out.Ack || out.Result != "succeeded" {
+		t.Fatalf("first delivery: %+v", out)
+	}
+	d.ReceiveCount = 2
+	env.Calls.Reset()
+	if out := env.Service.Process(ctx, d); !out.Ack || out.Result != "done-already" {
+		t.Fatalf("redelivery: %+v", out)
+	}
+	if env.Calls.Total() != 1 {
+		t.Fatalf("redelivery made %s, want one failed transaction", env.Calls)
+	}
+	// A request left PROCESSING by a dead worker.
+	q := participate(t, env.Service, "ev", "u2")
+	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: q.RequestID, EventID: "ev", UserID: "u2",
+		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: time.Now().UnixMilli(), StartedAt: time.Now().UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := asyncevent.Delivery{Body: asyncevent.Message{RequestID: q.RequestID, EventID: "ev", UserID: "u2", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 2, SentAt: time.Now()}
+	if out := env.Service.Process(ctx, d2); !out.Ack || out.Result != "succeeded" {
+		t.Fatalf("delivery to PROCESSING request: %+v", out)
+	}
+	r := env.Request(t, q.RequestID)
+	checkLogs(t, env, r)
+	st, _ := env.Service.EventStats(ctx, "ev")
+	if !st.InvariantOK || st.CapacityRemaining != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// Non-retryable failures: a malformed message is dropped, and a request
+// for an unknown event becomes FAILED_FINAL with failure details; neither
+// goes to the DLQ.
+func TestNonRetryableFailures(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	now := time.Now().UnixMilli()
+	r := &asyncevent.Request{RequestID: "orphan1", EventID: "ghost", UserID: "u1", EventType: asyncevent.FirstCome, Status: asyncevent.StatusReceived, RequestedAt: now}
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Queue.Send(ctx, asyncevent.Message{RequestID: "orphan1", EventID: "ghost", UserID: "u1", EventType: asyncevent.FirstCome}.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Queue.Send(ctx, "this is not json"); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	got := waitTerminal(t, env, []string{"orphan1"}, 20*time.Second)[0]
+	if got.Status != asyncevent.StatusFailedFinal || got.FailureClass != asyncevent.NonRetryable || got.ErrorCode != "UNKNOWN_EVENT" ||
+		got.ErrorMessage == "" || got.UIResult != asyncevent.ResultFailed || got.FinishedAt == 0 {
+		t.Fatalf("request %+v", got)
+	}
+	checkLogs(t, env, got)
+	asynceventtest.Eventually(t, 10*time.Second, "both messages deleted", func() (bool, error) {
+		main, dead, err := env.Queue.Depths(ctx)
+		return main == 0 && dead == 0, err
+	})
+}
+
+// A retryable fault (throttling) leaves the message; the attempt and the
+// error are recorded; once the fault clears the request completes.
+func TestRetryableFault(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 5})
+	firstCome(t, env, "ev", 5)
+	p := participate(t, env.Service, "ev", "u1")
+	var fail atomic.Bool
+	fail.Store(true)
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if fail.Load() {
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	asynceventtest.Eventually(t, 20*time.Second, "two failed attempts recorded", func() (bool, error) {
+		r := env.Request(t, p.RequestID)
+		return r.Attempts >= 2 && r.LastErrorCode == "ThrottlingException" && strings.Contains(r.LastErrorMessage, "injected"), nil
+	})
+	fail.Store(false)
+	r := waitTerminal(t, env, []string{p.RequestID}, 20*time.Second)[0]
+	if r.Status != asyncevent.StatusSucceeded || r.Attempts < 3 {
+		t.Fatalf("request %+v", r)
+	}
+	if _, dead, _ := env.Queue.Depths(ctx); dead != 0 {
+		t.Fatalf("DLQ holds %d", dead)
+	}
+}
+
+// A persistent failure sends the message to the DLQ after maxReceiveCount
+// receives; after the fault clears, a redrive moves it back and the
+// request completes.
+func TestDLQAndRedrive(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 3})
+	firstCome(t, env, "ev", 5)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+	}
+	var fail atomic.Bool
+	fail.Store(true)
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if fail.Load() {
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	asynceventtest.Eventually(t, 30*time.Second, "3 messages in the DLQ", func() (bool, error) {
+		_, dead, err := env.Queue.Depths(ctx)
+		return dead == 3, err
+	})
+	for _, id := range ids {
+		if r := env.Request(t, id); r.Status != asyncevent.StatusQueued || r.Attempts != 3 || r.LastErrorCode != "ThrottlingException" {
+			t.Fatalf("request in DLQ: %+v", r)
+		}
+	}
+	view, err := env.Service.DeadLetters(ctx, 10)
+	if err != nil || view.DeadDepth != 3 || len(view.Messages) != 3 || view.Messages[0].Message == nil {
+		t.Fatalf("DLQ view %+v %v", view, err)
+	}
+	fail.Store(false)
+	if _, err := env.Service.Redrive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs := waitTerminal(t, env, ids, 30*time.Second)
+	for _, r := range rs {
+		if r.Status != asyncevent.StatusSucceeded {
+			t.Fatalf("after redrive: %+v", r)
+		}
+		checkLogs(t, env, r)
+	}
+	asynceventtest.Eventually(t, 10*time.Second, "queues empty", func() (bool, error) {
+		main, dead, err := env.Queue.Depths(ctx)
+		return main == 0 && dead == 0, err
+	})
+}
+
+// With the worker stopped the API keeps accepting and the queue grows;
+// restarted, the worker drains it (seed G0).
+func TestWorkerStoppedQueueGrowsThenDrains(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 100)
+	var ids []string
+	for i := range 30 {
+		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+		if i == 9 || i == 29 {
+			if n, err := env.Queue.Depth(ctx); err != nil || n != i+1 {
+				t.Fatalf("queue depth %d (%v), want %d", n, err, i+1)
+			}
+		}
+	}
+	for _, id := range ids {
+		if r := env.Request(t, id); r.Status != asyncevent.StatusQueued {
+			t.Fatalf("%+v", r)
+		}
+	}
+	env.StartWorkers(t, 2, consumer.Config{})
+	waitTerminal(t, env, ids, 30*time.Second)
+	asynceventtest.Eventually(t, 10*time.Second, "queue drained", func() (bool, error) {
+		n, err := env.Queue.Depth(ctx)
+		return n == 0, err
+	})
+}
+
+// 500 distinct users at once, capacity 100, 3 workers: exactly 100
+// SUCCEEDED and 400 REJECTED_CAPACITY, nothing left, and GSI2 lists all 500
+// in queuedAt order.
+func TestFirstCome500(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "spike", 100)
+	env.StartWorkers(t, 3, consumer.Config{Concurrency: 10})
+	ids := make([]string, 500)
+	errs := make([]error, 500)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range ids {
+		wg.Go(func() {
+			<-start
+			p, err := env.Service.Participate(ctx, "spike", fmt.Sprintf("user%03d", i))
+			ids[i], errs[i] = p.RequestID, err
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("participant %d: %v", i, err)
+		}
+	}
+	rs := waitTerminal(t, env, ids, 120*time.Second)
+	count := map[asyncevent.ResultCode]int{}
+	for _, r := range rs {
+		count[r.ResultCode]++
+	}
+	if count[asyncevent.CodeSuccess] != 100 || count[asyncevent.CodeRejectedCapacity] != 400 {
+		t.Fatalf("results %v, want 100 SUCCESS + 400 REJECTED_CAPACITY", count)
+	}
+	st, err := env.Service.EventStats(ctx, "spike")
+	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 || st.Total != 500 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+	var prev string
+	n := 0
+	for r, err := range env.Store.AllEventRequests(ctx, "spike") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Sprintf("%013d#%s", r.QueuedAt, r.RequestID)
+		if key < prev {
+			t.Fatalf("GSI2 out of queuedAt order at %d: %s after %s", n, key, prev)
+		}
+		prev = key
+		n++
+	}
+	if n != 500 {
+		t.Fatalf("GSI2 lists %d requests, want 500", n)
+	}
+}
