@@ -1,0 +1,370 @@
+package photoapi
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+type organizerBody struct {
+	OrganizerID string `json:"organizerId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"snaprace-kr"`
+	Name        string `json:"name" minLength:"1" maxLength:"200" example:"SnapRace Korea"`
+}
+
+type organizerOutput struct{ Body photo.Organizer }
+
+type organizersOutput struct {
+	Body struct {
+		Organizers []photo.Organizer `json:"organizers"`
+	}
+}
+
+func (h *handlers) registerAdmin(api huma.API) {
+	huma.Register(api, op("create-organizer", http.MethodPost, "/admin/organizers", "Create an organizer", tagAdmin, http.StatusCreated),
+		func(ctx context.Context, in *struct{ Body organizerBody }) (*organizerOutput, error) {
+			if _, err := server.RequireRole(ctx, auth.RoleAdmin); err != nil {
+				return nil, err
+			}
+			o, err := h.svc.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &organizerOutput{Body: o}, nil
+		})
+	huma.Register(api, op("list-organizers", http.MethodGet, "/admin/organizers", "List organizers", tagAdmin, http.StatusOK),
+		func(ctx context.Context, _ *struct{}) (*organizersOutput, error) {
+			if _, err := server.RequireRole(ctx, auth.RoleAdmin); err != nil {
+				return nil, err
+			}
+			os, err := h.svc.ListOrganizers(ctx)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			out := &organizersOutput{}
+			out.Body.Organizers = os
+			return out, nil
+		})
+}
+
+type eventBody struct {
+	EventID   string `json:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"seoul-marathon-2024"`
+	Name      string `json:"name" minLength:"1" maxLength:"200" example:"Seoul Marathon 2024"`
+	StartsOn  string `json:"startsOn,omitempty" format:"date" example:"2024-11-09"`
+	Published bool   `json:"published,omitempty" doc:"Open the event to public runner search."`
+}
+
+type eventPatchBody struct {
+	Name      *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Published *bool   `json:"published,omitempty"`
+}
+
+type eventOutput struct{ Body photo.Event }
+
+type eventsOutput struct {
+	Body struct {
+		Events []photo.Event `json:"events"`
+	}
+}
+
+type photographerBody struct {
+	PhotographerID string `json:"photographerId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"ph_01ABCXYZ"`
+	Handle         string `json:"handle" minLength:"1" maxLength:"64" example:"studio_aaa"`
+	DisplayName    string `json:"displayName" minLength:"1" maxLength:"128" example:"Studio AAA"`
+}
+
+type photographerPatchBody struct {
+	Handle      *string `json:"handle,omitempty" minLength:"1" maxLength:"64"`
+	DisplayName *string `json:"displayName,omitempty" minLength:"1" maxLength:"128"`
+}
+
+type photographerOutput struct{ Body photo.Photographer }
+
+type photographerUpdateOutput struct {
+	Body struct {
+		Photographer photo.Photographer `json:"photographer"`
+		Sync         photo.SyncReport   `json:"sync" doc:"The copy of the new profile onto the photographer's photos. If done is false, POST .../sync resumes it."`
+	}
+}
+
+type photographersOutput struct {
+	Body struct {
+		Photographers []photo.Photographer `json:"photographers"`
+	}
+}
+
+type runnersBody struct {
+	Runners []runnerBody `json:"runners,omitempty" maxItems:"20000" doc:"The entry list as JSON. Give this or csv."`
+	CSV     string       `json:"csv,omitempty" maxLength:"2000000" doc:"The entry list as CSV: bib,name per line; a header line bib,name is skipped."`
+}
+
+type runnerBody struct {
+	Bib  string `json:"bib" pattern:"^[A-Za-z0-9-]{1,16}$" example:"1234"`
+	Name string `json:"name" minLength:"1" maxLength:"200" example:"Kim Minsu"`
+}
+
+type importOutput struct {
+	Body struct {
+		Received int `json:"received"`
+		Written  int `json:"written" doc:"Rows inserted or changed; unchanged rows are not rewritten."`
+	}
+}
+
+type runnersOutput struct {
+	Body struct {
+		Runners   []photo.Runner `json:"runners"`
+		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page."`
+	}
+}
+
+func (h *handlers) registerDirectory(api huma.API) {
+	huma.Register(api, op("create-event", http.MethodPost, "/events", "Create an event of your organization", tagDirectory, http.StatusCreated),
+		func(ctx context.Context, in *struct{ Body eventBody }) (*eventOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			e, err := h.svc.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &eventOutput{Body: e}, nil
+		})
+	huma.Register(api, op("list-events", http.MethodGet, "/events", "List your organization's events", tagDirectory, http.StatusOK),
+		func(ctx context.Context, _ *struct{}) (*eventsOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			es, err := h.svc.ListEvents(ctx, org)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			out := &eventsOutput{}
+			out.Body.Events = es
+			return out, nil
+		})
+	huma.Register(api, op("get-event", http.MethodGet, "/events/{eventId}", "Get an event", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *EventPath) (*eventOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			e, err := h.svc.Event(ctx, org, in.EventID)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &eventOutput{Body: e}, nil
+		})
+	huma.Register(api, op("update-event", http.MethodPatch, "/events/{eventId}", "Rename or (un)publish an event", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			EventPath
+			Body eventPatchBody
+		}) (*eventOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			e, err := h.svc.UpdateEvent(ctx, org, in.EventID, photo.EventPatch{Name: in.Body.Name, Published: in.Body.Published})
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &eventOutput{Body: e}, nil
+		})
+
+	huma.Register(api, op("create-photographer", http.MethodPost, "/photographers", "Create a photographer of your organization", tagDirectory, http.StatusCreated),
+		func(ctx context.Context, in *struct{ Body photographerBody }) (*photographerOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, err := h.svc.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &photographerOutput{Body: p}, nil
+		})
+	huma.Register(api, op("list-photographers", http.MethodGet, "/photographers", "List your organization's photographers", tagDirectory, http.StatusOK),
+		func(ctx context.Context, _ *struct{}) (*photographersOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ps, err := h.svc.ListPhotographers(ctx, org)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			out := &photographersOutput{}
+			out.Body.Photographers = ps
+			return out, nil
+		})
+	huma.Register(api, op("get-photographer", http.MethodGet, "/photographers/{photographerId}", "Get a photographer", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *PhotographerPath) (*photographerOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, err := h.svc.Photographer(ctx, org, in.PhotographerID)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &photographerOutput{Body: p}, nil
+		})
+	huma.Register(api, op("update-photographer", http.MethodPatch, "/photographers/{photographerId}",
+		"Change a photographer's handle or display name (and copy it onto their photos)", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			PhotographerPath
+			Body photographerPatchBody
+		}) (*photographerUpdateOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, rep, err := h.svc.UpdatePhotographer(ctx, org, in.PhotographerID,
+				photo.PhotographerPatch{Handle: in.Body.Handle, DisplayName: in.Body.DisplayName}, photo.SyncOptions{})
+			if err != nil && p.ID == "" {
+				return nil, problem(h.log, err)
+			}
+			if err != nil {
+				h.log.Warn("photo-api: photographer sync incomplete; resume with POST /photographers/{id}/sync", "photographer", p.ID, "err", err)
+			}
+			out := &photographerUpdateOutput{}
+			out.Body.Photographer, out.Body.Sync = p, rep
+			return out, nil
+		})
+
+	huma.Register(api, op("assign-photographer", http.MethodPut, "/events/{eventId}/photographers/{photographerId}",
+		"Assign a photographer to an event", tagDirectory, http.StatusNoContent),
+		func(ctx context.Context, in *AssignPath) (*emptyOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &emptyOutput{}, problem(h.log, h.svc.Assign(ctx, org, in.EventID, in.PhotographerID))
+		})
+	huma.Register(api, op("unassign-photographer", http.MethodDelete, "/events/{eventId}/photographers/{photographerId}",
+		"Remove a photographer from an event (their photos stay)", tagDirectory, http.StatusNoContent),
+		func(ctx context.Context, in *AssignPath) (*emptyOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &emptyOutput{}, problem(h.log, h.svc.Unassign(ctx, org, in.EventID, in.PhotographerID))
+		})
+	huma.Register(api, op("list-event-photographers", http.MethodGet, "/events/{eventId}/photographers",
+		"List the photographers assigned to an event", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *EventPath) (*photographersOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			ps, err := h.svc.Assigned(ctx, org, in.EventID)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			out := &photographersOutput{}
+			out.Body.Photographers = ps
+			return out, nil
+		})
+
+	imp := op("import-runners", http.MethodPost, "/events/{eventId}/runners",
+		"Import an event's entry list (bib → runner), as JSON or CSV; rows are upserted by bib", tagDirectory, http.StatusOK)
+	imp.MaxBodyBytes = 4 << 20
+	huma.Register(api, imp, func(ctx context.Context, in *struct {
+		EventPath
+		Body runnersBody
+	}) (*importOutput, error) {
+		org, err := organizer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rs, err := runnersOf(in.Body)
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		n, err := h.svc.ImportRunners(ctx, org, in.EventID, rs)
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		out := &importOutput{}
+		out.Body.Received, out.Body.Written = len(rs), n
+		return out, nil
+	})
+	huma.Register(api, op("list-runners", http.MethodGet, "/events/{eventId}/runners", "List an event's runners by bib", tagDirectory, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			EventPath
+			After string `query:"after" maxLength:"16" doc:"List bibs after this one."`
+			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+		}) (*runnersOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			rs, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			out := &runnersOutput{}
+			out.Body.Runners = rs
+			if len(rs) == in.Limit {
+				out.Body.NextAfter = rs[len(rs)-1].Bib
+			}
+			return out, nil
+		})
+}
+
+// runnersOf reads an import body: the JSON list or the CSV text.
+func runnersOf(b runnersBody) ([]photo.Runner, error) {
+	switch {
+	case len(b.Runners) > 0 && b.CSV != "":
+		return nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
+	case b.CSV == "":
+		if len(b.Runners) == 0 {
+			return nil, photo.Invalid("runners", "is empty", nil)
+		}
+		rs := make([]photo.Runner, len(b.Runners))
+		for i, r := range b.Runners {
+			rs[i] = photo.Runner{Bib: r.Bib, Name: r.Name}
+		}
+		return rs, nil
+	}
+	cr := csv.NewReader(strings.NewReader(b.CSV))
+	cr.FieldsPerRecord = 2
+	cr.TrimLeadingSpace = true
+	var rs []photo.Runner
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, photo.Invalid("csv", fmt.Sprintf("line %d: %v", line, err), nil)
+		}
+		if line == 1 && strings.EqualFold(rec[0], "bib") {
+			continue
+		}
+		rs = append(rs, photo.Runner{Bib: strings.TrimSpace(rec[0]), Name: strings.TrimSpace(rec[1])})
+		if len(rs) > photo.MaxRunnersImport {
+			return nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, photo.Invalid("csv", "holds no runners", nil)
+	}
+	return rs, nil
+}
+
+// AssignPath is the path of an assignment.
+type AssignPath struct {
+	EventPath
+	PhotographerPath
+}

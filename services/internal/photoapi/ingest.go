@@ -1,0 +1,147 @@
+package photoapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/photo"
+)
+
+// recordBody is a processed-photo record as the pipeline posts it. Field
+// names follow the seed's PHOTO item.
+type recordBody struct {
+	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"The photo's ULID; makes the post idempotent. Generated when absent (then a retry creates a second photo)." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
+	OriginalFilename string           `json:"originalFilename" minLength:"1" maxLength:"255" example:"DSC_1234.jpg"`
+	RawKey           string           `json:"rawKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/raw/DSC_1234.jpg"`
+	ProcessedKey     string           `json:"processedKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
+	S3URI            string           `json:"s3Uri" pattern:"^s3://" maxLength:"1100" example:"s3://snaprace-images-prod/snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
+	Dimensions       photo.Dimensions `json:"dimensions"`
+	Format           string           `json:"format" minLength:"1" maxLength:"16" example:"jpeg"`
+	Size             int64            `json:"size" minimum:"0" example:"2048576"`
+	Bibs             []string         `json:"bibs" maxItems:"50" doc:"Detected bibs, each matching ^[A-Za-z0-9-]{1,16}$. Bibs not among the event's runners are kept, searchable, and reported in unmatchedBibs."`
+	FaceIDs          []string         `json:"faceIds" maxItems:"100" doc:"Rekognition face ids."`
+	PhotographerID   string           `json:"photographerId,omitempty" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" doc:"Must be a photographer of your organization assigned to the event."`
+	CreatedAt        *time.Time       `json:"createdAt,omitempty" doc:"When the photo was taken; defaults to the ULID's time. Stored to the millisecond, UTC."`
+}
+
+func (r recordBody) record() photo.Record {
+	rec := photo.Record{
+		ULID: r.ULID, OriginalFilename: r.OriginalFilename, RawKey: r.RawKey, ProcessedKey: r.ProcessedKey, S3URI: r.S3URI,
+		Dimensions: r.Dimensions, Format: r.Format, Size: r.Size, Bibs: r.Bibs, FaceIDs: r.FaceIDs, PhotographerID: r.PhotographerID,
+	}
+	if r.CreatedAt != nil {
+		rec.CreatedAt = *r.CreatedAt
+	}
+	return rec
+}
+
+// ingestResult is one photo's outcome.
+type ingestResult struct {
+	Index          int          `json:"index" doc:"Position in the request."`
+	ULID           string       `json:"ulid,omitempty"`
+	Status         string       `json:"status" enum:"created,exists,failed" doc:"created: written now. exists: a photo with this ulid was already stored; nothing was changed. failed: not written (or not completely, and then invisible); re-posting is safe."`
+	Error          string       `json:"error,omitempty"`
+	UnmatchedBibs  []string     `json:"unmatchedBibs,omitempty" doc:"Bibs not among the event's runners: indexed and searchable, flagged for follow-up."`
+	SuppressedBibs []string     `json:"suppressedBibs,omitempty" doc:"Bibs dropped because the runner asked for them to be hidden in this event."`
+	Photo          *photo.Photo `json:"photo,omitempty" doc:"The stored photo."`
+}
+
+func resultOf(i int, ulid string, r photo.IngestResult) ingestResult {
+	out := ingestResult{Index: i, ULID: ulid, Status: string(r.Status), UnmatchedBibs: r.UnmatchedBibs, SuppressedBibs: r.SuppressedBibs, Photo: r.Photo}
+	if r.Photo != nil {
+		out.ULID = r.Photo.ULID
+	}
+	if r.Err != nil {
+		out.Error = "the write did not complete; re-post this photo"
+	}
+	return out
+}
+
+type ingestOutput struct {
+	Status int
+	Body   ingestResult
+}
+
+type batchBody struct {
+	Photos []recordBody `json:"photos" minItems:"1" maxItems:"100" doc:"Up to 100 processed-photo records of the event."`
+}
+
+type batchOutput struct {
+	Body struct {
+		Created int            `json:"created"`
+		Exists  int            `json:"exists"`
+		Failed  int            `json:"failed"`
+		Results []ingestResult `json:"results" doc:"One per photo, in request order."`
+	}
+}
+
+func (h *handlers) registerIngest(api huma.API) {
+	one := op("ingest-photo", http.MethodPost, "/events/{eventId}/photos",
+		"Ingest one processed photo (PHOTO + one BIB_INDEX per bib, in one transaction)", tagIngest, http.StatusCreated)
+	one.Description = "Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists " +
+		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
+		"The photographer must belong to your organization and be assigned to the event."
+	one.Responses = map[string]*huma.Response{"200": {Description: "The ulid already existed; nothing changed."}}
+	huma.Register(api, one, func(ctx context.Context, in *struct {
+		EventPath
+		Body recordBody
+	}) (*ingestOutput, error) {
+		org, err := organizer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := h.svc.Ingest(ctx, org, in.EventID, in.Body.record())
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		status := http.StatusCreated
+		if res.Status == photo.Exists {
+			status = http.StatusOK
+		}
+		return &ingestOutput{Status: status, Body: resultOf(0, in.Body.ULID, res)}, nil
+	})
+
+	batch := op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
+		"Ingest up to 100 processed photos with batch writes", tagIngest, http.StatusOK)
+	batch.Description = "Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field " +
+		"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Photos are written with " +
+		"BatchWriteItem (unprocessed items retried with backoff): existing ulids are skipped, then all BIB_INDEX items, " +
+		"then the PHOTO items, so a photo becomes visible only once all its index entries are in. A photo reported " +
+		"failed is invisible and can be re-posted."
+	batch.MaxBodyBytes = 2 << 20
+	huma.Register(api, batch, func(ctx context.Context, in *struct {
+		EventPath
+		Body batchBody
+	}) (*batchOutput, error) {
+		org, err := organizer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		recs := make([]photo.Record, len(in.Body.Photos))
+		for i, r := range in.Body.Photos {
+			recs[i] = r.record()
+		}
+		res, err := h.svc.IngestBatch(ctx, org, in.EventID, recs)
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		out := &batchOutput{}
+		out.Body.Results = make([]ingestResult, len(res))
+		for i, r := range res {
+			out.Body.Results[i] = resultOf(i, in.Body.Photos[i].ULID, r)
+			switch r.Status {
+			case photo.Created:
+				out.Body.Created++
+			case photo.Exists:
+				out.Body.Exists++
+			default:
+				out.Body.Failed++
+				h.log.Warn("photo-api: batch photo not written", "index", i, "err", r.Err)
+			}
+		}
+		return out, nil
+	})
+}

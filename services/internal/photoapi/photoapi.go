@@ -1,0 +1,126 @@
+// Package photoapi is PhotoService's HTTP API (Huma v2): organizers manage
+// their events, photographers, assignments and runners; the processing
+// pipeline posts processed photos; organizers search them by bib, by
+// photographer or by event; runners search published events by bib.
+//
+// Register adds the routes to any huma.API (tests use humatest); Run wires
+// the real dependencies and serves; the photo-api command and the dev
+// runner both call Run. Domain errors become RFC 9457 problems in one place
+// (errors.go).
+//
+// Identity: a bearer JWT verified by sdk/auth through
+// services/internal/server. Organizer endpoints need the "organizer" role
+// and act on the organizer named by the token's "org" claim only; an id of
+// another organizer's event, photographer or photo answers 404, and
+// another organizer's cursor 400. Admin endpoints need the "admin" role.
+// The public runner search needs no token and covers published events only.
+package photoapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// Deps are what the routes need.
+type Deps struct {
+	Service *photo.Service
+	Log     *slog.Logger
+}
+
+// Tags group the operations in the spec.
+const (
+	tagAdmin     = "Admin"
+	tagDirectory = "Organizer: events, photographers, runners"
+	tagIngest    = "Pipeline: photo ingest"
+	tagSearch    = "Organizer: search"
+	tagPrivacy   = "Organizer: deletion and privacy"
+	tagSync      = "Organizer: photographer sync"
+	tagPublic    = "Public: runner search"
+)
+
+// handlers holds the dependencies of every route.
+type handlers struct {
+	svc *photo.Service
+	log *slog.Logger
+}
+
+// Register adds every PhotoService route to api.
+func Register(api huma.API, d Deps) {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	h := &handlers{svc: d.Service, log: d.Log}
+	h.registerAdmin(api)
+	h.registerDirectory(api)
+	h.registerIngest(api)
+	h.registerSearch(api)
+	h.registerPrivacy(api)
+	h.registerSync(api)
+	h.registerPublic(api)
+}
+
+// op returns an operation secured by the bearer scheme.
+func op(id, method, path, summary, tag string, status int) huma.Operation {
+	return huma.Operation{
+		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag},
+		Security: server.Bearer, DefaultStatus: status,
+		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity},
+	}
+}
+
+// organizer returns the caller's organizer id: the token's org claim, for a
+// caller with the organizer role.
+func organizer(ctx context.Context) (string, error) {
+	p, err := server.RequireRole(ctx, auth.RoleOrganizer)
+	if err != nil {
+		return "", err
+	}
+	if !photo.ValidID(p.OrgID) {
+		return "", huma.Error403Forbidden("the token names no valid organizer (org claim)")
+	}
+	return p.OrgID, nil
+}
+
+// Common parameters (exported so that Huma sees them when embedded in
+// inputs). Patterns mirror photo.IDPattern, photo.BibPattern and
+// photo.ULIDPattern (struct tags cannot name constants; a test checks they
+// agree).
+// EventPath is the {eventId} path parameter.
+type EventPath struct {
+	EventID string `path:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Event id." example:"seoul-marathon-2024"`
+}
+
+// PhotographerPath is the {photographerId} path parameter.
+type PhotographerPath struct {
+	PhotographerID string `path:"photographerId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Photographer id." example:"ph_01ABCXYZ"`
+}
+
+// BibPath is the {bib} path parameter.
+type BibPath struct {
+	Bib string `path:"bib" pattern:"^[A-Za-z0-9-]{1,16}$" maxLength:"16" doc:"Bib number." example:"1234"`
+}
+
+// ULIDPath is the {ulid} path parameter.
+type ULIDPath struct {
+	ULID string `path:"ulid" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"Photo ULID." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
+}
+
+// PageQuery are the pagination query parameters.
+type PageQuery struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size."`
+	Cursor string `query:"cursor" maxLength:"4096" doc:"Cursor from the previous page's nextCursor."`
+}
+
+func (q PageQuery) request() photo.PageRequest {
+	return photo.PageRequest{Limit: q.Limit, Cursor: q.Cursor}
+}
+
+// emptyOutput is a 204 response.
+type emptyOutput struct{}

@@ -1,0 +1,128 @@
+package photoapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/photo"
+)
+
+type photosOutput struct {
+	Body struct {
+		Photos     []*photo.Photo `json:"photos"`
+		NextCursor string         `json:"nextCursor,omitempty" doc:"Absent on the last page."`
+	}
+}
+
+func pageOut(p photo.Page) *photosOutput {
+	out := &photosOutput{}
+	out.Body.Photos, out.Body.NextCursor = p.Photos, p.Cursor
+	return out
+}
+
+type bibOutput struct {
+	Body struct {
+		Bib        string         `json:"bib"`
+		Matched    bool           `json:"matched" doc:"Whether the bib is among the event's runners."`
+		Runner     *photo.Runner  `json:"runner,omitempty"`
+		Photos     []*photo.Photo `json:"photos" doc:"Newest first."`
+		NextCursor string         `json:"nextCursor,omitempty" doc:"Absent on the last page."`
+	}
+}
+
+func bibOut(p photo.BibPage) *bibOutput {
+	out := &bibOutput{}
+	out.Body.Bib, out.Body.Runner, out.Body.Matched = p.Bib, p.Runner, p.Runner != nil
+	out.Body.Photos, out.Body.NextCursor = p.Photos, p.Cursor
+	return out
+}
+
+type photoOutput struct{ Body *photo.Photo }
+
+func (h *handlers) registerSearch(api huma.API) {
+	huma.Register(api, op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			EventPath
+			PageQuery
+		}) (*photosOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, err := h.svc.Gallery(ctx, org, in.EventID, in.request())
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return pageOut(p), nil
+		})
+	huma.Register(api, op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			EventPath
+			ULIDPath
+		}) (*photoOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, err := h.svc.Photo(ctx, org, in.EventID, in.ULID)
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return &photoOutput{Body: p}, nil
+		})
+	bib := op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos", "Photos showing a bib, newest first", tagSearch, http.StatusOK)
+	bib.Description = "One GSI1 query and one BatchGetItem per 100 photos per page. Includes the runner's name when the bib is on the entry list."
+	huma.Register(api, bib, func(ctx context.Context, in *struct {
+		EventPath
+		BibPath
+		PageQuery
+	}) (*bibOutput, error) {
+		org, err := organizer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, in.request())
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		return bibOut(p), nil
+	})
+	huma.Register(api, op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
+		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK),
+		func(ctx context.Context, in *struct {
+			PhotographerPath
+			EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
+			PageQuery
+		}) (*photosOutput, error) {
+			org, err := organizer(ctx)
+			if err != nil {
+				return nil, err
+			}
+			p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, in.request())
+			if err != nil {
+				return nil, problem(h.log, err)
+			}
+			return pageOut(p), nil
+		})
+}
+
+func (h *handlers) registerPublic(api huma.API) {
+	huma.Register(api, huma.Operation{
+		OperationID: "public-search-by-bib", Method: http.MethodGet, Path: "/public/events/{eventId}/bibs/{bib}/photos",
+		Summary: "Runner search: photos showing a bib in a published event", Tags: []string{tagPublic},
+		Description: "No token needed. Only events their organizer has published; any other event answers 404.",
+		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *struct {
+		EventPath
+		BibPath
+		PageQuery
+	}) (*bibOutput, error) {
+		p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, in.request())
+		if err != nil {
+			return nil, problem(h.log, err)
+		}
+		return bibOut(p), nil
+	})
+}
