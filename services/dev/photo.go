@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/photoapi"
+)
+
+// photo-api: PhotoService. On start it applies the migrations to the dev
+// database, ensures the PhotoService-dev table, loads the demo data set
+// (photoapi.SeedDemo: idempotent) and prints an organizer token with a few
+// requests to try.
+func init() {
+	services = append(services, Service{
+		Name: "photo-api",
+		Addr: envOr("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
+		Run: func(ctx context.Context, env Env) error {
+			awsCfg := env.AWS
+			return photoapi.Run(ctx, photoapi.Config{
+				Addr: env.Addr, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
+				OnReady: func(ctx context.Context, base string, svc *photo.Service) error {
+					d, err := photoapi.SeedDemo(ctx, svc)
+					if err != nil {
+						return fmt.Errorf("demo data: %w", err)
+					}
+					fmt.Fprint(os.Stdout, photoDemoBanner(base, d))
+					return nil
+				},
+			})
+		},
+	})
+}
+
+// photoDemoBanner says how to try the photo API on the demo data.
+func photoDemoBanner(base string, d photoapi.Demo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nphoto-api demo data: organizer %s, published event %s, photographers %s, %d photos.\n",
+		d.Org, d.Event, strings.Join(d.Photographers, " and "), d.Photos)
+	fmt.Fprintf(&b, "Organizer token (24 h):\n  export PACER_TOKEN=%s\n", d.Token)
+	fmt.Fprintf(&b, "Try:\n")
+	fmt.Fprintf(&b, "  curl -s %s/events/%s/bibs/%s/photos -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event, d.Bibs[0])
+	fmt.Fprintf(&b, "  curl -s '%s/photographers/%s/photos?eventId=%s&limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Photographers[0], d.Event)
+	fmt.Fprintf(&b, "  curl -s '%s/events/%s/photos?limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event)
+	fmt.Fprintf(&b, "  curl -s %s/public/events/%s/bibs/%s/photos            # runners: no token, published events only\n", base, d.Event, d.Bibs[1])
+	fmt.Fprintf(&b, "  curl -s %s/events/%s/photos -H 'X-Pacer-Dev-User: me' -H 'X-Pacer-Dev-Roles: organizer' -H 'X-Pacer-Dev-Org: %s'  # dev-mode impersonation\n", base, d.Event, d.Org)
+	fmt.Fprintf(&b, "  API reference: %s/docs\n\n", base)
+	return b.String()
+}
