@@ -1,0 +1,54 @@
+// Command asyncevent-api serves the AsyncEvent HTTP API.
+//
+//	asyncevent-api [flags]        serve (configuration: flags or PACER_* env, see asynceventapi)
+//	asyncevent-api openapi        print the OpenAPI spec (YAML) and exit
+//
+// SIGINT or SIGTERM shuts it down gracefully.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "openapi" {
+		b, err := asynceventapi.OpenAPI()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "asyncevent-api:", err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(b)
+		return
+	}
+	cfg := asynceventapi.ConfigFromEnv()
+	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (PACER_API_ADDR)")
+	flag.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
+	flag.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
+	flag.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
+	flag.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
+	flag.BoolVar(&cfg.Dev, "dev", cfg.Dev, "dev mode: dev secrets and the X-Pacer-Dev-User header (PACER_DEV)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	aws, err := awsclient.Load(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "asyncevent-api:", err)
+		os.Exit(1)
+	}
+	cfg.AWS = aws
+	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := asynceventapi.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "asyncevent-api:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,265 @@
+package asynceventapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2/humatest"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+var secret = []byte("asynceventapi-test-secret-32-bytes-long!")
+
+func token(t testing.TB, user string, roles ...string) string {
+	t.Helper()
+	s, err := auth.Mint(secret, auth.Principal{UserID: user, Roles: roles}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "Authorization: Bearer " + s
+}
+
+type apiEnv struct {
+	*asynceventtest.Env
+	api humatest.TestAPI
+}
+
+func newAPI(t *testing.T, dev bool) *apiEnv {
+	t.Helper()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, dev)
+	return &apiEnv{Env: env, api: humatest.Wrap(t, api)}
+}
+
+func decode[T any](t testing.TB, resp *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(resp.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decode %s: %v", resp.Body.String(), err)
+	}
+	return v
+}
+
+func expect(t testing.TB, resp *httptest.ResponseRecorder, status int) {
+	t.Helper()
+	if resp.Code != status {
+		t.Fatalf("status %d, want %d: %s", resp.Code, status, resp.Body.String())
+	}
+}
+
+// The committed openapi/asyncevent.yaml is what the code generates.
+func TestOpenAPIUpToDate(t *testing.T) {
+	want, err := asynceventapi.OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../../../openapi/asyncevent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("openapi/asyncevent.yaml is stale: run `go run ./services/asyncevent-api openapi > openapi/asyncevent.yaml` (make openapi)")
+	}
+}
+
+// The whole flow through HTTP: an admin creates an event, users
+// participate, a worker decides, users and admins read the results.
+func TestParticipationFlow(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	adm := token(t, "root", auth.RoleAdmin)
+	closes := time.Now().Add(time.Hour).UnixMilli()
+	resp := e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacity": 2, "closesAt": closes})
+	expect(t, resp, http.StatusCreated)
+	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacity": 2}), http.StatusConflict)
+
+	var ids []string
+	for i := range 5 {
+		resp := e.api.Post("/events/concert/participations", token(t, fmt.Sprintf("u%d", i)))
+		expect(t, resp, http.StatusAccepted)
+		a := decode[asynceventapi.Accepted](t, resp)
+		if a.IsDuplicate {
+			t.Fatal("first participation is a duplicate")
+		}
+		ids = append(ids, a.RequestID)
+	}
+	dup := e.api.Post("/events/concert/participations", token(t, "u0"), map[string]any{})
+	expect(t, dup, http.StatusAccepted)
+	if a := decode[asynceventapi.Accepted](t, dup); !a.IsDuplicate || a.RequestID != ids[0] {
+		t.Fatalf("duplicate: %+v", a)
+	}
+	e.StartWorkers(t, 1, consumer.Config{})
+	results := map[string]int{}
+	for i, id := range ids {
+		var v asynceventapi.RequestView
+		asynceventtest.Eventually(t, 20*time.Second, "request "+id+" to finish", func() (bool, error) {
+			resp := e.api.Get("/requests/"+id, token(t, fmt.Sprintf("u%d", i)))
+			if resp.Code != http.StatusOK {
+				return false, fmt.Errorf("status %d", resp.Code)
+			}
+			v = decode[asynceventapi.RequestView](t, resp)
+			return v.Status == "SUCCEEDED" || v.Status == "REJECTED", nil
+		})
+		results[v.ResultCode]++
+		if len(v.Timeline) != 4 || v.QueueDelayMs < 0 || v.E2EDelayMs < v.QueueDelayMs || v.UserID != "" || v.FinishedAt == 0 {
+			t.Fatalf("view %+v", v)
+		}
+	}
+	if results["SUCCESS"] != 2 || results["REJECTED_CAPACITY"] != 3 {
+		t.Fatalf("results %v", results)
+	}
+	// Not the owner: 404, not 403.
+	expect(t, e.api.Get("/requests/"+ids[0], token(t, "u1")), http.StatusNotFound)
+	expect(t, e.api.Get("/requests/"+ids[0], adm), http.StatusOK)
+	resp = e.api.Get("/admin/requests/"+ids[0], adm)
+	expect(t, resp, http.StatusOK)
+	if v := decode[asynceventapi.RequestView](t, resp); v.UserID != "u0" || v.Attempts != 1 {
+		t.Fatalf("admin view %+v", v)
+	}
+	resp = e.api.Get("/admin/requests/"+ids[0]+"/logs", adm)
+	expect(t, resp, http.StatusOK)
+	logs := decode[struct{ Logs []asynceventapi.LogView }](t, resp)
+	if len(logs.Logs) != 4 || logs.Logs[3].FromStatus != "PROCESSING" {
+		t.Fatalf("logs %+v", logs)
+	}
+	resp = e.api.Get("/me/participations?limit=20", token(t, "u3"))
+	expect(t, resp, http.StatusOK)
+	if p := decode[asynceventapi.RequestPage](t, resp); len(p.Items) != 1 || p.Items[0].RequestID != ids[3] || p.Cursor != "" {
+		t.Fatalf("my participations %+v", p)
+	}
+	// Admin list: newest first, paginated with cursors, filtered by status.
+	seen := map[string]bool{}
+	cursor := ""
+	var last int64 = 1 << 62
+	for page := 0; ; page++ {
+		resp := e.api.Get("/admin/events/concert/requests?limit=2&cursor="+cursor, adm)
+		expect(t, resp, http.StatusOK)
+		p := decode[asynceventapi.RequestPage](t, resp)
+		for _, v := range p.Items {
+			if seen[v.RequestID] || v.QueuedAt > last {
+				t.Fatalf("page %d: %s repeated or out of order", page, v.RequestID)
+			}
+			seen[v.RequestID], last = true, v.QueuedAt
+		}
+		if cursor = p.Cursor; cursor == "" {
+			break
+		}
+	}
+	if len(seen) != 5 {
+		t.Fatalf("admin list saw %d requests", len(seen))
+	}
+	resp = e.api.Get("/admin/events/concert/requests?status=SUCCEEDED", adm)
+	expect(t, resp, http.StatusOK)
+	if p := decode[asynceventapi.RequestPage](t, resp); len(p.Items) != 2 {
+		t.Fatalf("SUCCEEDED filter: %d items", len(p.Items))
+	}
+	resp = e.api.Get("/admin/events/concert/stats", adm)
+	expect(t, resp, http.StatusOK)
+	if st := decode[asynceventapi.StatsView](t, resp); !st.InvariantOK || st.CapacityRemaining != 0 || st.ByStatus["SUCCEEDED"] != 2 || st.ByResultCode["REJECTED_CAPACITY"] != 3 {
+		t.Fatalf("stats %+v", st)
+	}
+	resp = e.api.Get("/admin/dlq", adm)
+	expect(t, resp, http.StatusOK)
+	// A user is not an admin.
+	expect(t, e.api.Get("/admin/events/concert/stats", token(t, "u1")), http.StatusForbidden)
+}
+
+// Hostile input gets a 4xx problem+json and writes nothing.
+func TestHostileInput(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := auth.Mint([]byte("another-secret-that-is-32-bytes-long!!"), auth.Principal{UserID: "u1"}, time.Hour)
+	expired, _ := auth.Mint(secret, auth.Principal{UserID: "u1"}, -time.Hour)
+	user := token(t, "u1")
+	post := func(path string, body any, headers ...any) func() *httptest.ResponseRecorder {
+		return func() *httptest.ResponseRecorder {
+			args := append([]any{}, headers...)
+			if body != nil {
+				args = append(args, body)
+			}
+			return e.api.Post(path, args...)
+		}
+	}
+	get := func(path string, headers ...any) func() *httptest.ResponseRecorder {
+		return func() *httptest.ResponseRecorder { return e.api.Get(path, headers...) }
+	}
+	e.Calls.Reset()
+	for _, c := range []struct {
+		name   string
+		do     func() *httptest.ResponseRecorder
+		status int
+		field  string // the error must name it
+	}{
+		{"no token", post("/events/ev/participations", nil), 401, ""},
+		{"forged token", post("/events/ev/participations", nil, "Authorization: Bearer "+forged), 401, ""},
+		{"expired token", post("/events/ev/participations", nil, "Authorization: Bearer "+expired), 401, ""},
+		{"dev header outside dev mode", post("/events/ev/participations", nil, server.DevUserHeader+": eve"), 401, ""},
+		{"userId in body", post("/events/ev/participations", map[string]any{"userId": "eve"}, user), 422, "userId"},
+		{"malformed JSON", post("/events/ev/participations", strings.NewReader("{"), user, "Content-Type: application/json"), 400, ""},
+		{"huge body", post("/events/ev/participations", strings.NewReader(`{"x":"`+strings.Repeat("a", 4096)+`"}`), user, "Content-Type: application/json"), 413, ""},
+		{"id with #", post("/events/a%23b/participations", nil, user), 422, "path.eventId"},
+		{"id with %", post("/events/a%2525/participations", nil, user), 422, "path.eventId"},
+		{"id with control char", post("/events/a%0Ab/participations", nil, user), 422, "path.eventId"},
+		{"overlong id", post("/events/"+strings.Repeat("e", 65)+"/participations", nil, user), 422, "path.eventId"},
+		{"unknown event", post("/events/nope/participations", nil, user), 404, ""},
+		{"bad request id", get("/requests/r%23x", user), 422, "path.requestId"},
+		{"bad cursor", get("/me/participations?cursor=garbage", user), 400, ""},
+		{"tampered cursor", get("/me/participations?cursor=eyJ2IjoxfQ.AAAA", user), 400, ""},
+		{"limit 0", get("/me/participations?limit=0", user), 422, "query.limit"},
+		{"limit 1000", get("/me/participations?limit=1000", user), 422, "query.limit"},
+		{"user on admin route", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1}, user), 403, ""},
+		{"bad event type", post("/admin/events", map[string]any{"eventId": "x", "eventType": "RAFFLE"}, token(t, "a", auth.RoleAdmin)), 422, "body.eventType"},
+		{"event without capacity", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME"}, token(t, "a", auth.RoleAdmin)), 422, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := c.do()
+			if resp.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", resp.Code, c.status, resp.Body.String())
+			}
+			if ct := resp.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+				t.Fatalf("content type %q", ct)
+			}
+			if c.field != "" && !strings.Contains(resp.Body.String(), c.field) {
+				t.Fatalf("error does not name %s: %s", c.field, resp.Body.String())
+			}
+		})
+	}
+	if n := e.Calls.Count("DynamoDB.TransactWriteItems") + e.Calls.Count("DynamoDB.PutItem") + e.Calls.Count("DynamoDB.UpdateItem") + e.Calls.Count("SQS.SendMessage"); n != 0 {
+		t.Fatalf("hostile input wrote: %s", e.Calls)
+	}
+}
+
+// In dev mode the dev header stands in for a token.
+func TestDevHeader(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, true)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	resp := e.api.Post("/events/ev/participations", server.DevUserHeader+": dev-user")
+	expect(t, resp, http.StatusAccepted)
+	id := decode[asynceventapi.Accepted](t, resp).RequestID
+	resp = e.api.Get("/requests/"+id, server.DevUserHeader+": dev-user")
+	expect(t, resp, http.StatusOK)
+	expect(t, e.api.Get("/requests/"+id, server.DevUserHeader+": someone-else"), http.StatusNotFound)
+}

@@ -1,0 +1,151 @@
+package asynceventapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// Deps are what the routes need. Register reads them only when a request
+// arrives, so the spec can be generated with a zero Deps.
+type Deps struct {
+	Service *asyncevent.Service
+	Log     *slog.Logger
+}
+
+func (d *Deps) log() *slog.Logger {
+	if d.Log == nil {
+		return slog.Default()
+	}
+	return d.Log
+}
+
+// Body size limits.
+const (
+	smallBody = 1 << 10 // participation, draw
+	eventBody = 4 << 10 // event creation
+)
+
+// EventPath is the eventId path parameter: 1..64 of [A-Za-z0-9_-]; the
+// validation error names the field. (Parameter structs are exported so
+// that Huma can fill them when embedded.)
+type EventPath struct {
+	EventID string `path:"eventId" pattern:"^[A-Za-z0-9_-]{1,64}$" maxLength:"64" doc:"Event id: 1 to 64 letters, digits, '_' or '-'"`
+}
+
+// RequestPath is the requestId path parameter.
+type RequestPath struct {
+	RequestID string `path:"requestId" pattern:"^[A-Za-z0-9_-]{1,64}$" maxLength:"64" doc:"Request id"`
+}
+
+// PageQuery is the limit and cursor of a paginated list.
+type PageQuery struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, 1..100"`
+	Cursor string `query:"cursor" maxLength:"2048" doc:"Opaque cursor from the previous page"`
+}
+
+// ParticipationBody is the optional body of a participation. It has no
+// fields: the user is the token's subject, never a body field, and any
+// field (such as userId) is rejected.
+type ParticipationBody struct{}
+
+type participateInput struct {
+	EventPath
+	Body *ParticipationBody `required:"false"`
+}
+
+// Accepted is the answer to a participation.
+type Accepted struct {
+	RequestID   string `json:"requestId" doc:"Poll GET /requests/{requestId} for the outcome"`
+	IsDuplicate bool   `json:"isDuplicate" doc:"true when this user already participated; requestId is the original one"`
+}
+
+type acceptedOutput struct {
+	Body Accepted
+}
+
+type requestOutput struct {
+	Body RequestView
+}
+
+// RequestPage is a page of requests.
+type RequestPage struct {
+	Items  []RequestView `json:"items"`
+	Cursor string        `json:"cursor,omitempty" doc:"Pass as cursor for the next page; absent on the last page"`
+}
+
+type pageOutput struct {
+	Body RequestPage
+}
+
+// Register adds the AsyncEvent operations to api. Authentication is the
+// server.Authenticate middleware's job; operations with Security need a
+// verified bearer token (or, in dev mode only, the dev header).
+func Register(api huma.API, d *Deps) {
+	huma.Register(api, huma.Operation{
+		OperationID: "participate", Method: http.MethodPost, Path: "/events/{eventId}/participations",
+		Summary: "Participate in an event",
+		Description: "Accepts the caller's participation at once and answers 202 with a requestId; a queue and workers decide the outcome. " +
+			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true. " +
+			"The user is the token's subject; the body, if any, must be empty.",
+		Tags: []string{"participation"}, Security: server.Bearer, DefaultStatus: http.StatusAccepted, MaxBodyBytes: smallBody,
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
+	}, func(ctx context.Context, in *participateInput) (*acceptedOutput, error) {
+		p, err := server.Caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := d.Service.Participate(ctx, in.EventID, p.UserID)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "get-request", Method: http.MethodGet, Path: "/requests/{requestId}",
+		Summary:     "Get a participation request",
+		Description: "The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404).",
+		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusNotFound},
+	}, func(ctx context.Context, in *RequestPath) (*requestOutput, error) {
+		p, err := server.Caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, err := d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &requestOutput{Body: viewOf(r, false)}, nil
+	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "my-participations", Method: http.MethodGet, Path: "/me/participations",
+		Summary:     "List my participations, newest first",
+		Description: "Requests appear once queued (GSI1, newest queuedAt first).",
+		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusBadRequest},
+	}, func(ctx context.Context, in *PageQuery) (*pageOutput, error) {
+		p, err := server.Caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		page, err := d.Service.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, nil
+	})
+
+	registerAdmin(api, d)
+}
+
+// admin returns the caller if they are an admin.
+func admin(ctx context.Context) (auth.Principal, error) {
+	return server.RequireRole(ctx, auth.RoleAdmin)
+}

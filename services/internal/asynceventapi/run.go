@@ -1,0 +1,205 @@
+// Package asynceventapi is the AsyncEvent HTTP API (Huma v2): the user
+// participation endpoints, the admin endpoints, the mapping of domain
+// errors to RFC 9457 problems (errors.go, in one place), and Run, which
+// services/asyncevent-api and the dev runner both call.
+//
+// Configuration (environment; services/asyncevent-api also takes flags):
+//
+//	PACER_API_ADDR                  listen address (default 127.0.0.1:8081)
+//	PACER_ASYNCEVENT_TABLE          DynamoDB table (default AsyncEventTable)
+//	PACER_ASYNCEVENT_QUEUE          SQS queue (default asyncevent-participations; DLQ <name>-dlq)
+//	PACER_ASYNCEVENT_MAX_RECEIVES   DLQ maxReceiveCount used when creating the queue (default 3)
+//	PACER_ASYNCEVENT_SETUP          1: create the table and queues if missing (default: on when
+//	                                AWS endpoints point at a local stack)
+//	PACER_DEV                       1: dev mode (dev JWT secret and cursor key, X-Pacer-Dev-User header)
+//	PACER_JWT_SECRET / PACER_JWKS_URL, PACER_JWT_ISSUER, PACER_JWT_AUDIENCE, PACER_CURSOR_KEY
+//	                                see services/internal/server
+//
+// EventConfig items are cached in process for 2 s (see package asyncevent),
+// which keeps a new participation at 3 AWS calls.
+package asynceventapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// Title and Version name the API in its spec.
+const (
+	Title   = "Pacer AsyncEvent API"
+	Version = "1.0.0"
+)
+
+const description = "First-come and lottery event participation. `POST /events/{eventId}/participations` answers 202 with a " +
+	"requestId at once; a queue and workers decide the outcome, which clients poll with `GET /requests/{requestId}`. " +
+	"The user is always the bearer token's `sub`; admin operations need the `admin` role. Errors are RFC 9457 problems. " +
+	"Times are epoch milliseconds."
+
+// NewAPI returns the API on mux with authentication (when v is not nil;
+// dev enables the dev header) and the routes registered. The spec always
+// documents the dev-mode impersonation headers, which are honoured only in
+// dev mode.
+func NewAPI(mux *http.ServeMux, d *Deps, v *auth.Verifier, dev bool) huma.API {
+	api := server.NewAPI(mux, Title, Version, description, true)
+	if v != nil {
+		// Middlewares apply to operations registered after them.
+		server.Authenticate(api, v, dev)
+	}
+	Register(api, d)
+	return api
+}
+
+// OpenAPI returns the spec as YAML, without starting anything.
+func OpenAPI() ([]byte, error) {
+	return NewAPI(http.NewServeMux(), &Deps{}, nil, false).OpenAPI().YAML()
+}
+
+// Config configures Run.
+type Config struct {
+	Addr        string
+	Listener    net.Listener // if set, used instead of listening on Addr
+	Table       string
+	Queue       string
+	MaxReceives int
+	// Setup creates the table and the queues if they are missing.
+	Setup bool
+	// Dev enables dev mode (dev header, dev secrets).
+	Dev bool
+
+	AWS aws.Config
+	// DynamoDB and SQS override the clients built from AWS (e.g. to count
+	// calls or inject faults).
+	DynamoDB ddb.Client
+	SQS      sqsqueue.Client
+	// Verifier and CursorKey default to server.AuthFromEnv and
+	// server.CursorKeyFromEnv.
+	Verifier  *auth.Verifier
+	CursorKey []byte
+
+	EventCacheTTL time.Duration
+	Log           *slog.Logger
+	// Ready, if set, is called with the listen address once serving.
+	Ready func(addr string)
+}
+
+// ConfigFromEnv reads the PACER_* variables (see the package doc).
+func ConfigFromEnv() Config {
+	return Config{
+		Addr:        Env("PACER_API_ADDR", "127.0.0.1:8081"),
+		Table:       Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
+		Queue:       Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
+		MaxReceives: EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
+		Setup:       EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+		Dev:         server.DevMode(),
+	}
+}
+
+// Run serves the API until ctx is cancelled, then shuts down gracefully.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Verifier == nil {
+		v, err := server.AuthFromEnv(ctx, cfg.Dev)
+		if err != nil {
+			return err
+		}
+		cfg.Verifier = v
+	}
+	if cfg.CursorKey == nil {
+		k, err := server.CursorKeyFromEnv(cfg.Dev)
+		if err != nil {
+			return err
+		}
+		cfg.CursorKey = k
+	}
+	svc, err := Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	NewAPI(mux, &Deps{Service: svc, Log: log}, cfg.Verifier, cfg.Dev)
+	l := cfg.Listener
+	if l == nil {
+		if l, err = server.Listen(cfg.Addr); err != nil {
+			return err
+		}
+	}
+	log.Info("asyncevent-api listening", "addr", l.Addr().String(), "table", cfg.Table, "queue", cfg.Queue, "dev", cfg.Dev)
+	if cfg.Ready != nil {
+		cfg.Ready(l.Addr().String())
+	}
+	return server.Serve(ctx, &http.Server{Handler: mux}, l)
+}
+
+// Open builds the domain service over DynamoDB and SQS, creating the table
+// and queues first when cfg.Setup is set.
+func Open(ctx context.Context, cfg Config) (*asyncevent.Service, error) {
+	if cfg.Table == "" {
+		cfg.Table = dynamostore.DefaultTable
+	}
+	if cfg.Queue == "" {
+		cfg.Queue = sqsqueue.DefaultName
+	}
+	dc := cfg.DynamoDB
+	if dc == nil {
+		dc = awsclient.DynamoDB(cfg.AWS)
+	}
+	sc := cfg.SQS
+	if sc == nil {
+		sc = awsclient.SQS(cfg.AWS)
+	}
+	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey}), cfg.Table)
+	if cfg.Setup {
+		if err := store.Ensure(ctx); err != nil {
+			return nil, fmt.Errorf("asynceventapi: %w", err)
+		}
+	}
+	q, err := sqsqueue.Open(ctx, sc, sqsqueue.Config{Name: cfg.Queue, MaxReceives: cfg.MaxReceives, Ensure: cfg.Setup})
+	if err != nil {
+		return nil, fmt.Errorf("asynceventapi: %w", err)
+	}
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, Log: cfg.Log}), nil
+}
+
+// Env returns the environment variable key, or def when unset.
+func Env(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// EnvInt is Env for integers (def when unset or malformed).
+func EnvInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+// EnvBool is Env for booleans ("1", "true", "0", "false").
+func EnvBool(key string, def bool) bool {
+	if b, err := strconv.ParseBool(os.Getenv(key)); err == nil {
+		return b
+	}
+	return def
+}
