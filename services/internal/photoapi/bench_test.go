@@ -34,8 +34,14 @@ func benchSetup(b *testing.B, e *env) {
 	b.Helper()
 	ctx := e.ctx
 	steps := []error{
-		func() error { _, err := e.svc.CreateOrganizer(ctx, photo.Organizer{ID: "o1", Name: "Bench"}); return err }(),
-		func() error { _, err := e.svc.CreateEvent(ctx, "o1", photo.Event{ID: "e1", Name: "Bench Race"}); return err }(),
+		func() error {
+			_, err := e.svc.CreateOrganizer(ctx, photo.Organizer{ID: "o1", Name: "Bench"})
+			return err
+		}(),
+		func() error {
+			_, err := e.svc.CreateEvent(ctx, "o1", photo.Event{ID: "e1", Name: "Bench Race"})
+			return err
+		}(),
 		func() error {
 			_, err := e.svc.CreatePhotographer(ctx, "o1", photo.Photographer{ID: "p1", Handle: "h", DisplayName: "P"})
 			return err
