@@ -1,0 +1,45 @@
+// Command asyncevent-worker processes AsyncEvent participation messages.
+// Configuration comes from flags or PACER_* variables (see asyncworker).
+// SIGINT or SIGTERM stops it gracefully: it stops receiving, finishes the
+// messages in flight and deletes them.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+)
+
+func main() {
+	cfg := asyncworker.ConfigFromEnv()
+	flag.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
+	flag.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
+	flag.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
+	flag.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
+	flag.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "messages handled at once (PACER_WORKER_CONCURRENCY)")
+	flag.IntVar(&cfg.Batch, "batch", cfg.Batch, "messages per receive, 1..10 (PACER_WORKER_BATCH)")
+	flag.DurationVar(&cfg.Visibility, "visibility", cfg.Visibility, "visibility timeout (PACER_WORKER_VISIBILITY)")
+	flag.DurationVar(&cfg.Wait, "wait", cfg.Wait, "long-poll wait, ≤ 20s (PACER_WORKER_WAIT)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	aws, err := awsclient.Load(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "asyncevent-worker:", err)
+		os.Exit(1)
+	}
+	cfg.AWS = aws
+	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := asyncworker.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "asyncevent-worker:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,180 @@
+package asyncworker_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/standin"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+)
+
+// childEnv marks the re-executed test binary as a worker process.
+const childEnv = "ASYNCWORKER_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild())
+	}
+	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
+}
+
+// runChild is a worker process whose transactions are slow (so messages
+// are in flight when the parent kills it).
+func runChild() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg := asyncworker.ConfigFromEnv()
+	cfg.AWS = awsCfg
+	slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
+	slow.SetTxDelay(500 * time.Millisecond)
+	cfg.DynamoDB = slow
+	if err := asyncworker.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// A worker process killed with SIGKILL while messages are in flight:
+// after the visibility timeout another worker finishes them; the invariant
+// holds and nothing is stranded.
+func TestWorkerKilledMidFlight(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 60 {
+		p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.RequestID)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), childEnv+"=1",
+		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
+		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
+	child.Stderr = os.Stderr
+	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+
+	var atKill *asyncevent.Stats
+	asynceventtest.Eventually(t, 30*time.Second, "the child to finish some requests and hold others in flight", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "ev")
+		if err != nil {
+			return false, err
+		}
+		done := st.ByStatus[asyncevent.StatusSucceeded] + st.ByStatus[asyncevent.StatusRejected]
+		atKill = st
+		return done >= 5 && st.ByStatus[asyncevent.StatusProcessing] >= 3, nil
+	})
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	st, _ := env.Service.EventStats(ctx, "ev")
+	t.Logf("killed the worker: %v (PROCESSING at kill: %d)", st.ByStatus, atKill.ByStatus[asyncevent.StatusProcessing])
+	if !st.InvariantOK {
+		t.Fatalf("invariant broken right after the kill: %+v", st)
+	}
+	// Messages the child had received are invisible until the visibility
+	// timeout; requests it had taken may be left PROCESSING (whether any
+	// are depends on where the kill lands; TestRedeliveryIsIdempotent in
+	// modules/asyncevent covers that path deterministically).
+
+	start := time.Now()
+	env.StartWorkers(t, 1, consumer.Config{Visibility: 3 * time.Second})
+	count := map[asyncevent.ResultCode]int{}
+	asynceventtest.Eventually(t, 60*time.Second, "every request to finish", func() (bool, error) {
+		count = map[asyncevent.ResultCode]int{}
+		for _, id := range ids {
+			r, err := env.Store.GetRequest(ctx, id)
+			if err != nil {
+				return false, err
+			}
+			if !r.Status.Terminal() {
+				return false, fmt.Errorf("%s is %s", id, r.Status)
+			}
+			count[r.ResultCode]++
+		}
+		return true, nil
+	})
+	t.Logf("the new worker finished the rest in %s", time.Since(start).Round(100*time.Millisecond))
+	if count[asyncevent.CodeSuccess] != 20 || count[asyncevent.CodeRejectedCapacity] != 40 {
+		t.Fatalf("results %v, want 20 SUCCESS + 40 REJECTED_CAPACITY", count)
+	}
+	st, err := env.Service.EventStats(ctx, "ev")
+	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+	asynceventtest.Eventually(t, 10*time.Second, "the queues to be empty", func() (bool, error) {
+		main, dead, err := env.Queue.Depths(ctx)
+		return main == 0 && dead == 0, err
+	})
+}
+
+// SIGTERM stops a worker gracefully: it finishes and deletes what it holds.
+func TestGracefulStop(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), childEnv+"=1",
+		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
+		"PACER_WORKER_CONCURRENCY=5", "PACER_WORKER_VISIBILITY=30s", "PACER_WORKER_WAIT=1s")
+	child.Stderr = os.Stderr
+	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill() })
+	asynceventtest.Eventually(t, 30*time.Second, "some requests in flight", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "ev")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] > 0, err
+	})
+	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatalf("worker exit: %v", err)
+	}
+	// Everything it took is finished (no PROCESSING left behind), and with
+	// a 30 s visibility timeout nothing it finished can still be pending
+	// deletion: queue depth equals the requests still QUEUED.
+	st, err := env.Service.EventStats(ctx, "ev")
+	if err != nil || st.ByStatus[asyncevent.StatusProcessing] != 0 {
+		t.Fatalf("after SIGTERM: %+v %v", st, err)
+	}
+	if n, err := env.Queue.Depth(ctx); err != nil || n != st.ByStatus[asyncevent.StatusQueued] {
+		t.Fatalf("queue depth %d (%v), %d requests still QUEUED", n, err, st.ByStatus[asyncevent.StatusQueued])
+	}
+}

@@ -1,0 +1,152 @@
+// Package asyncworker runs AsyncEvent workers: the consumer runtime
+// (modules/asyncevent/consumer) reading the participation queue and the
+// domain's Process deciding each message. services/asyncevent-worker and
+// the dev runner both call Run.
+//
+// Configuration (environment; services/asyncevent-worker also takes flags):
+//
+//	PACER_ASYNCEVENT_TABLE          DynamoDB table (default AsyncEventTable)
+//	PACER_ASYNCEVENT_QUEUE          SQS queue (default asyncevent-participations; DLQ <name>-dlq)
+//	PACER_ASYNCEVENT_MAX_RECEIVES   DLQ maxReceiveCount used when creating the queue (default 3)
+//	PACER_ASYNCEVENT_SETUP          1: create the table and queues if missing (default: on for a local stack)
+//	PACER_WORKER_CONCURRENCY        messages handled at once (default 10)
+//	PACER_WORKER_BATCH              messages per receive, 1..10 (default 10)
+//	PACER_WORKER_VISIBILITY         visibility timeout, e.g. 30s (default 30s)
+//	PACER_WORKER_WAIT               long-poll wait, up to 20s (default 10s)
+package asyncworker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// Config configures Run.
+type Config struct {
+	Table       string
+	Queue       string
+	MaxReceives int
+	// Setup creates the table and the queues if they are missing.
+	Setup bool
+
+	Concurrency int
+	Batch       int
+	Visibility  time.Duration
+	Wait        time.Duration
+
+	AWS aws.Config
+	// DynamoDB and SQS override the clients built from AWS.
+	DynamoDB ddb.Client
+	SQS      sqsqueue.Client
+
+	Log *slog.Logger
+}
+
+// ConfigFromEnv reads the PACER_* variables (see the package doc).
+func ConfigFromEnv() Config {
+	return Config{
+		Table:       env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
+		Queue:       env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
+		MaxReceives: envInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
+		Setup:       envBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+		Concurrency: envInt("PACER_WORKER_CONCURRENCY", 10),
+		Batch:       envInt("PACER_WORKER_BATCH", 10),
+		Visibility:  envDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
+		Wait:        envDuration("PACER_WORKER_WAIT", 10*time.Second),
+	}
+}
+
+// Run consumes the queue until ctx is cancelled, then stops receiving,
+// finishes the messages in flight, deletes them, and returns.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Batch > 10 {
+		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
+	}
+	dc := cfg.DynamoDB
+	if dc == nil {
+		dc = awsclient.DynamoDB(cfg.AWS)
+	}
+	sc := cfg.SQS
+	if sc == nil {
+		sc = awsclient.SQS(cfg.AWS)
+	}
+	store := dynamostore.New(ddb.New(dc, ddb.Config{}), cfg.Table)
+	if cfg.Setup {
+		if err := store.Ensure(ctx); err != nil {
+			return fmt.Errorf("asyncworker: %w", err)
+		}
+	}
+	q, err := sqsqueue.Open(ctx, sc, sqsqueue.Config{Name: cfg.Queue, MaxReceives: cfg.MaxReceives, Ensure: cfg.Setup})
+	if err != nil {
+		return fmt.Errorf("asyncworker: %w", err)
+	}
+	svc := asyncevent.New(store, q, q, asyncevent.Config{Log: log})
+	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
+		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait)
+	err = consumer.Run(ctx, q, Handler(svc, log), consumer.Config{
+		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
+	})
+	log.Info("asyncevent-worker stopped")
+	return err
+}
+
+// Handler adapts the domain service to the consumer runtime, logging
+// failures.
+func Handler(svc *asyncevent.Service, log *slog.Logger) consumer.Handler {
+	return func(ctx context.Context, m consumer.Message) bool {
+		out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+		if out.Err != nil {
+			log.Warn("asyncevent-worker: message", "messageId", m.ID, "result", out.Result, "receives", m.ReceiveCount, "err", out.Err)
+		}
+		return out.Ack
+	}
+}
+
+func env(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envBool(key string, def bool) bool {
+	if b, err := strconv.ParseBool(os.Getenv(key)); err == nil {
+		return b
+	}
+	return def
+}
+
+// envDuration accepts Go durations ("30s") or whole seconds ("30").
+func envDuration(key string, def time.Duration) time.Duration {
+	v := os.Getenv(key)
+	if d, err := time.ParseDuration(v); err == nil {
+		return d
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(n) * time.Second
+	}
+	return def
+}
