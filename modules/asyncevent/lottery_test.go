@@ -1,0 +1,202 @@
+package asyncevent_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+)
+
+// independentWinners is a second implementation of the draw: sort the
+// entries by hex(SHA-256(seed bytes || requestId)), take the first k.
+func independentWinners(seedHex string, ids []string, k int) []string {
+	seed, _ := hex.DecodeString(seedHex)
+	type e struct{ id, h string }
+	es := make([]e, len(ids))
+	for i, id := range ids {
+		sum := sha256.Sum256(append(append([]byte{}, seed...), id...))
+		es[i] = e{id, hex.EncodeToString(sum[:])}
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].h != es[j].h {
+			return es[i].h < es[j].h
+		}
+		return es[i].id < es[j].id
+	})
+	out := []string{}
+	for _, x := range es[:min(k, len(es))] {
+		out = append(out, x.id)
+	}
+	return out
+}
+
+// 300 entries, K = 50: entries wait in COLLECTING; the draw after the
+// cutoff picks exactly 50 winners, reproducibly, resumably, and as an
+// independent implementation recomputes from the revealed seed.
+func TestLottery(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64 // the admin's clock runs ahead to pass the cutoff
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	cutoff := time.Now().Add(time.Hour)
+	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lotto", EventType: asyncevent.Lottery, Winners: 50,
+		LotteryCutoffAt: cutoff.UnixMilli(), AnnouncedAt: cutoff.Add(time.Hour).UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SeedCommitment == "" || cfg.RevealedSeed() != "" {
+		t.Fatalf("config %+v", cfg)
+	}
+	commitment := cfg.SeedCommitment
+	env.StartWorkers(t, 2, consumer.Config{})
+	ids := make([]string, 300)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 50)
+	for i := range ids {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ids[i] = participate(t, env.Service, "lotto", fmt.Sprintf("p%03d", i)).RequestID
+		})
+	}
+	wg.Wait()
+	asynceventtest.Eventually(t, 60*time.Second, "300 entries collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "lotto")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 300, err
+	})
+	r := env.Request(t, ids[0])
+	if r.UIPhase != asyncevent.PhaseCollecting || r.UIResult != asyncevent.ResultPending || r.LotteryCutoffAt != cutoff.UnixMilli() {
+		t.Fatalf("entry %+v", r)
+	}
+	if _, err := env.Service.Draw(ctx, "lotto", ""); !errors.Is(err, asyncevent.ErrDrawTooEarly) {
+		t.Fatalf("draw before the cutoff: %v", err)
+	}
+	shift.Store(int64(time.Hour + 2*time.Second))
+	// After the cutoff entries are refused with a clear error.
+	if _, err := env.Service.Participate(ctx, "lotto", "late"); !errors.Is(err, asyncevent.ErrLotteryClosed) {
+		t.Fatalf("late entry: %v", err)
+	}
+
+	// A draw that crashes part way (writes fail after 100 decisions)...
+	var n atomic.Int64
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if n.Add(1) > 100 {
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	if _, err := env.Service.Draw(ctx, "lotto", ""); err == nil {
+		t.Fatal("the faulty draw succeeded")
+	}
+	env.Dynamo.SetTxFault(nil)
+	mid, _ := env.Service.EventStats(ctx, "lotto")
+	if ev, _ := env.Service.GetEvent(ctx, "lotto"); ev.Status != asyncevent.EventDrawing || mid.ByStatus[asyncevent.StatusProcessing] == 0 {
+		t.Fatalf("after the crash: event %s, %v", ev.Status, mid.ByStatus)
+	}
+	// ...is resumed by calling it again.
+	res, err := env.Service.Draw(ctx, "lotto", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Winners) != 50 || res.Entries != 300 || res.SeedCommitment != commitment {
+		t.Fatalf("draw %+v", res)
+	}
+	seed, _ := hex.DecodeString(res.Seed)
+	if asyncevent.Commit(seed) != commitment {
+		t.Fatal("revealed seed does not match the commitment published at creation")
+	}
+	if want := independentWinners(res.Seed, ids, 50); !slices.Equal(res.Winners, want) {
+		t.Fatalf("winners differ from the independent recomputation:\n got %v\nwant %v", res.Winners, want)
+	}
+	again, err := env.Service.Draw(ctx, "lotto", "")
+	if err != nil || !slices.Equal(again.Winners, res.Winners) {
+		t.Fatalf("re-run: %v %v", again, err)
+	}
+	winners := map[string]bool{}
+	for _, id := range res.Winners {
+		winners[id] = true
+	}
+	count := map[asyncevent.ResultCode]int{}
+	for _, id := range ids {
+		r := env.Request(t, id)
+		count[r.ResultCode]++
+		want := asyncevent.CodeRejectedLotteryLose
+		if winners[id] {
+			want = asyncevent.CodeLotteryWin
+		}
+		if r.ResultCode != want || r.UIPhase != asyncevent.PhaseAnnounced || r.FinishedAt == 0 || r.LotteryTicket == "" {
+			t.Fatalf("request %+v, want %s", r, want)
+		}
+		checkLogs(t, env, r)
+	}
+	if count[asyncevent.CodeLotteryWin] != 50 || count[asyncevent.CodeRejectedLotteryLose] != 250 {
+		t.Fatalf("results %v", count)
+	}
+	ev, _ := env.Service.GetEvent(ctx, "lotto")
+	if ev.Status != asyncevent.EventAnnounced || ev.RevealedSeed() != res.Seed || ev.DrawWinners != 50 {
+		t.Fatalf("event %+v", ev)
+	}
+
+	// A message that reaches a worker after the draw started is rejected
+	// with a clear code, not entered.
+	late := &asyncevent.Request{RequestID: "late1", EventID: "lotto", UserID: "late", EventType: asyncevent.Lottery, Status: asyncevent.StatusReceived, RequestedAt: time.Now().UnixMilli()}
+	if _, _, err := env.Store.CreateRequest(ctx, late, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Queue.Send(ctx, asyncevent.Message{RequestID: "late1", EventID: "lotto", UserID: "late", EventType: asyncevent.Lottery}.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	lr := waitTerminal(t, env, []string{"late1"}, 20*time.Second)[0]
+	if lr.Status != asyncevent.StatusRejected || lr.ResultCode != asyncevent.CodeRejectedLotteryClosed {
+		t.Fatalf("late entry %+v", lr)
+	}
+}
+
+// A creator-held seed: the draw needs the seed that hashes to the
+// commitment.
+func TestLotteryCommittedSeed(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	seed, commitment := asyncevent.NewSeed()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l2", EventType: asyncevent.Lottery, Winners: 2,
+		LotteryCutoffAt: time.Now().Add(time.Minute).UnixMilli(), SeedCommitment: commitment}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	var ids []string
+	for i := range 5 {
+		ids = append(ids, participate(t, env.Service, "l2", fmt.Sprintf("p%d", i)).RequestID)
+	}
+	asynceventtest.Eventually(t, 20*time.Second, "5 entries collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "l2")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 5, err
+	})
+	shift.Store(int64(2 * time.Minute))
+	other, _ := asyncevent.NewSeed()
+	for _, s := range []string{"", other} {
+		if _, err := env.Service.Draw(ctx, "l2", s); !errors.Is(err, asyncevent.ErrSeed) {
+			t.Fatalf("draw with seed %q: %v", s, err)
+		}
+	}
+	res, err := env.Service.Draw(ctx, "l2", seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := independentWinners(seed, ids, 2); !slices.Equal(res.Winners, want) {
+		t.Fatalf("winners %v, want %v", res.Winners, want)
+	}
+}
