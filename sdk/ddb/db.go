@@ -23,9 +23,13 @@ type Config struct {
 	// before a *BatchError is returned (default 8). Backoff between retries
 	// is exponential with jitter, from BatchBackoff (default 25 ms) capped at
 	// BatchBackoffMax (default 2 s).
-	BatchRetries    int
-	BatchBackoff    time.Duration
-	BatchBackoffMax time.Duration
+	BatchRetries int
+	// TxConflictRetries is how many times DB.Transact retries a
+	// transaction cancelled only by TransactionConflict (default 5; -1
+	// disables). The backoff is the batch backoff.
+	TxConflictRetries int
+	BatchBackoff      time.Duration
+	BatchBackoffMax   time.Duration
 }
 
 // DB is an SDK handle over a DynamoDB client. It is safe for concurrent use.
@@ -44,6 +48,12 @@ func New(client Client, cfg Config) *DB {
 	}
 	if cfg.BatchRetries == 0 {
 		cfg.BatchRetries = 8
+	}
+	switch {
+	case cfg.TxConflictRetries == 0:
+		cfg.TxConflictRetries = 5
+	case cfg.TxConflictRetries < 0:
+		cfg.TxConflictRetries = 0
 	}
 	if cfg.BatchBackoff == 0 {
 		cfg.BatchBackoff = 25 * time.Millisecond

@@ -97,6 +97,21 @@ func (e *TxError) Is(target error) bool {
 	return target == ErrConditionFailed && e.Reason("") != nil
 }
 
+// conflictOnly reports whether the only causes were TransactionConflict.
+func (e *TxError) conflictOnly() bool {
+	conflict := false
+	for _, r := range e.Reasons {
+		switch r.Code {
+		case "", "None":
+		case "TransactionConflict":
+			conflict = true
+		default:
+			return false
+		}
+	}
+	return conflict
+}
+
 // Failed returns the first operation that caused the cancellation, or nil.
 func (e *TxError) Failed() *TxReason {
 	for i := range e.Reasons {

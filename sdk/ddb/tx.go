@@ -15,6 +15,9 @@ import (
 const MaxTxOps = 100
 
 // Transact runs ops as one TransactWriteItems: all succeed or none does.
+// A transaction cancelled only by TransactionConflict (another transaction
+// on the same items at the same moment; nothing applied) is retried with
+// backoff, up to Config.TxConflictRetries times.
 // If DynamoDB cancels it, the error is a *TxError whose Reasons map each
 // cancellation to its operation (by index and Label) and, for failed
 // conditions, carry the item as it is now. Requests the SDK can reject
@@ -52,6 +55,23 @@ func (db *DB) TransactToken(ctx context.Context, token string, ops ...*Op) error
 	if token != "" {
 		in.ClientRequestToken = aws.String(token)
 	}
+	bo := db.retrier()
+	for attempt := 0; ; attempt++ {
+		err := db.transactOnce(ctx, in, ops)
+		var te *TxError
+		if err == nil || !errors.As(err, &te) || !te.conflictOnly() || attempt >= db.cfg.TxConflictRetries {
+			return err
+		}
+		// Cancelled only because another transaction touched the same
+		// items at the same moment: nothing was applied, so try again.
+		if serr := sleep(ctx, bo.NextBackOff()); serr != nil {
+			return err
+		}
+	}
+}
+
+// transactOnce makes one TransactWriteItems call.
+func (db *DB) transactOnce(ctx context.Context, in *dynamodb.TransactWriteItemsInput, ops []*Op) error {
 	start := time.Now()
 	out, err := db.client.TransactWriteItems(ctx, in)
 	var cc []types.ConsumedCapacity
