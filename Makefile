@@ -39,6 +39,21 @@ test: deps ## Run every test (and the fuzz seed corpora) against the real stand-
 bench: deps ## Run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem -p 1 -timeout $(GOTEST_TIMEOUT) ./...
 
+.PHONY: example
+example: deps ## Run examples/couponclaim (another team's service on the SDK) on its own DynamoDB Local
+	$(GO) run ./examples/couponclaim -local
+
+FUZZTIME ?= 10s
+.PHONY: fuzz
+fuzz: ## Fuzz the key codec and the cursor decoder for FUZZTIME (10s) each
+	for f in FuzzFormatRoundTrip FuzzFormatNoCollision FuzzCursorDecode; do \
+	  $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) ./sdk/ddb; \
+	done
+
+.PHONY: bench-compare
+bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu/dynamo (separate module in bench/)
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
+
 .PHONY: verify
 verify: fmt-check vet lint openapi-check ## Check formatting, vet, lint and generated files
 
