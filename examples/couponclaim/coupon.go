@@ -100,39 +100,30 @@ func (s *Service) Claim(ctx context.Context, couponID, userID string) (*Claim, e
 		ExpiresAt: now.Add(90 * 24 * time.Hour).Unix(),
 	}
 	zero := int64(0)
-	for attempt := 0; ; attempt++ {
-		err := s.db.Transact(ctx,
-			s.claims.Create(c).Label("claim"),
-			s.coupons.Update(couponKey(couponID)).MustExist().Bounded("remaining", -1, &zero, nil).Label("coupon").Op(),
-		)
-		var te *ddb.TxError
-		if !errors.As(err, &te) {
-			return c, err // nil, or not a cancellation
-		}
-		if r := te.Reason("claim"); r != nil {
-			var first Claim
-			if err := r.Decode(&first); err != nil {
-				return nil, err
-			}
-			return &first, ErrAlreadyClaimed
-		}
-		if r := te.Reason("coupon"); r != nil {
-			if r.Item == nil {
-				return nil, ErrNoCoupon
-			}
-			return nil, ErrSoldOut
-		}
-		// Another transaction on the same coupon won the race
-		// (TransactionConflict): try again after a short, growing pause.
-		if f := te.Failed(); f == nil || f.Code != "TransactionConflict" || attempt >= 20 {
+	// DB.Transact itself retries cancellations caused only by a concurrent
+	// transaction on the same coupon (TransactionConflict).
+	err := s.db.Transact(ctx,
+		s.claims.Create(c).Label("claim"),
+		s.coupons.Update(couponKey(couponID)).MustExist().Bounded("remaining", -1, &zero, nil).Label("coupon").Op(),
+	)
+	var te *ddb.TxError
+	if !errors.As(err, &te) {
+		return c, err // nil, or not a cancellation
+	}
+	if r := te.Reason("claim"); r != nil {
+		var first Claim
+		if err := r.Decode(&first); err != nil {
 			return nil, err
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * 5 * time.Millisecond):
-		}
+		return &first, ErrAlreadyClaimed
 	}
+	if r := te.Reason("coupon"); r != nil {
+		if r.Item == nil {
+			return nil, ErrNoCoupon
+		}
+		return nil, ErrSoldOut
+	}
+	return nil, err
 }
 
 // Coupon returns a coupon as it is now.

@@ -53,6 +53,6 @@ func start(ctx context.Context, table string, local bool) error {
 	if err != nil {
 		return err
 	}
-	db := ddb.New(awsclient.DynamoDB(cfg), ddb.Config{CursorKey: []byte(os.Getenv("COUPON_CURSOR_KEY"))})
+	db := ddb.New(awsclient.DynamoDB(cfg), ddb.Config{CursorKey: []byte(os.Getenv("COUPON_CURSOR_KEY")), TxConflictRetries: 20})
 	return run(ctx, db.Table(table, &schema), os.Stdout)
 }
