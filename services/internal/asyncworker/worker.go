@@ -13,6 +13,10 @@
 //	PACER_WORKER_BATCH              messages per receive, 1..10 (default 10)
 //	PACER_WORKER_VISIBILITY         visibility timeout, e.g. 30s (default 30s)
 //	PACER_WORKER_WAIT               long-poll wait, up to 20s (default 10s)
+//
+// Against local-aws-sqs use a short wait (e.g. 1s): it answers a long poll
+// only when the batch is full or the wait has passed, whereas SQS answers
+// as soon as a message is available.
 package asyncworker
 
 import (

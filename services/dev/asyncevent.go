@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// asyncevent-api and one asyncevent-worker. Both ensure the table
+// (PACER_ASYNCEVENT_TABLE, default AsyncEventTable) and the queue with its
+// DLQ (PACER_ASYNCEVENT_QUEUE, default asyncevent-participations) exist.
+// The API runs in dev mode and prints a user and an admin token (24 h,
+// signed with the dev secret) with requests to try.
+func init() {
+	services = append(services,
+		Service{
+			Name: "asyncevent-api",
+			Addr: envOr("PACER_API_ADDR", "127.0.0.1:8081"),
+			Run: func(ctx context.Context, env Env) error {
+				cfg := asynceventapi.ConfigFromEnv()
+				cfg.Addr, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Addr, true, true, env.AWS, env.Log
+				cfg.Ready = func(addr string) { fmt.Fprint(os.Stdout, asynceventBanner("http://"+addr)) }
+				return asynceventapi.Run(ctx, cfg)
+			},
+		},
+		Service{
+			Name: "asyncevent-worker",
+			Run: func(ctx context.Context, env Env) error {
+				cfg := asyncworker.ConfigFromEnv()
+				cfg.Setup, cfg.AWS, cfg.Log = true, env.AWS, env.Log
+				if os.Getenv("PACER_WORKER_WAIT") == "" {
+					// local-aws-sqs answers a long poll only when the batch is
+					// full or the wait is over (real SQS answers as soon as a
+					// message is there): keep the wait short locally.
+					cfg.Wait = time.Second
+				}
+				return asyncworker.Run(ctx, cfg)
+			},
+		},
+	)
+}
+
+// asynceventBanner prints dev tokens and requests to try.
+func asynceventBanner(base string) string {
+	secret := envOr("PACER_JWT_SECRET", server.DevJWTSecret)
+	user, err1 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-user"}, 24*time.Hour)
+	admin, err2 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-admin", Roles: []string{auth.RoleAdmin}}, 24*time.Hour)
+	if err1 != nil || err2 != nil {
+		return fmt.Sprintf("asyncevent-api: cannot mint dev tokens: %v %v\n", err1, err2)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nasyncevent-api: dev tokens (24 h):\n  export PACER_USER_TOKEN=%s\n  export PACER_ADMIN_TOKEN=%s\n", user, admin)
+	fmt.Fprintf(&b, "Try:\n")
+	fmt.Fprintf(&b, "  curl -s %s/admin/events -H \"Authorization: Bearer $PACER_ADMIN_TOKEN\" -H 'Content-Type: application/json' -d '{\"eventId\":\"demo\",\"eventType\":\"FIRST_COME\",\"capacity\":100}'\n", base)
+	fmt.Fprintf(&b, "  curl -s -X POST %s/events/demo/participations -H \"Authorization: Bearer $PACER_USER_TOKEN\"\n", base)
+	fmt.Fprintf(&b, "  curl -s %s/requests/<requestId> -H \"Authorization: Bearer $PACER_USER_TOKEN\"\n", base)
+	fmt.Fprintf(&b, "  curl -s %s/me/participations -H 'X-Pacer-Dev-User: dev-user'   # dev-mode impersonation\n", base)
+	fmt.Fprintf(&b, "  curl -s %s/admin/events/demo/stats -H \"Authorization: Bearer $PACER_ADMIN_TOKEN\"\n", base)
+	fmt.Fprintf(&b, "  API reference: %s/docs\n\n", base)
+	return b.String()
+}
