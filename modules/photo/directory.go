@@ -98,6 +98,9 @@ func (s *Service) ListPhotographers(ctx context.Context, org string) ([]Photogra
 // resumes from its checkpoint on the next SyncPhotographer.
 func (s *Service) UpdatePhotographer(ctx context.Context, org, id string, p PhotographerPatch, opt SyncOptions) (Photographer, SyncReport, error) {
 	var ps problems
+	if p.Handle == nil && p.DisplayName == nil {
+		ps.add("handle", "give handle or displayName (or both) to change", nil)
+	}
 	if p.Handle != nil {
 		checkText(&ps, "handle", *p.Handle, true, 64)
 	}
@@ -169,7 +172,16 @@ func (s *Service) ImportRunners(ctx context.Context, org, event string, rs []Run
 	return s.truth.ImportRunners(ctx, org, event, rs)
 }
 
-// ListRunners lists an event's runners by bib, after the given bib.
+// ListRunners lists an event's runners by bib, after the given bib ("" for
+// the first page).
 func (s *Service) ListRunners(ctx context.Context, org, event, after string, limit int) ([]Runner, error) {
+	if after != "" {
+		if err := CheckBib("after", after); err != nil {
+			return nil, err
+		}
+	}
+	if limit < 1 || limit > 1000 {
+		return nil, Invalid("limit", "must be between 1 and 1000", limit)
+	}
 	return s.truth.ListRunners(ctx, org, event, after, limit)
 }

@@ -111,8 +111,6 @@ func record(i int, photographer string, bibs ...string) photo.Record {
 func (e *env) scan() []ddb.Item {
 	e.t.Helper()
 	var out []ddb.Item
-	var start map[string]any
-	_ = start
 	in := &dynamodb.ScanInput{TableName: aws.String(e.ddb.Table.Name()), ConsistentRead: aws.Bool(true)}
 	for {
 		res, err := e.ddb.Client.Scan(e.ctx, in)

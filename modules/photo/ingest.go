@@ -166,40 +166,18 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 
 // refreshPhotographers closes the race between ingest and a profile change:
 // if a photographer's profile changed after prepare read it, the sync walk
-// may already have passed the photos just written, so they are updated
-// here. Failures are logged; Reconcile repairs what is left.
+// may already have passed the photos just written, so settle updates them.
+// Failures are logged; Reconcile repairs what is left.
 func (s *Service) refreshPhotographers(ctx context.Context, b *prepared, out []IngestResult) {
-	if len(b.versions) == 0 {
-		return
-	}
-	ids := make([]string, 0, len(b.versions))
-	for id := range b.versions {
-		ids = append(ids, id)
-	}
-	now, err := s.truth.PhotographerVersions(ctx, ids)
-	if err != nil {
-		s.log.Warn("photo: re-check photographer versions after ingest", "err", err)
-		return
-	}
 	for id, v := range b.versions {
-		if now[id] == v {
-			continue
-		}
-		org := b.photos[0].OrgID
-		ph, err := s.truth.Photographer(ctx, org, id)
-		if err != nil {
-			s.log.Warn("photo: reload photographer after ingest", "photographer", id, "err", err)
-			continue
-		}
+		var created []*Photo
 		for i, p := range b.photos {
-			if p.PhotographerID != id || out[i].Status != Created {
-				continue
+			if p.PhotographerID == id && out[i].Status == Created {
+				created = append(created, out[i].Photo)
 			}
-			if _, err := s.index.SetPhotographer(ctx, p, ph, s.now()); err != nil {
-				s.log.Warn("photo: refresh photographer on new photo", "photo", p.ULID, "err", err)
-				continue
-			}
-			p.PhotographerHandle, p.PhotographerDisplayName = ph.Handle, ph.DisplayName
+		}
+		if err := s.settle(ctx, b.photos[0].OrgID, Photographer{ID: id, Version: v}, created); err != nil {
+			s.log.Warn("photo: refresh photographer on new photos", "photographer", id, "err", err)
 		}
 	}
 }

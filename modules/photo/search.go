@@ -67,10 +67,6 @@ func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageReque
 	if _, err := s.truth.Event(ctx, org, event); err != nil {
 		return BibPage{}, err
 	}
-	return s.byBib(ctx, org, event, bib, r)
-}
-
-func (s *Service) byBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
 	p, err := s.index.ByBib(ctx, org, event, bib, r)
 	if err != nil {
 		return BibPage{}, err
@@ -87,7 +83,8 @@ func (s *Service) byBib(ctx context.Context, org, event, bib string, r PageReque
 }
 
 // PublicByBib is the runners' search: like ByBib, for any organizer's
-// event, but only if the event is published. An unpublished event is
+// event, but only if the event is published, and without the runner (anyone
+// may ask, and a bib must not reveal a name). An unpublished event is
 // ErrNotFound.
 func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequest) (BibPage, error) {
 	if err := CheckBib("bib", bib); err != nil {
@@ -100,7 +97,11 @@ func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequ
 	if err != nil {
 		return BibPage{}, err
 	}
-	return s.byBib(ctx, ev.OrganizerID, event, bib, r)
+	p, err := s.index.ByBib(ctx, ev.OrganizerID, event, bib, r)
+	if err != nil {
+		return BibPage{}, err
+	}
+	return BibPage{Page: p, Bib: bib}, nil
 }
 
 // ByPhotographer lists a photographer's photos newest first, in one event

@@ -3,6 +3,7 @@ package photo
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // SyncOptions tunes a sync walk.
@@ -65,6 +66,7 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 			return rep, err
 		}
 		rep.Pages++
+		var written []*Photo
 		for _, p := range page.Photos {
 			st.Scanned++
 			if p.PhotographerHandle == ph.Handle && p.PhotographerDisplayName == ph.DisplayName {
@@ -76,7 +78,11 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 			}
 			if ok {
 				st.Updated++
+				written = append(written, p)
 			}
+		}
+		if err := s.settle(ctx, org, ph, written); err != nil {
+			return rep, err
 		}
 		st.Cursor, st.Done = page.Cursor, page.Cursor == ""
 		if err := s.truth.SaveSyncState(ctx, st); err != nil {
@@ -136,6 +142,7 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 			if err != nil {
 				return rep, err
 			}
+			var repaired []*Photo
 			for _, p := range page.Photos {
 				rep.Scanned++
 				drift := false
@@ -163,8 +170,12 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 					}
 					if ok {
 						rep.Repaired++
+						repaired = append(repaired, p)
 					}
 				}
+			}
+			if err := s.settle(ctx, org, ph, repaired); err != nil {
+				return rep, err
 			}
 			if page.Cursor == "" {
 				break
@@ -173,4 +184,40 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 		}
 	}
 	return rep, nil
+}
+
+// maxSettleRounds bounds settle against a profile that never holds still.
+const maxSettleRounds = 10
+
+// settle makes sure that ps, whose copies were just written from ph, end
+// with the photographer's current profile. A rename that commits while
+// they are written starts its own walk, which may already have passed them;
+// the older copy would then stay. So, once the writes are in, the profile
+// version is read again, and while it differs from the one copied, the
+// photos are written again with the newer profile. Any rename committed
+// after the last check starts a walk that reads these photos afterwards.
+// One Postgres read per call when nothing changed.
+func (s *Service) settle(ctx context.Context, org string, ph Photographer, ps []*Photo) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	for range maxSettleRounds {
+		vs, err := s.truth.PhotographerVersions(ctx, []string{ph.ID})
+		if err != nil {
+			return err
+		}
+		if vs[ph.ID] == ph.Version {
+			return nil
+		}
+		if ph, err = s.truth.Photographer(ctx, org, ph.ID); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if _, err := s.index.SetPhotographer(ctx, p, ph, s.now()); err != nil {
+				return err
+			}
+			p.PhotographerHandle, p.PhotographerDisplayName = ph.Handle, ph.DisplayName
+		}
+	}
+	return fmt.Errorf("%w: photographer %s's profile kept changing while their photos were updated", ErrConflict, ph.ID)
 }

@@ -3,7 +3,9 @@ package photo_test
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -221,5 +223,47 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	}
 	if got := ids(); !slices.Equal(got, []string{recs[2].ULID, recs[1].ULID, recs[0].ULID}) {
 		t.Fatalf("after re-post bib search shows %v", got)
+	}
+}
+
+// raceIndex is an Index that runs before once, just ahead of the first
+// SetPhotographer: a window where another rename can land mid-walk.
+type raceIndex struct {
+	photo.Index
+	once   sync.Once
+	before func()
+}
+
+func (r *raceIndex) SetPhotographer(ctx context.Context, p *photo.Photo, ph photo.Photographer, now time.Time) (bool, error) {
+	r.once.Do(r.before)
+	return r.Index.SetPhotographer(ctx, p, ph, now)
+}
+
+func TestConcurrentRenamesLeaveTheNewestCopy(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	e.ingestN("o1", "e1", "p1", 0, 5, func(int) []string { return []string{"1000"} })
+
+	// Walk A copies rename A; just before its first write, rename B lands
+	// and its walk finishes. A must not leave its older copy behind.
+	newer := "Studio B"
+	idx := &raceIndex{Index: e.svc.Index(), before: func() {
+		if _, _, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &newer}, photo.SyncOptions{}); err != nil {
+			t.Error(err)
+		}
+	}}
+	a := photo.NewService(photo.Config{Truth: e.svc.Truth(), Index: idx})
+	older := "Studio A"
+	if _, _, err := a.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &older}, photo.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for u, c := range e.copies("p1") {
+		if c[1] != newer {
+			t.Errorf("photo %s has %q, want the newest name %q", u, c[1], newer)
+		}
+	}
+	if rep := must(e.svc.Reconcile(e.ctx, "o1", "p1", false))(t); rep.Drifted != 0 {
+		t.Fatalf("reconcile finds drift: %+v", rep)
 	}
 }

@@ -302,7 +302,7 @@ func (s *Store) ByPhotographer(ctx context.Context, org, photographer, event str
 	v := s.scope(org)
 	q := v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).Desc().Limit(r.Limit).After(r.Cursor)
 	if event != "" {
-		q = q.BeginsWith("EVT#" + ddb.Escape(event) + ddb.Delimiter)
+		q = q.BeginsWith(PhotogGSI2SK.Prefix(event))
 	}
 	pg, err := q.Page(ctx)
 	if err != nil {

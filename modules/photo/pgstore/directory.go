@@ -305,16 +305,19 @@ func (s *Store) PhotographerVersions(ctx context.Context, ids []string) (map[str
 	if err != nil {
 		return nil, translate(err, "photographers", "")
 	}
-	out := map[string]int64{}
-	for rows.Next() {
-		var id string
-		var v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, err
-		}
-		out[id] = v
+	type version struct {
+		ID      string
+		Version int64
 	}
-	return out, translate(rows.Err(), "photographers", "")
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[version])
+	if err != nil {
+		return nil, translate(err, "photographers", "")
+	}
+	out := make(map[string]int64, len(list))
+	for _, v := range list {
+		out[v.ID] = v.Version
+	}
+	return out, nil
 }
 
 // HideBib records a privacy request; "delete" outranks "hide".

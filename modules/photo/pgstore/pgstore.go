@@ -46,9 +46,11 @@ func translate(err error, what, id string) error {
 		case "23505": // unique_violation
 			return fmt.Errorf("%w: %s %q already exists", photo.ErrConflict, what, id)
 		case "23503": // foreign_key_violation
-			return fmt.Errorf("%w: %s %q refers to a missing row (%s)", photo.ErrNotFound, what, id, pe.ConstraintName)
-		case "23514", "22001", "22007", "22008": // check, too long, bad date
-			return photo.Invalid(what, "rejected by the database ("+pe.ConstraintName+pe.Message+")", nil)
+			return fmt.Errorf("%w: %s %q refers to an organizer, event or photographer that does not exist", photo.ErrNotFound, what, id)
+		case "23514", "22001", "22007", "22008", "22021", "22P05": // check, too long, bad date, bad encoding
+			// The domain validates first; this is the backstop. The
+			// constraint's name and message stay out of the answer.
+			return photo.Invalid(what, "is not in an accepted format", nil)
 		}
 	}
 	return fmt.Errorf("pgstore: %s %q: %w", what, id, err)

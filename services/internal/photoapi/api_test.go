@@ -195,8 +195,16 @@ func TestPublicSearchOnlyForPublishedEvents(t *testing.T) {
 	e.do("PUT", "/events/closed/photographers/p1", 204, tok)
 	e.do("POST", "/events/open/photos", 201, tok, rec(1, "p1", "1000"))
 	e.do("POST", "/events/closed/photos", 201, tok, rec(2, "p1", "1000"))
-	if b := decode[bibResp](t, body(e.do("GET", "/public/events/open/bibs/1000/photos", 200))); len(b.Photos) != 1 || b.Runner.Name != "Runner 0" {
+	pub := body(e.do("GET", "/public/events/open/bibs/1000/photos", 200))
+	if b := decode[bibResp](t, pub); len(b.Photos) != 1 || b.Photos[0].S3URI == "" {
 		t.Fatalf("public search: %+v", b)
+	}
+	// Anyone may call it: it must not turn a bib into the runner's name, nor
+	// hand out face ids or the raw upload's key.
+	for _, private := range []string{"Runner 0", "faceIds", "rawKey", "face-"} {
+		if strings.Contains(pub, private) {
+			t.Fatalf("public search leaks %q: %s", private, pub)
+		}
 	}
 	e.do("GET", "/public/events/closed/bibs/1000/photos", 404)
 	e.do("PATCH", "/events/closed", 200, tok, map[string]any{"published": true})
@@ -265,7 +273,13 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"admin only", "POST", "/admin/organizers", []any{tok, map[string]any{"organizerId": "x", "name": "x"}}, 403, ""},
 		{"other org's event", "POST", "/events/e1/photos", []any{tokB, rec(1, "")}, 404, ""},
 		{"bad privacy mode", "POST", "/events/e1/bibs/1000/privacy", []any{tok, map[string]any{"mode": "erase"}}, 422, "body.mode"},
-		{"bad runner csv", "POST", "/events/e1/runners", []any{tok, map[string]any{"csv": "bib,name\n12#3,Eve\n"}}, 422, "body.runners[0].bib"},
+		{"bad runner csv", "POST", "/events/e1/runners", []any{tok, map[string]any{"csv": "bib,name\n12#3,Eve\n"}}, 422, `"line 2: bib must match`},
+		{"bad runner csv names the csv", "POST", "/events/e1/runners", []any{tok, map[string]any{"csv": "1,Ann\n2,Bo\u0007b\n"}}, 422, "body.csv"},
+		{"runners after NUL", "GET", "/events/e1/runners?after=%00", []any{tok}, 422, "query.after"},
+		{"runners after not UTF-8", "GET", "/events/e1/runners?after=%ff", []any{tok}, 422, "query.after"},
+		{"empty photographer patch", "PATCH", "/photographers/p1", []any{tok, map[string]any{}}, 422, "body"},
+		{"null photographer patch", "PATCH", "/photographers/p1", []any{tok, map[string]any{"handle": nil}}, 422, "body"},
+		{"organizer missing from the database", "POST", "/events", []any{orgToken(t, "ghost"), map[string]any{"eventId": "g1", "name": "G"}}, 404, "organizer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := e.api.Do(c.method, c.path, c.args...)
@@ -278,10 +292,38 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 			if c.field != "" && !strings.Contains(r.Body.String(), c.field) {
 				t.Fatalf("problem does not name %s: %s", c.field, r.Body.String())
 			}
+			for _, internal := range []string{"fkey", "pgstore", "dynamostore", "ddb:", "SQLSTATE"} {
+				if strings.Contains(r.Body.String(), internal) {
+					t.Fatalf("problem leaks internals (%s): %s", internal, r.Body.String())
+				}
+			}
 		})
 	}
 	if n := e.items(); n != 0 {
 		t.Fatalf("hostile input wrote %d items", n)
+	}
+	if p := decode[photo.Photographer](t, body(e.do("GET", "/photographers/p1", 200, tok))); p.Version != 1 {
+		t.Fatalf("rejected patches changed the photographer: version %d", p.Version)
+	}
+	if rs := decode[struct{ Runners []photo.Runner }](t, body(e.do("GET", "/events/e1/runners?after=1009", 200, tok))); len(rs.Runners) != 0 {
+		t.Fatalf("rejected imports wrote runners: %+v", rs.Runners)
+	}
+}
+
+func TestRunnerCSVFromASpreadsheet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setup("o1", "e1", "p1", false)
+	tok := orgToken(t, "o1")
+	// Excel writes a UTF-8 byte order mark and CRLF line ends.
+	csv := "\ufeffBib,Name\r\n2001,Kim Minsu\r\n2002,\"Lee, Jiyeon\"\r\n"
+	imp := decode[struct{ Received, Written int }](t, body(e.do("POST", "/events/e1/runners", 200, tok, map[string]any{"csv": csv})))
+	if imp.Received != 2 || imp.Written != 2 {
+		t.Fatalf("import: %+v", imp)
+	}
+	rs := decode[struct{ Runners []photo.Runner }](t, body(e.do("GET", "/events/e1/runners?after=2000", 200, tok)))
+	if len(rs.Runners) != 2 || rs.Runners[1].Name != "Lee, Jiyeon" {
+		t.Fatalf("runners: %+v", rs.Runners)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -287,13 +289,13 @@ func (h *handlers) registerDirectory(api huma.API) {
 		if err != nil {
 			return nil, err
 		}
-		rs, err := runnersOf(in.Body)
+		rs, lines, err := runnersOf(in.Body)
 		if err != nil {
 			return nil, problem(h.log, err)
 		}
 		n, err := h.svc.ImportRunners(ctx, org, in.EventID, rs)
 		if err != nil {
-			return nil, problem(h.log, err)
+			return nil, problem(h.log, csvProblems(err, lines))
 		}
 		out := &importOutput{}
 		out.Body.Received, out.Body.Written = len(rs), n
@@ -302,7 +304,7 @@ func (h *handlers) registerDirectory(api huma.API) {
 	huma.Register(api, op("list-runners", http.MethodGet, "/events/{eventId}/runners", "List an event's runners by bib", tagDirectory, http.StatusOK),
 		func(ctx context.Context, in *struct {
 			EventPath
-			After string `query:"after" maxLength:"16" doc:"List bibs after this one."`
+			After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
 			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 		}) (*runnersOutput, error) {
 			org, err := organizer(ctx)
@@ -322,45 +324,86 @@ func (h *handlers) registerDirectory(api huma.API) {
 		})
 }
 
-// runnersOf reads an import body: the JSON list or the CSV text.
-func runnersOf(b runnersBody) ([]photo.Runner, error) {
+// runnersOf reads an import body: the JSON list or the CSV text. For CSV
+// it also returns each runner's line, for csvProblems.
+func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
 	switch {
 	case len(b.Runners) > 0 && b.CSV != "":
-		return nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
+		return nil, nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
 	case b.CSV == "":
 		if len(b.Runners) == 0 {
-			return nil, photo.Invalid("runners", "is empty", nil)
+			return nil, nil, photo.Invalid("runners", "is empty", nil)
 		}
 		rs := make([]photo.Runner, len(b.Runners))
 		for i, r := range b.Runners {
 			rs[i] = photo.Runner{Bib: r.Bib, Name: r.Name}
 		}
-		return rs, nil
+		return rs, nil, nil
 	}
-	cr := csv.NewReader(strings.NewReader(b.CSV))
+	// Spreadsheets save UTF-8 CSV with a byte order mark.
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(b.CSV, "\ufeff")))
 	cr.FieldsPerRecord = 2
 	cr.TrimLeadingSpace = true
 	var rs []photo.Runner
-	for line := 1; ; line++ {
+	var lines []int
+	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
-			return nil, photo.Invalid("csv", fmt.Sprintf("line %d: %v", line, err), nil)
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("line %d, column %d: %v", pe.Line, pe.Column, pe.Err), nil)
 		}
-		if line == 1 && strings.EqualFold(rec[0], "bib") {
+		if err != nil {
+			return nil, nil, photo.Invalid("csv", err.Error(), nil)
+		}
+		if first && strings.EqualFold(strings.TrimSpace(rec[0]), "bib") {
 			continue
 		}
+		line, _ := cr.FieldPos(0)
 		rs = append(rs, photo.Runner{Bib: strings.TrimSpace(rec[0]), Name: strings.TrimSpace(rec[1])})
+		lines = append(lines, line)
 		if len(rs) > photo.MaxRunnersImport {
-			return nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
 		}
 	}
 	if len(rs) == 0 {
-		return nil, photo.Invalid("csv", "holds no runners", nil)
+		return nil, nil, photo.Invalid("csv", "holds no runners", nil)
 	}
-	return rs, nil
+	return rs, lines, nil
+}
+
+// runnerField matches the domain's field names for an imported runner.
+var runnerField = regexp.MustCompile(`^runners\[(\d+)\]\.(\w+)$`)
+
+// csvProblems rewrites the domain's problems with imported runners
+// ("runners[3].bib") to name where they are in a CSV import ("csv", "line
+// 5: bib ..."), since the request had no runners list. Other errors, and
+// JSON imports (lines is nil), pass unchanged.
+func csvProblems(err error, lines []int) error {
+	var ve *photo.ValidationError
+	if lines == nil || !errors.As(err, &ve) {
+		return err
+	}
+	out := &photo.ValidationError{Problems: make([]photo.Problem, len(ve.Problems))}
+	for i, p := range ve.Problems {
+		if m := runnerField.FindStringSubmatch(p.Field); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n < len(lines) {
+				msg := p.Message
+				if j := strings.Index(msg, "runners["); j >= 0 { // "repeats runners[0].bib"
+					if k := runnerField.FindStringSubmatch(strings.TrimSuffix(msg[j:], ".")); k != nil {
+						if o, _ := strconv.Atoi(k[1]); o < len(lines) {
+							msg = msg[:j] + fmt.Sprintf("the bib of line %d", lines[o])
+						}
+					}
+				}
+				p = photo.Problem{Field: "csv", Message: fmt.Sprintf("line %d: %s %s", lines[n], m[2], msg), Value: p.Value}
+			}
+		}
+		out.Problems[i] = p
+	}
+	return out
 }
 
 // AssignPath is the path of an assignment.

@@ -15,7 +15,7 @@ import (
 // they are in the request.
 var locations = map[string]string{
 	"eventId": "path.eventId", "bib": "path.bib", "limit": "query.limit",
-	"cursor": "query.cursor", "mode": "body.mode",
+	"cursor": "query.cursor", "mode": "body.mode", "after": "query.after",
 }
 
 // location turns a domain field ("photos[2].bibs[0]") into a Huma error

@@ -3,6 +3,7 @@ package photoapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -40,6 +41,46 @@ func bibOut(p photo.BibPage) *bibOutput {
 }
 
 type photoOutput struct{ Body *photo.Photo }
+
+// publicPhoto is what the public runner search shows of a photo: what a
+// gallery renders, without what only the organizer may see (the raw
+// upload's key, Rekognition face ids, file details).
+type publicPhoto struct {
+	ULID                    string           `json:"ulid"`
+	EventID                 string           `json:"eventId"`
+	ProcessedKey            string           `json:"processedKey" doc:"S3 key of the processed image to render."`
+	S3URI                   string           `json:"s3Uri" doc:"s3:// URI of the processed image."`
+	Dimensions              photo.Dimensions `json:"dimensions"`
+	Format                  string           `json:"format"`
+	Bibs                    []string         `json:"bibs"`
+	PhotographerHandle      string           `json:"photographerHandle,omitempty"`
+	PhotographerDisplayName string           `json:"photographerDisplayName,omitempty"`
+	CreatedAt               time.Time        `json:"createdAt"`
+}
+
+// publicBibOutput is the public runner search's page. It has no runner:
+// anyone may call it, and a bib must not turn into the runner's name.
+type publicBibOutput struct {
+	Body struct {
+		Bib        string        `json:"bib"`
+		Photos     []publicPhoto `json:"photos" doc:"Newest first."`
+		NextCursor string        `json:"nextCursor,omitempty" doc:"Absent on the last page."`
+	}
+}
+
+func publicBibOut(p photo.BibPage) *publicBibOutput {
+	out := &publicBibOutput{}
+	out.Body.Bib, out.Body.NextCursor = p.Bib, p.Cursor
+	out.Body.Photos = make([]publicPhoto, len(p.Photos))
+	for i, ph := range p.Photos {
+		out.Body.Photos[i] = publicPhoto{
+			ULID: ph.ULID, EventID: ph.EventID, ProcessedKey: ph.ProcessedKey, S3URI: ph.S3URI,
+			Dimensions: ph.Dimensions, Format: ph.Format, Bibs: ph.Bibs,
+			PhotographerHandle: ph.PhotographerHandle, PhotographerDisplayName: ph.PhotographerDisplayName, CreatedAt: ph.CreatedAt,
+		}
+	}
+	return out
+}
 
 func (h *handlers) registerSearch(api huma.API) {
 	huma.Register(api, op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK),
@@ -112,17 +153,18 @@ func (h *handlers) registerPublic(api huma.API) {
 	huma.Register(api, huma.Operation{
 		OperationID: "public-search-by-bib", Method: http.MethodGet, Path: "/public/events/{eventId}/bibs/{bib}/photos",
 		Summary: "Runner search: photos showing a bib in a published event", Tags: []string{tagPublic},
-		Description: "No token needed. Only events their organizer has published; any other event answers 404.",
-		Errors:      []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
+		Description: "No token needed. Only events their organizer has published; any other event answers 404. " +
+			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only.",
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *struct {
 		EventPath
 		BibPath
 		PageQuery
-	}) (*bibOutput, error) {
+	}) (*publicBibOutput, error) {
 		p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, in.request())
 		if err != nil {
 			return nil, problem(h.log, err)
 		}
-		return bibOut(p), nil
+		return publicBibOut(p), nil
 	})
 }
