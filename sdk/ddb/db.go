@@ -25,7 +25,7 @@ type Config struct {
 	// BatchBackoffMax (default 2 s).
 	BatchRetries int
 	// TxConflictRetries is how many times DB.Transact retries a
-	// transaction cancelled only by TransactionConflict (default 5; -1
+	// transaction cancelled only by TransactionConflict (default 8; -1
 	// disables). The backoff is the batch backoff.
 	TxConflictRetries int
 	BatchBackoff      time.Duration
@@ -51,7 +51,7 @@ func New(client Client, cfg Config) *DB {
 	}
 	switch {
 	case cfg.TxConflictRetries == 0:
-		cfg.TxConflictRetries = 5
+		cfg.TxConflictRetries = 8
 	case cfg.TxConflictRetries < 0:
 		cfg.TxConflictRetries = 0
 	}

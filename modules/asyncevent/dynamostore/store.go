@@ -19,8 +19,8 @@
 // Every status transition is a TransactWriteItems holding the conditional
 // request update, the StatusLog put and any guard (capacity decrement,
 // sold-out check, event-open check), so a log never disagrees with its
-// request. Transactions cancelled by a TransactionConflict are retried a
-// few times with jittered backoff before the error is returned.
+// request. Transactions cancelled only by a TransactionConflict are retried
+// with jittered backoff by ddb.DB.Transact itself.
 package dynamostore
 
 import (
@@ -28,8 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math/rand/v2"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
@@ -118,39 +116,6 @@ func (s *Store) Table() *ddb.Table { return s.table }
 // Ensure creates the table (with its GSIs and TTL) if it is missing.
 func (s *Store) Ensure(ctx context.Context) error { return s.table.Ensure(ctx) }
 
-// transact runs ops, retrying transaction conflicts with jittered backoff.
-func (s *Store) transact(ctx context.Context, ops ...*ddb.Op) error {
-	backoff := 5 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := s.db.Transact(ctx, ops...)
-		if err == nil || attempt >= 8 || !conflict(err) {
-			return err
-		}
-		d := backoff/2 + rand.N(backoff)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(d):
-		}
-		backoff = min(backoff*2, 200*time.Millisecond)
-	}
-}
-
-// conflict reports a transaction cancelled only by conflicts with other
-// transactions (no failed condition).
-func conflict(err error) bool {
-	var te *ddb.TxError
-	if !errors.As(err, &te) || te.Reason("") != nil {
-		return false
-	}
-	for _, r := range te.Reasons {
-		if r.Code == "TransactionConflict" {
-			return true
-		}
-	}
-	return false
-}
-
 func logTTL(at int64) int64 { return (at + asyncevent.LogTTL.Milliseconds()) / 1000 }
 
 // CreateEvent implements asyncevent.Store.
@@ -161,7 +126,7 @@ func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) er
 			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt,
 		}).Label("capacity"))
 	}
-	err := s.transact(ctx, ops...)
+	err := s.db.Transact(ctx, ops...)
 	if errors.Is(err, ddb.ErrConditionFailed) {
 		return fmt.Errorf("%w: %s", asyncevent.ErrEventExists, cfg.EventID)
 	}
@@ -216,7 +181,7 @@ func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTT
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
 	lock := &asyncevent.Lock{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
 	log := &asyncevent.StatusLog{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
-	err := s.transact(ctx,
+	err := s.db.Transact(ctx,
 		s.locks.Create(lock).Label("lock"),
 		s.requests.Create(r).Label("request"),
 		s.logs.Create(log).Label("log"),
@@ -329,7 +294,7 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 		ops = append(ops, s.configs.Check(configKey(t.EventID)).
 			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
 	}
-	err := s.transact(ctx, ops...)
+	err := s.db.Transact(ctx, ops...)
 	var te *ddb.TxError
 	if !errors.As(err, &te) {
 		return err

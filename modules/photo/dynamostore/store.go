@@ -101,29 +101,23 @@ func (s *Store) Create(ctx context.Context, p *photo.Photo) (photo.WriteResult, 
 	for _, b := range bibItems(pi) {
 		ops = append(ops, v.bibs.Put(b).Label("bib "+b.Bib))
 	}
-	for attempt := 0; ; attempt++ {
-		err := s.table.DB().Transact(ctx, ops...)
-		if err == nil {
-			return photo.WriteResult{Status: photo.Created, Photo: pi.toPhoto()}, nil
-		}
-		var te *ddb.TxError
-		if errors.As(err, &te) {
-			if r := te.Reason("photo"); r != nil {
-				existing, gerr := s.existing(ctx, v, pi, r)
-				if gerr != nil {
-					return photo.WriteResult{}, gerr
-				}
-				return photo.WriteResult{Status: photo.Exists, Photo: existing}, nil
-			}
-		}
-		if conflicted(err) && attempt < maxConflictRetries {
-			if err := backoff(ctx, attempt); err != nil {
-				return photo.WriteResult{}, err
-			}
-			continue
-		}
-		return photo.WriteResult{}, fmt.Errorf("dynamostore: create photo %s: %w", p.ULID, err)
+	// DB.Transact retries cancellations caused only by a concurrent
+	// transaction (TransactionConflict).
+	err := s.table.DB().Transact(ctx, ops...)
+	if err == nil {
+		return photo.WriteResult{Status: photo.Created, Photo: pi.toPhoto()}, nil
 	}
+	var te *ddb.TxError
+	if errors.As(err, &te) {
+		if r := te.Reason("photo"); r != nil {
+			existing, gerr := s.existing(ctx, v, pi, r)
+			if gerr != nil {
+				return photo.WriteResult{}, gerr
+			}
+			return photo.WriteResult{Status: photo.Exists, Photo: existing}, nil
+		}
+	}
+	return photo.WriteResult{}, fmt.Errorf("dynamostore: create photo %s: %w", p.ULID, err)
 }
 
 // existing decodes the photo a failed put-if-absent found, reading it if the
