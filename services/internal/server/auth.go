@@ -52,14 +52,15 @@ func Authenticate(api huma.API, v *auth.Verifier, dev bool) {
 				return
 			}
 		}
-		h := ctx.Header("Authorization")
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || token == "" {
+		// The auth scheme name is case-insensitive (RFC 9110 §11.1).
+		scheme, token, _ := strings.Cut(strings.TrimSpace(ctx.Header("Authorization")), " ")
+		token = strings.TrimSpace(token)
+		if !strings.EqualFold(scheme, "Bearer") || token == "" {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="pacer"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "missing bearer token in the Authorization header") // the client went away; nothing to do
 			return
 		}
-		p, err := v.Verify(strings.TrimSpace(token))
+		p, err := v.Verify(token)
 		if err != nil {
 			ctx.SetHeader("WWW-Authenticate", `Bearer realm="pacer", error="invalid_token"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "invalid bearer token: signature, expiry or claims did not verify") // the client went away; nothing to do

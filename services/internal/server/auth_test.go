@@ -57,6 +57,8 @@ func TestAuthenticate(t *testing.T) {
 		{"expired", false, []any{"Authorization: Bearer " + expired}, 401, ""},
 		{"basic", false, []any{"Authorization: Basic dTE6cA=="}, 401, ""},
 		{"good", false, []any{"Authorization: Bearer " + good}, 200, "u1"},
+		{"scheme in lower case", false, []any{"Authorization: bearer " + good}, 200, "u1"},
+		{"scheme only", false, []any{"Authorization: Bearer"}, 401, ""},
 		{"dev header outside dev mode", false, []any{server.DevUserHeader + ": eve"}, 401, ""},
 		{"dev header in dev mode", true, []any{server.DevUserHeader + ": eve"}, 200, "eve"},
 	} {
