@@ -43,7 +43,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // backoff. The result has one entry per key, in the order of keys; a
 // missing item (or another tenant's, through a scoped view) is nil.
 // Duplicate keys are read once. Keys still unprocessed after the retry
-// budget are returned in a *BatchError, never dropped. ⌈unique keys/100⌉
+// budget are returned in a *BatchError, never dropped; the items that were
+// read are still returned alongside it. ⌈unique keys/100⌉
 // calls are made when nothing comes back unprocessed.
 func (t *Table) BatchGet(ctx context.Context, keys []Key) ([]Item, error) {
 	out := make([]Item, len(keys))
@@ -75,7 +76,7 @@ func (t *Table) BatchGet(ctx context.Context, keys []Key) ([]Item, error) {
 			t.db.observe(ctx, "BatchGetItem", t.name, "", start, cc, err)
 			if err != nil {
 				rest := t.keysOf(req, unique[lo+len(chunk):])
-				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
+				return out, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
 			}
 			for _, it := range res.Responses[t.name] {
 				if !t.owns(it) {
@@ -91,11 +92,11 @@ func (t *Table) BatchGet(ctx context.Context, keys []Key) ([]Item, error) {
 			}
 			if attempt >= t.db.cfg.BatchRetries {
 				rest := t.keysOf(req, unique[lo+len(chunk):])
-				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Unprocessed: len(rest)}
+				return out, &BatchError{Op: "BatchGetItem", Keys: rest, Unprocessed: len(rest)}
 			}
 			if err := sleep(ctx, bo.NextBackOff()); err != nil {
 				rest := t.keysOf(req, unique[lo+len(chunk):])
-				return nil, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
+				return out, &BatchError{Op: "BatchGetItem", Keys: rest, Err: err, Unprocessed: len(rest)}
 			}
 		}
 	}

@@ -271,7 +271,10 @@ func TestBatchGetBudgetExhausted(t *testing.T) {
 	stuck := map[string]bool{keys[0].PK: true, keys[99].PK: true}
 	fc := &flakyClient{stuck: stuck}
 	reqs, _ := entities(flaky(env, fc, 3))
-	_, err := reqs.BatchGet(ctx, keys)
+	partial, err := reqs.BatchGet(ctx, keys)
+	if len(partial) != len(keys) || partial[0] != nil || partial[1] == nil || partial[1].RequestID != rs[1].RequestID || partial[100] != nil {
+		t.Fatalf("partial results: %d entries; [0]=%v [1]=%v [100]=%v", len(partial), partial[0], partial[1], partial[100])
+	}
 	var be *ddb.BatchError
 	if !errors.As(err, &be) {
 		t.Fatalf("want *BatchError, got %v", err)

@@ -20,6 +20,7 @@ type cursorBody struct {
 	PK     string            `json:"p"`
 	Tenant string            `json:"n,omitempty"`
 	Desc   bool              `json:"d,omitempty"`
+	SK     string            `json:"s,omitempty"` // the sort-key condition
 	Key    map[string]string `json:"k"`
 }
 
@@ -72,6 +73,8 @@ func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, 
 		return nil, fmt.Errorf("%w: issued for another tenant", ErrCursor)
 	case b.Desc != want.Desc:
 		return nil, fmt.Errorf("%w: issued for the other direction", ErrCursor)
+	case b.SK != want.SK:
+		return nil, fmt.Errorf("%w: issued for another sort-key condition", ErrCursor)
 	case len(b.Key) != len(keyAttrs):
 		return nil, fmt.Errorf("%w: wrong key", ErrCursor)
 	}

@@ -259,6 +259,7 @@ func TestCursorIsBoundAndSigned(t *testing.T) {
 		"other partition":   reqs.Query("GSI1", userPK.Build("u2")).Limit(1).After(p.Cursor),
 		"other index":       reqs.Query("GSI2", "EVENT#e").Limit(1).After(p.Cursor),
 		"other direction":   reqs.Query("GSI1", userPK.Build("u1")).Desc().Limit(1).After(p.Cursor),
+		"other sort key":    reqs.Query("GSI1", userPK.Build("u1")).BeginsWith("QAT#").Limit(1).After(p.Cursor),
 		"other tenant view": reqs.In(env.Table.Scope("userId", "x")).Query("GSI1", userPK.Build("u1")).Limit(1).After(p.Cursor),
 	}
 	for name, q := range cases {

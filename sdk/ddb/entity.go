@@ -182,22 +182,25 @@ func (e *Entity[T]) Query(index, pk string) *Query[T] {
 }
 
 // BatchGet reads items by key in chunks of 100. The result has one entry
-// per key, in order; a missing item is nil.
+// per key, in order; a missing item is nil. With a *BatchError, the items
+// that were read are still returned.
 func (e *Entity[T]) BatchGet(ctx context.Context, keys []Key) ([]*T, error) {
-	items, err := e.table.BatchGet(ctx, keys)
-	if err != nil {
-		return nil, err
+	items, berr := e.table.BatchGet(ctx, keys)
+	if items == nil {
+		return nil, berr
 	}
 	out := make([]*T, len(items))
 	for i, it := range items {
 		if it == nil {
 			continue
 		}
-		if out[i], err = e.Unmarshal(it); err != nil {
+		v, err := e.Unmarshal(it)
+		if err != nil {
 			return nil, err
 		}
+		out[i] = v
 	}
-	return out, nil
+	return out, berr
 }
 
 // BatchPut writes items unconditionally in chunks of 25, retrying

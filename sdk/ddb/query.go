@@ -35,6 +35,7 @@ type Query[T any] struct {
 	skAttr string
 	pk     string
 	sk     *expression.KeyConditionBuilder
+	skDesc string // the sort-key condition, for binding cursors to it
 	filter *expression.ConditionBuilder
 	desc   bool
 	limit  int
@@ -59,14 +60,14 @@ func (q *Query[T]) skName() expression.KeyBuilder { return expression.Key(q.skAt
 // BeginsWith restricts the sort key to a prefix.
 func (q *Query[T]) BeginsWith(prefix string) *Query[T] {
 	c := q.skName().BeginsWith(prefix)
-	q.sk = &c
+	q.sk, q.skDesc = &c, "begins_with\x00"+prefix
 	return q
 }
 
 // Between restricts the sort key to [lo, hi].
 func (q *Query[T]) Between(lo, hi string) *Query[T] {
 	c := q.skName().Between(expression.Value(lo), expression.Value(hi))
-	q.sk = &c
+	q.sk, q.skDesc = &c, "between\x00"+lo+"\x00"+hi
 	return q
 }
 
@@ -89,7 +90,7 @@ func (q *Query[T]) SortKey(op, v string) *Query[T] {
 		q.err = fmt.Errorf("%w: sort key operator %q", ErrInvalid, op)
 		return q
 	}
-	q.sk = &c
+	q.sk, q.skDesc = &c, op+"\x00"+v
 	return q
 }
 
@@ -115,11 +116,12 @@ func (q *Query[T]) Filter(c expression.ConditionBuilder) *Query[T] {
 
 // After resumes after a cursor from a previous Page of the same query. A
 // cursor that is malformed, tampered with, or issued for another table,
-// index, partition, tenant or direction makes Page fail with ErrCursor.
+// index, partition, sort-key condition, tenant or direction makes Page fail
+// with ErrCursor.
 func (q *Query[T]) After(cursor string) *Query[T] { q.cursor = cursor; return q }
 
 func (q *Query[T]) body() cursorBody {
-	return cursorBody{Table: q.table.name, Index: q.index, PK: q.pk, Tenant: q.table.tenant, Desc: q.desc}
+	return cursorBody{Table: q.table.name, Index: q.index, PK: q.pk, Tenant: q.table.tenant, Desc: q.desc, SK: q.skDesc}
 }
 
 // keyAttrs lists the attributes of a LastEvaluatedKey for this query.

@@ -139,17 +139,36 @@ func (t *Table) Ensure(ctx context.Context) error {
 		}
 	}
 	if t.schema.TTLAttribute != "" {
-		_, err := t.db.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-			TableName: aws.String(t.name),
-			TimeToLiveSpecification: &types.TimeToLiveSpecification{
-				AttributeName: aws.String(t.schema.TTLAttribute), Enabled: aws.Bool(true),
-			},
-		})
-		// Enabling TTL twice is a ValidationException ("already enabled").
-		var ve interface{ ErrorCode() string }
-		if err != nil && !(errors.As(err, &ve) && ve.ErrorCode() == "ValidationException") {
-			return fmt.Errorf("ddb: enable TTL on %s: %w", t.name, err)
+		return t.ensureTTL(ctx)
+	}
+	return nil
+}
+
+// ensureTTL enables TTL on the schema's attribute unless it already is. A
+// table whose TTL is on another attribute is an error, not silently kept.
+func (t *Table) ensureTTL(ctx context.Context) error {
+	d, err := t.db.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return fmt.Errorf("ddb: describe TTL of %s: %w", t.name, err)
+	}
+	if desc := d.TimeToLiveDescription; desc != nil {
+		cur := aws.ToString(desc.AttributeName)
+		switch desc.TimeToLiveStatus {
+		case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+			if cur == t.schema.TTLAttribute {
+				return nil
+			}
+			return fmt.Errorf("%w: table %s has TTL on %q, the schema says %q", ErrInvalid, t.name, cur, t.schema.TTLAttribute)
 		}
+	}
+	_, err = t.db.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(t.name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(t.schema.TTLAttribute), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("ddb: enable TTL on %s: %w", t.name, err)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package ddb_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -49,6 +51,9 @@ func TestEnsureIsIdempotentAndEnablesTTL(t *testing.T) {
 	if n := env.Calls.Count("DynamoDB.CreateTable"); n != 2 {
 		t.Fatalf("%d CreateTable calls, want 2", n)
 	}
+	if n := env.Calls.Count("DynamoDB.UpdateTimeToLive"); n != 0 {
+		t.Fatalf("TTL already on, yet %d UpdateTimeToLive calls", n)
+	}
 	ttl, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Table.Name())})
 	if err != nil {
 		t.Fatal(err)
@@ -84,5 +89,19 @@ func TestEnsureWithoutTTL(t *testing.T) {
 	}
 	if d := ttl.TimeToLiveDescription; d != nil && d.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
 		t.Fatalf("TTL enabled without a TTL attribute: %+v", d)
+	}
+}
+
+// A table whose TTL is on another attribute than the schema says is an
+// error, not silently accepted.
+func TestEnsureRejectsTTLOnAnotherAttribute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := ddbtest.New(t, &schema)
+	other := schema
+	other.TTLAttribute = "expiresAt"
+	err := env.DB.Table(env.Table.Name(), &other).Ensure(ctx)
+	if !errors.Is(err, ddb.ErrInvalid) || !strings.Contains(err.Error(), `"ttl"`) {
+		t.Fatalf("want ErrInvalid naming the current TTL attribute, got %v", err)
 	}
 }
