@@ -180,7 +180,11 @@ func TestCommandSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
+	// Every service on a free port, so a `make run` on this machine does not
+	// collide with the test.
+	apiAddr, photoAddr := freeAddr(t), freeAddr(t)
 	cmd.Env = append(os.Environ(), "PACER_DEV_TEST_MAIN=1",
+		"PACER_API_ADDR="+apiAddr, "PACER_PHOTO_ADDR="+photoAddr,
 		"PACER_DEV_TEST_ARGS=-addr 127.0.0.1:0 -standin-log - -db "+uniqueDB())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -228,7 +232,11 @@ wait:
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}
 	}
-	checkReport(t, getHealth(t, url), 0)
+	// The registered services are all up and serve their OpenAPI documents.
+	checkReport(t, getHealth(t, url), len(services))
+	for _, addr := range []string{apiAddr, photoAddr} {
+		waitServing(t, "http://"+addr+"/openapi.json", 60*time.Second)
+	}
 
 	standins := children(cmd.Process.Pid, "java", "node")
 	if len(standins) < 2 {
@@ -252,4 +260,34 @@ wait:
 		t.Fatalf("command still running 40s after SIGTERM:\n%s", stderr.String())
 	}
 	waitGone(t, standins, 5*time.Second)
+}
+
+// freeAddr returns a loopback address with a port that was free just now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitServing polls url until it answers 200 or the deadline passes.
+func waitServing(t *testing.T, url string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not serving after %s: %v", url, within, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
