@@ -57,12 +57,16 @@ func (s *Service) DeadLetters(ctx context.Context, max int) (*DLQView, error) {
 }
 
 // Redrive moves every DLQ message back to the main queue, where workers
-// process them again (idempotently). It returns a handle of the move.
+// process them again (idempotently). It returns a handle of the move, or
+// ErrRedriveRunning while an earlier move is still running.
 func (s *Service) Redrive(ctx context.Context) (string, error) {
 	if s.dlq == nil {
 		return "", ErrNoDLQ
 	}
 	h, err := s.dlq.Redrive(ctx)
+	if errors.Is(err, ErrRedriveRunning) {
+		return "", err
+	}
 	if err != nil {
 		return "", errors.Join(ErrUnavailable, err)
 	}

@@ -24,6 +24,17 @@
 // Every status transition writes its StatusLog item in the same
 // transaction as the transition.
 //
+// One window stays open at ingest: if the process dies between the lock
+// transaction and the send, or the send fails and so does marking the
+// request FAILED_FINAL, the request is RECEIVED with no message (RECEIVED
+// requests have no GSI keys, so no list shows them). A client retry
+// returns its id as a duplicate; reading the request (GET, by its owner or
+// an admin) once it has been RECEIVED for Config.RequeueAfter enqueues it
+// again, at most once per RequeueAfter, and a worker finishes it. A request
+// nobody reads stays RECEIVED: finding those needs a table Scan, which
+// sdk/ddb does not offer yet. A lottery draw does not see such requests as
+// pending; one healed after the draw started is REJECTED_LOTTERY_CLOSED.
+//
 // # Event configuration cache
 //
 // Ingest must reject unknown and closed events, which needs the

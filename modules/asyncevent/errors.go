@@ -23,6 +23,7 @@ var (
 	ErrCapacityExhausted = errors.New("asyncevent: capacity exhausted")
 	ErrCapacityLeft      = errors.New("asyncevent: capacity is not exhausted")
 	ErrUnavailable       = errors.New("asyncevent: a dependency is unavailable; retry")
+	ErrRedriveRunning    = errors.New("asyncevent: a redrive is already running")
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
 )
 
@@ -59,9 +60,10 @@ func (e *EventStateError) Error() string {
 	return fmt.Sprintf("asyncevent: event %s is %s", e.EventID, e.Current.Status)
 }
 
-// Is makes errors.Is(err, ErrEventNotFound) true for a missing event.
+// Is makes errors.Is(err, ErrEventNotFound) true for a missing event and
+// errors.Is(err, ErrEventClosed) true for one in another state.
 func (e *EventStateError) Is(target error) bool {
-	return target == ErrEventNotFound && e.Current == nil
+	return (target == ErrEventNotFound && e.Current == nil) || (target == ErrEventClosed && e.Current != nil)
 }
 
 // PendingError is ErrDrawPending with how many entries are still waiting.

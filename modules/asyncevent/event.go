@@ -4,12 +4,18 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Limits on event settings.
 const (
 	MaxCapacity = 1_000_000
 	MaxWinners  = 100_000
+	// MaxTime bounds every time setting: 9999-12-31T23:59:59.999Z in epoch
+	// milliseconds, so that adding a grace or a TTL cannot overflow.
+	MaxTime = 253_402_300_799_999
 )
 
 // NewEvent is what an admin gives to create an event. Times are epoch
@@ -49,6 +55,17 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 	}
 	if len(in.Title) > 200 {
 		return nil, bad("title longer than 200 bytes")
+	}
+	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) {
+		return nil, bad("title must be UTF-8 without control characters")
+	}
+	for _, t := range []struct {
+		name string
+		at   int64
+	}{{"opensAt", in.OpensAt}, {"closesAt", in.ClosesAt}, {"lotteryCutoffAt", in.LotteryCutoffAt}, {"announcedAt", in.AnnouncedAt}} {
+		if t.at < 0 || t.at > MaxTime {
+			return nil, bad("%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
+		}
 	}
 	switch in.EventType {
 	case FirstCome:

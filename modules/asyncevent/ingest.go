@@ -71,8 +71,9 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 		if ferr != nil {
 			var se *StateError
 			if !errors.As(ferr, &se) {
-				// The request stays RECEIVED with no message: report it so
-				// the client retries (and gets this id as a duplicate).
+				// The request stays RECEIVED with no message. The client's
+				// retry gets this id as a duplicate, and reading the request
+				// after Config.RequeueAfter enqueues it (see GetRequest).
 				s.cfg.Log.Error("asyncevent: enqueue failed and the request could not be marked failed", "requestId", r.RequestID, "send", err, "mark", ferr)
 				return Participation{}, fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
 			}

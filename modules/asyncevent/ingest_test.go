@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,4 +219,67 @@ func TestIngestDiesAfterSend(t *testing.T) {
 	if str(item, "GSI2SK") != dynamostore.QueuedSortKey(r.QueuedAt, r.RequestID) {
 		t.Fatalf("GSI2SK %q", str(item, "GSI2SK"))
 	}
+}
+
+// The known stranding window: the send fails and so does marking the
+// request FAILED_FINAL (or ingest dies between the lock transaction and the
+// send). The request stays RECEIVED with no message, and a client retry
+// only gets its id back as a duplicate. Once it has been RECEIVED for
+// RequeueAfter, the next read of it (the client's poll, or an admin's)
+// enqueues it again, at most once per RequeueAfter, and a worker finishes
+// it.
+func TestStrandedRequestIsRequeuedOnRead(t *testing.T) {
+	t.Parallel()
+	var skew atomic.Int64 // the clock's advance
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{RequeueAfter: time.Minute, Now: now}})
+	firstCome(t, env, "ev", 1)
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	var n int
+	var mu sync.Mutex
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == 2 { // marking the request FAILED_FINAL
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	if _, err := env.Service.Participate(ctx, "ev", "u1"); !errors.Is(err, asyncevent.ErrUnavailable) {
+		t.Fatalf("send and mark both failed: %v, want ErrUnavailable", err)
+	}
+	env.SQS.SetSendFault(nil)
+	env.Dynamo.SetTxFault(nil)
+	p := participate(t, env.Service, "ev", "u1")
+	if !p.IsDuplicate {
+		t.Fatal("the retry is not a duplicate")
+	}
+	owner := asyncevent.Caller{UserID: "u1"}
+	// Too fresh: reading it does not enqueue it.
+	if r, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
+		t.Fatalf("stranded request %+v, %v", r, err)
+	}
+	if d, _ := env.Queue.Depth(ctx); d != 0 {
+		t.Fatalf("a fresh RECEIVED request was enqueued by a read (depth %d)", d)
+	}
+	// Another user's read neither sees nor heals it.
+	if _, err := env.Service.GetRequest(ctx, asyncevent.Caller{UserID: "u2"}, p.RequestID); !errors.Is(err, asyncevent.ErrRequestNotFound) {
+		t.Fatalf("another user's read: %v", err)
+	}
+	skew.Store(int64(time.Minute))
+	env.Calls.Reset()
+	for range 3 { // repeated polls send one message
+		if _, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := env.Calls.Count("SQS.SendMessage"); s != 1 {
+		t.Fatalf("3 polls of a stranded request sent %d messages, want 1", s)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	r := waitTerminal(t, env, []string{p.RequestID}, 20*time.Second)[0]
+	if r.Status != asyncevent.StatusSucceeded || r.QueuedAt == 0 {
+		t.Fatalf("request %+v", r)
+	}
+	checkLogs(t, env, r)
 }

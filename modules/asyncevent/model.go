@@ -58,6 +58,10 @@ type Request struct {
 	LastErrorMessage string `dynamodbav:"lastErrorMessage,omitempty"`
 	LastErrorAt      int64  `dynamodbav:"lastErrorAt,omitempty"`
 
+	// RequeuedAt is when a read last enqueued the request again because it
+	// was stranded in RECEIVED (see Service.GetRequest).
+	RequeuedAt int64 `dynamodbav:"requeuedAt,omitempty"`
+
 	// IdempotencyKey is the key of the request's IdempotencyLock,
 	// IDEMP#<eventId>#<userId>.
 	IdempotencyKey string `dynamodbav:"idempotencyKey"`

@@ -35,6 +35,11 @@ type Store interface {
 	// terminal: attempts, last error code, message and time.
 	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
 
+	// MarkRequeued sets a request's requeuedAt to at, on condition that it
+	// is RECEIVED, was requested before `before` and was not requeued since
+	// `before`. *StateError otherwise.
+	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
+
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)
 	// UserRequests pages through a user's requests, newest queuedAt first
@@ -109,7 +114,7 @@ type DeadLetters interface {
 	// PeekDead returns up to max DLQ messages without consuming them.
 	PeekDead(ctx context.Context, max int) ([]DeadLetter, error)
 	// Redrive moves every DLQ message back to the main queue, returning a
-	// handle of the move.
+	// handle of the move; ErrRedriveRunning if a move is already running.
 	Redrive(ctx context.Context) (string, error)
 }
 

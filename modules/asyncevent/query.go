@@ -2,6 +2,7 @@ package asyncevent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -13,6 +14,14 @@ type Caller struct {
 
 // GetRequest returns a request to its owner or an admin. To anyone else it
 // is ErrRequestNotFound, so request ids cannot be probed.
+//
+// A request still RECEIVED Config.RequeueAfter after it was requested has
+// been stranded: its ingest died before the send, or the send and marking
+// it failed both failed (the client got a 503, and its retry only returns
+// this id as a duplicate). Reading it enqueues it again, at most once per
+// RequeueAfter (a conditional requeuedAt); the worker takes RECEIVED
+// requests. A message that was in fact still on its way is harmless: the
+// worker is idempotent. The request itself is returned as read.
 func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*Request, error) {
 	if !ValidID(requestID) {
 		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
@@ -24,7 +33,35 @@ func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*
 	if !c.Admin && r.UserID != c.UserID {
 		return nil, ErrRequestNotFound
 	}
+	s.requeueStranded(ctx, r)
 	return r, nil
+}
+
+// requeueStranded enqueues r again if it has been RECEIVED for
+// RequeueAfter (see GetRequest). Failures are logged: the next read tries
+// again.
+func (s *Service) requeueStranded(ctx context.Context, r *Request) {
+	if r.Status != StatusReceived || s.queue == nil || s.cfg.RequeueAfter <= 0 {
+		return
+	}
+	now := s.now()
+	before := now - s.cfg.RequeueAfter.Milliseconds()
+	if r.RequestedAt >= before || r.RequeuedAt >= before {
+		return
+	}
+	err := s.store.MarkRequeued(ctx, r.RequestID, now, before)
+	var se *StateError
+	if errors.As(err, &se) {
+		return // moved on, or another read requeued it
+	}
+	if err == nil {
+		err = s.queue.Send(ctx, Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}.Encode())
+	}
+	if err != nil {
+		s.cfg.Log.Warn("asyncevent: could not requeue a stranded request", "requestId", r.RequestID, "err", err)
+		return
+	}
+	s.cfg.Log.Warn("asyncevent: requeued a request stranded in RECEIVED", "requestId", r.RequestID, "requestedAt", r.RequestedAt)
 }
 
 // Page is one page of requests; Cursor is empty on the last page.

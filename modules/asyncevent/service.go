@@ -21,6 +21,10 @@ type Config struct {
 	DrawGrace time.Duration
 	// DrawConcurrency bounds the draw's parallel writes (default 16).
 	DrawConcurrency int
+	// RequeueAfter is how long a request may stay RECEIVED before a read
+	// of it enqueues it again (default 30 s; negative disables). See
+	// Service.GetRequest.
+	RequeueAfter time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
@@ -55,6 +59,9 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	}
 	if cfg.DrawConcurrency <= 0 {
 		cfg.DrawConcurrency = 16
+	}
+	if cfg.RequeueAfter == 0 {
+		cfg.RequeueAfter = 30 * time.Second
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -358,6 +358,17 @@ func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts in
 	return stateErr(requestID, u.Label("attempt").Run(ctx))
 }
 
+// MarkRequeued implements asyncevent.Store.
+func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before int64) error {
+	requeued := expression.Name("requeuedAt")
+	err := s.requests.Update(requestKey(requestID)).Set("requeuedAt", at).
+		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusReceived)))).
+		If(expression.Name("requestedAt").LessThan(expression.Value(before))).
+		If(expression.AttributeNotExists(requeued).Or(requeued.LessThan(expression.Value(before)))).
+		Label("requeue").Run(ctx)
+	return stateErr(requestID, err)
+}
+
 // stateErr turns a failed condition on a request into a *StateError.
 func stateErr(requestID string, err error) error {
 	var ce *ddb.ConditionError

@@ -13,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
@@ -279,11 +281,16 @@ func (q *Queue) PeekDead(ctx context.Context, max int) ([]asyncevent.DeadLetter,
 
 // Redrive implements asyncevent.DeadLetters with StartMessageMoveTask from
 // the DLQ back to the main queue. The move runs asynchronously; the
-// returned task handle identifies it.
+// returned task handle identifies it. SQS runs one move task per queue at a
+// time: while one runs, Redrive is asyncevent.ErrRedriveRunning.
 func (q *Queue) Redrive(ctx context.Context) (string, error) {
 	out, err := q.client.StartMessageMoveTask(ctx, &sqs.StartMessageMoveTaskInput{
 		SourceArn: aws.String(q.dlqARN), DestinationArn: aws.String(q.arn),
 	})
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "InvalidParameterValue" && strings.Contains(ae.ErrorMessage(), "already") {
+		return "", fmt.Errorf("%w: %w", asyncevent.ErrRedriveRunning, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("sqsqueue: redrive: %w", err)
 	}

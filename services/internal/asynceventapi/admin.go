@@ -17,12 +17,12 @@ type NewEventBody struct {
 	Title     string `json:"title,omitempty" maxLength:"200"`
 	// FIRST_COME
 	Capacity int64 `json:"capacity,omitempty" minimum:"0" maximum:"1000000" doc:"FIRST_COME: the number of seats N"`
-	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" doc:"Participations accepted from (default: now)"`
-	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" doc:"FIRST_COME: participations accepted until"`
+	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
+	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until"`
 	// LOTTERY
-	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty" minimum:"0" doc:"LOTTERY: entries accepted until"`
+	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: entries accepted until"`
 	Winners         int    `json:"winners,omitempty" minimum:"0" maximum:"100000" doc:"LOTTERY: K, the number of winners"`
-	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" doc:"LOTTERY: when results are announced (default: the cutoff)"`
+	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: when results are announced (default: the cutoff)"`
 	SeedCommitment  string `json:"seedCommitment,omitempty" pattern:"^[0-9a-f]{64}$" doc:"LOTTERY: hex SHA-256 of a seed you keep and reveal to the draw. Omit to let the server generate the seed and publish only its commitment until the draw."`
 }
 
@@ -286,8 +286,8 @@ func registerAdmin(api huma.API, d *Deps) {
 
 	huma.Register(api, huma.Operation{
 		OperationID: "dlq-redrive", Method: http.MethodPost, Path: "/admin/dlq/redrive", Summary: "Move DLQ messages back to the queue",
-		Description: "Starts an SQS message move task from the DLQ to the main queue; workers then process the messages again (idempotently).",
-		Tags:        tags, Security: server.Bearer, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusForbidden, http.StatusServiceUnavailable},
+		Description: "Starts an SQS message move task from the DLQ to the main queue; workers then process the messages again (idempotently). SQS runs one move at a time: while one runs, the answer is 409.",
+		Tags:        tags, Security: server.Bearer, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, _ *struct{}) (*redriveOutput, error) {
 		if _, err := admin(ctx); err != nil {
 			return nil, err

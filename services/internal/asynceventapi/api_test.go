@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,6 +232,10 @@ func TestHostileInput(t *testing.T) {
 		{"user on admin route", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1}, user), 403, ""},
 		{"bad event type", post("/admin/events", map[string]any{"eventId": "x", "eventType": "RAFFLE"}, token(t, "a", auth.RoleAdmin)), 422, "body.eventType"},
 		{"event without capacity", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME"}, token(t, "a", auth.RoleAdmin)), 422, ""},
+		// A cutoff near MaxInt64 overflowed cutoff + grace: the draw could start at once.
+		{"cutoff beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "LOTTERY", "winners": 1, "lotteryCutoffAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "lotteryCutoffAt"},
+		{"closesAt beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "closesAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "closesAt"},
+		{"title with control char", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\x00b"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := c.do()
@@ -262,4 +268,53 @@ func TestDevHeader(t *testing.T) {
 	resp = e.api.Get("/requests/"+id, server.DevUserHeader+": dev-user")
 	expect(t, resp, http.StatusOK)
 	expect(t, e.api.Get("/requests/"+id, server.DevUserHeader+": someone-else"), http.StatusNotFound)
+}
+
+// Problems never reveal internals (package prefixes, AWS error text, table
+// or queue names), even when the cause is an AWS error: a cursor from
+// another list, concurrent redrives (SQS refuses a second move task; that
+// is a 409, not a 503).
+func TestProblemsRevealNoInternals(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	adm := token(t, "root", auth.RoleAdmin)
+	for i := range 3 {
+		expect(t, e.api.Post("/events/ev/participations", token(t, fmt.Sprintf("u%d", i))), http.StatusAccepted)
+	}
+	cursor := decode[asynceventapi.RequestPage](t, e.api.Get("/admin/events/ev/requests?limit=1", adm)).Cursor
+	var resps []*httptest.ResponseRecorder
+	resps = append(resps,
+		e.api.Get("/me/participations?cursor="+cursor, token(t, "u1")),
+		e.api.Get("/admin/events/other/requests?cursor="+cursor, adm))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			r := e.api.Post("/admin/dlq/redrive", adm)
+			mu.Lock()
+			resps = append(resps, r)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for _, r := range resps {
+		body := r.Body.String()
+		if r.Code >= 500 {
+			t.Errorf("status %d: %s", r.Code, body)
+		}
+		for _, leak := range []string{"ddb:", "dynamostore", "sqsqueue", "asyncevent:", "operation error", "api error", e.QueueName, "arn:", "AsyncEvent"} {
+			if strings.Contains(body, leak) {
+				t.Errorf("status %d reveals %q: %s", r.Code, leak, body)
+			}
+		}
+		if r.Code == http.StatusBadRequest && !strings.Contains(body, "query.cursor") {
+			t.Errorf("cursor error does not name query.cursor: %s", body)
+		}
+		if r.Code != http.StatusAccepted && r.Code != http.StatusBadRequest && r.Code != http.StatusConflict {
+			t.Errorf("status %d: %s", r.Code, body)
+		}
+	}
 }
