@@ -23,13 +23,6 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 )
 
-func envInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
-
 // BenchmarkParticipationLoad drives PACER_LOAD_N (default 500) distinct
 // participants, PACER_LOAD_CONCURRENCY (default 50) at a time, through the
 // real HTTP API on loopback against the local stand-ins, with
@@ -44,9 +37,9 @@ func envInt(key string, def int) int {
 //
 //	go test ./services/internal/asynceventapi -run '^$' -bench ParticipationLoad -benchtime 1x
 func BenchmarkParticipationLoad(b *testing.B) {
-	n := envInt("PACER_LOAD_N", 500)
-	conc := envInt("PACER_LOAD_CONCURRENCY", 50)
-	workers := envInt("PACER_LOAD_WORKERS", 2)
+	n := max(asynceventapi.EnvInt("PACER_LOAD_N", 500), 1)
+	conc := max(asynceventapi.EnvInt("PACER_LOAD_CONCURRENCY", 50), 1)
+	workers := max(asynceventapi.EnvInt("PACER_LOAD_WORKERS", 2), 1)
 	ctx := context.Background()
 	env := asynceventtest.New(b, asynceventtest.Options{})
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
