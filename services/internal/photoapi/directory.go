@@ -14,8 +14,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
-	"github.com/pacerhq/pacer/sdk/auth"
-	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type organizerBody struct {
@@ -33,29 +31,17 @@ type organizersOutput struct {
 
 func (h *handlers) registerAdmin(api huma.API) {
 	huma.Register(api, op("create-organizer", http.MethodPost, "/admin/organizers", "Create an organizer", tagAdmin, http.StatusCreated),
-		func(ctx context.Context, in *struct{ Body organizerBody }) (*organizerOutput, error) {
-			if _, err := server.RequireRole(ctx, auth.RoleAdmin); err != nil {
-				return nil, err
-			}
+		adminHandler(h, func(ctx context.Context, in *struct{ Body organizerBody }) (*organizerOutput, error) {
 			o, err := h.svc.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &organizerOutput{Body: o}, nil
-		})
+			return &organizerOutput{Body: o}, err
+		}))
 	huma.Register(api, op("list-organizers", http.MethodGet, "/admin/organizers", "List organizers", tagAdmin, http.StatusOK),
-		func(ctx context.Context, _ *struct{}) (*organizersOutput, error) {
-			if _, err := server.RequireRole(ctx, auth.RoleAdmin); err != nil {
-				return nil, err
-			}
+		adminHandler(h, func(ctx context.Context, _ *struct{}) (*organizersOutput, error) {
 			os, err := h.svc.ListOrganizers(ctx)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
 			out := &organizersOutput{}
 			out.Body.Organizers = os
-			return out, nil
-		})
+			return out, err
+		}))
 }
 
 type eventBody struct {
@@ -130,111 +116,56 @@ type runnersOutput struct {
 
 func (h *handlers) registerDirectory(api huma.API) {
 	huma.Register(api, op("create-event", http.MethodPost, "/events", "Create an event of your organization", tagDirectory, http.StatusCreated),
-		func(ctx context.Context, in *struct{ Body eventBody }) (*eventOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body eventBody }) (*eventOutput, error) {
 			e, err := h.svc.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &eventOutput{Body: e}, nil
-		})
+			return &eventOutput{Body: e}, err
+		}))
 	huma.Register(api, op("list-events", http.MethodGet, "/events", "List your organization's events", tagDirectory, http.StatusOK),
-		func(ctx context.Context, _ *struct{}) (*eventsOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, _ *struct{}) (*eventsOutput, error) {
 			es, err := h.svc.ListEvents(ctx, org)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
 			out := &eventsOutput{}
 			out.Body.Events = es
-			return out, nil
-		})
+			return out, err
+		}))
 	huma.Register(api, op("get-event", http.MethodGet, "/events/{eventId}", "Get an event", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *EventPath) (*eventOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, in *EventPath) (*eventOutput, error) {
 			e, err := h.svc.Event(ctx, org, in.EventID)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &eventOutput{Body: e}, nil
-		})
+			return &eventOutput{Body: e}, err
+		}))
 	huma.Register(api, op("update-event", http.MethodPatch, "/events/{eventId}", "Rename or (un)publish an event", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			EventPath
 			Body eventPatchBody
 		}) (*eventOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			e, err := h.svc.UpdateEvent(ctx, org, in.EventID, photo.EventPatch{Name: in.Body.Name, Published: in.Body.Published})
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &eventOutput{Body: e}, nil
-		})
+			return &eventOutput{Body: e}, err
+		}))
 
 	huma.Register(api, op("create-photographer", http.MethodPost, "/photographers", "Create a photographer of your organization", tagDirectory, http.StatusCreated),
-		func(ctx context.Context, in *struct{ Body photographerBody }) (*photographerOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body photographerBody }) (*photographerOutput, error) {
 			p, err := h.svc.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &photographerOutput{Body: p}, nil
-		})
+			return &photographerOutput{Body: p}, err
+		}))
 	huma.Register(api, op("list-photographers", http.MethodGet, "/photographers", "List your organization's photographers", tagDirectory, http.StatusOK),
-		func(ctx context.Context, _ *struct{}) (*photographersOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, _ *struct{}) (*photographersOutput, error) {
 			ps, err := h.svc.ListPhotographers(ctx, org)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			out := &photographersOutput{}
-			out.Body.Photographers = ps
-			return out, nil
-		})
+			return photographersOut(ps), err
+		}))
 	huma.Register(api, op("get-photographer", http.MethodGet, "/photographers/{photographerId}", "Get a photographer", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *PhotographerPath) (*photographerOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, in *PhotographerPath) (*photographerOutput, error) {
 			p, err := h.svc.Photographer(ctx, org, in.PhotographerID)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &photographerOutput{Body: p}, nil
-		})
+			return &photographerOutput{Body: p}, err
+		}))
 	huma.Register(api, op("update-photographer", http.MethodPatch, "/photographers/{photographerId}",
 		"Change a photographer's handle or display name (and copy it onto their photos)", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			Body photographerPatchBody
 		}) (*photographerUpdateOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			p, rep, err := h.svc.UpdatePhotographer(ctx, org, in.PhotographerID,
 				photo.PhotographerPatch{Handle: in.Body.Handle, DisplayName: in.Body.DisplayName}, photo.SyncOptions{})
 			if err != nil && p.ID == "" {
-				return nil, problem(h.log, err)
+				return nil, err
 			}
 			if err != nil {
 				h.log.Warn("photo-api: photographer sync incomplete; resume with POST /photographers/{id}/sync", "photographer", p.ID, "err", err)
@@ -242,78 +173,53 @@ func (h *handlers) registerDirectory(api huma.API) {
 			out := &photographerUpdateOutput{}
 			out.Body.Photographer, out.Body.Sync = p, rep
 			return out, nil
-		})
+		}))
 
 	huma.Register(api, op("assign-photographer", http.MethodPut, "/events/{eventId}/photographers/{photographerId}",
 		"Assign a photographer to an event", tagDirectory, http.StatusNoContent),
-		func(ctx context.Context, in *AssignPath) (*emptyOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &emptyOutput{}, problem(h.log, h.svc.Assign(ctx, org, in.EventID, in.PhotographerID))
-		})
+		orgHandler(h, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
+			return &emptyOutput{}, h.svc.Assign(ctx, org, in.EventID, in.PhotographerID)
+		}))
 	huma.Register(api, op("unassign-photographer", http.MethodDelete, "/events/{eventId}/photographers/{photographerId}",
 		"Remove a photographer from an event (their photos stay)", tagDirectory, http.StatusNoContent),
-		func(ctx context.Context, in *AssignPath) (*emptyOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &emptyOutput{}, problem(h.log, h.svc.Unassign(ctx, org, in.EventID, in.PhotographerID))
-		})
+		orgHandler(h, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
+			return &emptyOutput{}, h.svc.Unassign(ctx, org, in.EventID, in.PhotographerID)
+		}))
 	huma.Register(api, op("list-event-photographers", http.MethodGet, "/events/{eventId}/photographers",
 		"List the photographers assigned to an event", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *EventPath) (*photographersOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
+		orgHandler(h, func(ctx context.Context, org string, in *EventPath) (*photographersOutput, error) {
 			ps, err := h.svc.Assigned(ctx, org, in.EventID)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			out := &photographersOutput{}
-			out.Body.Photographers = ps
-			return out, nil
-		})
+			return photographersOut(ps), err
+		}))
 
 	imp := op("import-runners", http.MethodPost, "/events/{eventId}/runners",
 		"Import an event's entry list (bib → runner), as JSON or CSV; rows are upserted by bib", tagDirectory, http.StatusOK)
 	imp.MaxBodyBytes = 4 << 20
-	huma.Register(api, imp, func(ctx context.Context, in *struct {
+	huma.Register(api, imp, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body runnersBody
 	}) (*importOutput, error) {
-		org, err := organizer(ctx)
+		rs, lines, err := runnersOf(in.Body)
 		if err != nil {
 			return nil, err
 		}
-		rs, lines, err := runnersOf(in.Body)
-		if err != nil {
-			return nil, problem(h.log, err)
-		}
 		n, err := h.svc.ImportRunners(ctx, org, in.EventID, rs)
 		if err != nil {
-			return nil, problem(h.log, csvProblems(err, lines))
+			return nil, csvProblems(err, lines)
 		}
 		out := &importOutput{}
 		out.Body.Received, out.Body.Written = len(rs), n
 		return out, nil
-	})
+	}))
 	huma.Register(api, op("list-runners", http.MethodGet, "/events/{eventId}/runners", "List an event's runners by bib", tagDirectory, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			EventPath
 			After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
 			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 		}) (*runnersOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			rs, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
 			if err != nil {
-				return nil, problem(h.log, err)
+				return nil, err
 			}
 			out := &runnersOutput{}
 			out.Body.Runners = rs
@@ -321,7 +227,14 @@ func (h *handlers) registerDirectory(api huma.API) {
 				out.Body.NextAfter = rs[len(rs)-1].Bib
 			}
 			return out, nil
-		})
+		}))
+}
+
+// photographersOut is a list of photographers as a response.
+func photographersOut(ps []photo.Photographer) *photographersOutput {
+	out := &photographersOutput{}
+	out.Body.Photographers = ps
+	return out
 }
 
 // runnersOf reads an import body: the JSON list or the CSV text. For CSV

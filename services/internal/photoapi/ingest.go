@@ -85,24 +85,20 @@ func (h *handlers) registerIngest(api huma.API) {
 		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
 		"The photographer must belong to your organization and be assigned to the event."
 	one.Responses = map[string]*huma.Response{"200": {Description: "The ulid already existed; nothing changed."}}
-	huma.Register(api, one, func(ctx context.Context, in *struct {
+	huma.Register(api, one, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body recordBody
 	}) (*ingestOutput, error) {
-		org, err := organizer(ctx)
-		if err != nil {
-			return nil, err
-		}
 		res, err := h.svc.Ingest(ctx, org, in.EventID, in.Body.record())
 		if err != nil {
-			return nil, problem(h.log, err)
+			return nil, err
 		}
 		status := http.StatusCreated
 		if res.Status == photo.Exists {
 			status = http.StatusOK
 		}
 		return &ingestOutput{Status: status, Body: resultOf(0, in.Body.ULID, res)}, nil
-	})
+	}))
 
 	batch := op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
 		"Ingest up to 100 processed photos with batch writes", tagIngest, http.StatusOK)
@@ -112,21 +108,17 @@ func (h *handlers) registerIngest(api huma.API) {
 		"then the PHOTO items, so a photo becomes visible only once all its index entries are in. A photo reported " +
 		"failed is invisible and can be re-posted."
 	batch.MaxBodyBytes = 2 << 20
-	huma.Register(api, batch, func(ctx context.Context, in *struct {
+	huma.Register(api, batch, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body batchBody
 	}) (*batchOutput, error) {
-		org, err := organizer(ctx)
-		if err != nil {
-			return nil, err
-		}
 		recs := make([]photo.Record, len(in.Body.Photos))
 		for i, r := range in.Body.Photos {
 			recs[i] = r.record()
 		}
 		res, err := h.svc.IngestBatch(ctx, org, in.EventID, recs)
 		if err != nil {
-			return nil, problem(h.log, err)
+			return nil, err
 		}
 		out := &batchOutput{}
 		out.Body.Results = make([]ingestResult, len(res))
@@ -143,5 +135,5 @@ func (h *handlers) registerIngest(api huma.API) {
 			}
 		}
 		return out, nil
-	})
+	}))
 }

@@ -6,7 +6,7 @@
 // Register adds the routes to any huma.API (tests use humatest); Run wires
 // the real dependencies and serves; the photo-api command and the dev
 // runner both call Run. Domain errors become RFC 9457 problems in one place
-// (errors.go).
+// (errors.go), which every route reaches through the adapters of handler.go.
 //
 // Identity: a bearer JWT verified by sdk/auth through
 // services/internal/server. Organizer endpoints need the "organizer" role

@@ -84,69 +84,41 @@ func publicBibOut(p photo.BibPage) *publicBibOutput {
 
 func (h *handlers) registerSearch(api huma.API) {
 	huma.Register(api, op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			EventPath
 			PageQuery
 		}) (*photosOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			p, err := h.svc.Gallery(ctx, org, in.EventID, in.request())
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return pageOut(p), nil
-		})
+			return pageOut(p), err
+		}))
 	huma.Register(api, op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			EventPath
 			ULIDPath
 		}) (*photoOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			p, err := h.svc.Photo(ctx, org, in.EventID, in.ULID)
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return &photoOutput{Body: p}, nil
-		})
+			return &photoOutput{Body: p}, err
+		}))
 	bib := op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos", "Photos showing a bib, newest first", tagSearch, http.StatusOK)
 	bib.Description = "One GSI1 query and one BatchGetItem per 100 photos per page. Includes the runner's name when the bib is on the entry list."
-	huma.Register(api, bib, func(ctx context.Context, in *struct {
+	huma.Register(api, bib, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath
 		PageQuery
 	}) (*bibOutput, error) {
-		org, err := organizer(ctx)
-		if err != nil {
-			return nil, err
-		}
 		p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, in.request())
-		if err != nil {
-			return nil, problem(h.log, err)
-		}
-		return bibOut(p), nil
-	})
+		return bibOut(p), err
+	}))
 	huma.Register(api, op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
 		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK),
-		func(ctx context.Context, in *struct {
+		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
 			PageQuery
 		}) (*photosOutput, error) {
-			org, err := organizer(ctx)
-			if err != nil {
-				return nil, err
-			}
 			p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, in.request())
-			if err != nil {
-				return nil, problem(h.log, err)
-			}
-			return pageOut(p), nil
-		})
+			return pageOut(p), err
+		}))
 }
 
 func (h *handlers) registerPublic(api huma.API) {
@@ -156,15 +128,12 @@ func (h *handlers) registerPublic(api huma.API) {
 		Description: "No token needed. Only events their organizer has published; any other event answers 404. " +
 			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only.",
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *struct {
+	}, handler(h, func(ctx context.Context, in *struct {
 		EventPath
 		BibPath
 		PageQuery
 	}) (*publicBibOutput, error) {
 		p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, in.request())
-		if err != nil {
-			return nil, problem(h.log, err)
-		}
-		return publicBibOut(p), nil
-	})
+		return publicBibOut(p), err
+	}))
 }
