@@ -11,13 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pacerhq/pacer/migrations"
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
-	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
-	"github.com/pacerhq/pacer/sdk/pgtest"
 	"github.com/pacerhq/pacer/sdk/standin"
 )
 
@@ -39,20 +37,8 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	url := pgtest.NewDatabase(t)
-	if err := migrations.Apply(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	de := ddbtest.New(t, &dynamostore.Schema)
-	store := dynamostore.New(de.Table)
-	e := &env{t: t, ctx: ctx, ddb: de, pool: pool, store: store}
-	e.svc = photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: store})
-	return e
+	k := phototest.New(ctx, t)
+	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, store: k.Store, svc: k.Service}
 }
 
 // org creates an organizer with an event, a photographer assigned to it,

@@ -13,15 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/danielgtaylor/huma/v2/humatest"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pacerhq/pacer/migrations"
 	"github.com/pacerhq/pacer/modules/photo"
-	"github.com/pacerhq/pacer/modules/photo/dynamostore"
-	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
-	"github.com/pacerhq/pacer/sdk/pgtest"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -45,17 +41,7 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	url := pgtest.NewDatabase(t)
-	if err := migrations.Apply(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	de := ddbtest.New(t, &dynamostore.Schema)
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(de.Table)})
+	k := phototest.New(ctx, t)
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +49,8 @@ func newEnv(t testing.TB) *env {
 	mux := http.NewServeMux()
 	api := NewAPI(mux, false)
 	server.Authenticate(api, v, false)
-	Register(api, Deps{Service: svc})
-	e := &env{ctx: ctx, mux: mux, ddb: de, svc: svc}
+	Register(api, Deps{Service: k.Service})
+	e := &env{ctx: ctx, mux: mux, ddb: k.DDB, svc: k.Service}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
 		e.api = humatest.Wrap(tt, api)

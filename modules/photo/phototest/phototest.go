@@ -1,0 +1,62 @@
+// Package phototest gives PhotoService tests their own Postgres database
+// (migrated) and DynamoDB table on the local stand-ins, with the domain
+// service wired over them.
+//
+//	func TestMain(m *testing.M) {
+//		standin.RunTests(m, standin.Config{DynamoDB: true, Postgres: true})
+//	}
+//
+//	func TestX(t *testing.T) {
+//		env := phototest.New(ctx, t)
+//		...
+//	}
+//
+// A test that cannot reach the stand-ins fails, saying how to start them.
+package phototest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pacerhq/pacer/migrations"
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
+	"github.com/pacerhq/pacer/sdk/pgtest"
+)
+
+// Env is one test's PhotoService stack.
+type Env struct {
+	// DDB is the test's table and its counted client.
+	DDB *ddbtest.Env
+	// Pool connects to the test's migrated Postgres database.
+	Pool *pgxpool.Pool
+	// Store is the DynamoDB index over DDB's table.
+	Store *dynamostore.Store
+	// Service is the domain service over Pool (truth) and Store (index).
+	Service *photo.Service
+}
+
+// New creates a migrated Postgres database and a table for t; both, and
+// the pool, go away when t ends.
+func New(ctx context.Context, t testing.TB) *Env {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	if err := migrations.Apply(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	de := ddbtest.New(t, &dynamostore.Schema)
+	store := dynamostore.New(de.Table)
+	return &Env{
+		DDB: de, Pool: pool, Store: store,
+		Service: photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: store}),
+	}
+}
