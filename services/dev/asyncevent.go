@@ -22,7 +22,7 @@ func init() {
 	services = append(services,
 		Service{
 			Name: "asyncevent-api",
-			Addr: envOr("PACER_API_ADDR", "127.0.0.1:8081"),
+			Addr: server.Env("PACER_API_ADDR", "127.0.0.1:8081"),
 			Run: func(ctx context.Context, env Env) error {
 				cfg := asynceventapi.ConfigFromEnv()
 				cfg.Addr, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Addr, true, true, env.AWS, env.Log
@@ -49,7 +49,7 @@ func init() {
 
 // asynceventBanner prints dev tokens and requests to try.
 func asynceventBanner(base string) string {
-	secret := envOr("PACER_JWT_SECRET", server.DevJWTSecret)
+	secret := server.Env("PACER_JWT_SECRET", server.DevJWTSecret)
 	user, err1 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-user"}, 24*time.Hour)
 	admin, err2 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-admin", Roles: []string{auth.RoleAdmin}}, 24*time.Hour)
 	if err1 != nil || err2 != nil {

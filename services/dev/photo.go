@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pacerhq/pacer/services/internal/server"
+
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
@@ -17,7 +19,7 @@ import (
 func init() {
 	services = append(services, Service{
 		Name: "photo-api",
-		Addr: envOr("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
+		Addr: server.Env("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
 		Run: func(ctx context.Context, env Env) error {
 			awsCfg := env.AWS
 			return photoapi.Run(ctx, photoapi.Config{

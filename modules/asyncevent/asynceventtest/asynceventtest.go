@@ -94,13 +94,6 @@ func New(t testing.TB, opts Options) *Env {
 	return e
 }
 
-// Handler adapts a service to the consumer runtime.
-func Handler(svc *asyncevent.Service) consumer.Handler {
-	return func(ctx context.Context, m consumer.Message) bool {
-		return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
-	}
-}
-
 // StartWorkers starts n in-process worker instances, each with its own
 // domain service (own caches), sharing the env's clients. stop stops them
 // gracefully and waits; it is also registered as a cleanup.
@@ -116,7 +109,7 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	var wg sync.WaitGroup
 	for range n {
 		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
-		wg.Go(func() { consumer.Run(ctx, e.Queue, Handler(svc), cfg) })
+		wg.Go(func() { consumer.Run(ctx, e.Queue, svc.Handler(), cfg) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }

@@ -21,6 +21,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // BenchmarkParticipationLoad drives PACER_LOAD_N (default 500) distinct
@@ -37,9 +38,9 @@ import (
 //
 //	go test ./services/internal/asynceventapi -run '^$' -bench ParticipationLoad -benchtime 1x
 func BenchmarkParticipationLoad(b *testing.B) {
-	n := max(asynceventapi.EnvInt("PACER_LOAD_N", 500), 1)
-	conc := max(asynceventapi.EnvInt("PACER_LOAD_CONCURRENCY", 50), 1)
-	workers := max(asynceventapi.EnvInt("PACER_LOAD_WORKERS", 2), 1)
+	n := max(server.EnvInt("PACER_LOAD_N", 500), 1)
+	conc := max(server.EnvInt("PACER_LOAD_CONCURRENCY", 50), 1)
+	workers := max(server.EnvInt("PACER_LOAD_WORKERS", 2), 1)
 	ctx := context.Background()
 	env := asynceventtest.New(b, asynceventtest.Options{})
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})

@@ -21,23 +21,20 @@ package asynceventapi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -102,11 +99,11 @@ type Config struct {
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
 func ConfigFromEnv() Config {
 	return Config{
-		Addr:        Env("PACER_API_ADDR", "127.0.0.1:8081"),
-		Table:       Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
-		Queue:       Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
-		MaxReceives: EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
-		Setup:       EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+		Addr:        server.Env("PACER_API_ADDR", "127.0.0.1:8081"),
+		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
+		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
+		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
+		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
 		Dev:         server.DevMode(),
 	}
 }
@@ -131,7 +128,11 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.CursorKey = k
 	}
-	svc, err := Open(ctx, cfg)
+	svc, _, err := asyncbackend.Open(ctx, asyncbackend.Config{
+		Table: cfg.Table, Queue: cfg.Queue, MaxReceives: cfg.MaxReceives, Setup: cfg.Setup,
+		AWS: cfg.AWS, DynamoDB: cfg.DynamoDB, SQS: cfg.SQS,
+		CursorKey: cfg.CursorKey, EventCacheTTL: cfg.EventCacheTTL, Log: log,
+	})
 	if err != nil {
 		return err
 	}
@@ -148,58 +149,4 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(l.Addr().String())
 	}
 	return server.Serve(ctx, &http.Server{Handler: mux}, l)
-}
-
-// Open builds the domain service over DynamoDB and SQS, creating the table
-// and queues first when cfg.Setup is set.
-func Open(ctx context.Context, cfg Config) (*asyncevent.Service, error) {
-	if cfg.Table == "" {
-		cfg.Table = dynamostore.DefaultTable
-	}
-	if cfg.Queue == "" {
-		cfg.Queue = sqsqueue.DefaultName
-	}
-	dc := cfg.DynamoDB
-	if dc == nil {
-		dc = awsclient.DynamoDB(cfg.AWS)
-	}
-	sc := cfg.SQS
-	if sc == nil {
-		sc = awsclient.SQS(cfg.AWS)
-	}
-	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey}), cfg.Table)
-	if cfg.Setup {
-		if err := store.Ensure(ctx); err != nil {
-			return nil, fmt.Errorf("asynceventapi: %w", err)
-		}
-	}
-	q, err := sqsqueue.Open(ctx, sc, sqsqueue.Config{Name: cfg.Queue, MaxReceives: cfg.MaxReceives, Ensure: cfg.Setup})
-	if err != nil {
-		return nil, fmt.Errorf("asynceventapi: %w", err)
-	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, Log: cfg.Log}), nil
-}
-
-// Env returns the environment variable key, or def when unset.
-func Env(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-// EnvInt is Env for integers (def when unset or malformed).
-func EnvInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return n
-	}
-	return def
-}
-
-// EnvBool is Env for booleans ("1", "true", "0", "false").
-func EnvBool(key string, def bool) bool {
-	if b, err := strconv.ParseBool(os.Getenv(key)); err == nil {
-		return b
-	}
-	return def
 }

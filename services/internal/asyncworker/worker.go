@@ -23,18 +23,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // Config configures Run.
@@ -61,14 +60,14 @@ type Config struct {
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
 func ConfigFromEnv() Config {
 	return Config{
-		Table:       env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
-		Queue:       env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
-		MaxReceives: envInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
-		Setup:       envBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
-		Concurrency: envInt("PACER_WORKER_CONCURRENCY", 10),
-		Batch:       envInt("PACER_WORKER_BATCH", 10),
-		Visibility:  envDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
-		Wait:        envDuration("PACER_WORKER_WAIT", 10*time.Second),
+		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
+		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
+		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
+		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+		Concurrency: server.EnvInt("PACER_WORKER_CONCURRENCY", 10),
+		Batch:       server.EnvInt("PACER_WORKER_BATCH", 10),
+		Visibility:  server.EnvDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
+		Wait:        server.EnvDuration("PACER_WORKER_WAIT", 10*time.Second),
 	}
 }
 
@@ -82,75 +81,18 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Batch > 10 {
 		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
-	dc := cfg.DynamoDB
-	if dc == nil {
-		dc = awsclient.DynamoDB(cfg.AWS)
-	}
-	sc := cfg.SQS
-	if sc == nil {
-		sc = awsclient.SQS(cfg.AWS)
-	}
-	store := dynamostore.New(ddb.New(dc, ddb.Config{}), cfg.Table)
-	if cfg.Setup {
-		if err := store.Ensure(ctx); err != nil {
-			return fmt.Errorf("asyncworker: %w", err)
-		}
-	}
-	q, err := sqsqueue.Open(ctx, sc, sqsqueue.Config{Name: cfg.Queue, MaxReceives: cfg.MaxReceives, Ensure: cfg.Setup})
+	svc, q, err := asyncbackend.Open(ctx, asyncbackend.Config{
+		Table: cfg.Table, Queue: cfg.Queue, MaxReceives: cfg.MaxReceives, Setup: cfg.Setup,
+		AWS: cfg.AWS, DynamoDB: cfg.DynamoDB, SQS: cfg.SQS, Log: log,
+	})
 	if err != nil {
-		return fmt.Errorf("asyncworker: %w", err)
+		return err
 	}
-	svc := asyncevent.New(store, q, q, asyncevent.Config{Log: log})
 	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
 		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait)
-	err = consumer.Run(ctx, q, Handler(svc, log), consumer.Config{
+	err = consumer.Run(ctx, q, svc.Handler(), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	log.Info("asyncevent-worker stopped")
 	return err
-}
-
-// Handler adapts the domain service to the consumer runtime, logging
-// failures.
-func Handler(svc *asyncevent.Service, log *slog.Logger) consumer.Handler {
-	return func(ctx context.Context, m consumer.Message) bool {
-		out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
-		if out.Err != nil {
-			log.Warn("asyncevent-worker: message", "messageId", m.ID, "result", out.Result, "receives", m.ReceiveCount, "err", out.Err)
-		}
-		return out.Ack
-	}
-}
-
-func env(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return n
-	}
-	return def
-}
-
-func envBool(key string, def bool) bool {
-	if b, err := strconv.ParseBool(os.Getenv(key)); err == nil {
-		return b
-	}
-	return def
-}
-
-// envDuration accepts Go durations ("30s") or whole seconds ("30").
-func envDuration(key string, def time.Duration) time.Duration {
-	v := os.Getenv(key)
-	if d, err := time.ParseDuration(v); err == nil {
-		return d
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return time.Duration(n) * time.Second
-	}
-	return def
 }
