@@ -28,9 +28,18 @@ func TestFirstComeWorker(t *testing.T) {
 		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
 	}
 	env.Calls.Reset()
-	env.StartWorkers(t, 1, consumer.Config{Concurrency: 1})
+	env.Dynamo.Conflicts.Store(0)
+	// A visibility timeout longer than the test: on a loaded machine the
+	// batch can take more than a few seconds, and a redelivery (correctly
+	// acked without a write, but after a failed conditional transaction)
+	// would add a call that is not the per-message cost measured here.
+	env.StartWorkers(t, 1, consumer.Config{Concurrency: 1, Visibility: 2 * time.Minute})
 	rs := waitTerminal(t, env, ids, 30*time.Second)
-	writes := env.Calls.Count("DynamoDB.TransactWriteItems")
+	// DynamoDB Local occasionally cancels a transaction for a conflict even
+	// with one writer (under load); ddb retries it. Those retries are not
+	// the logic's writes.
+	conflicts := env.Dynamo.Conflicts.Load()
+	writes := env.Calls.Count("DynamoDB.TransactWriteItems") - int(conflicts)
 	count := map[asyncevent.ResultCode]int{}
 	for _, r := range rs {
 		count[r.ResultCode]++
@@ -55,7 +64,7 @@ func TestFirstComeWorker(t *testing.T) {
 		t.Fatalf("results %v, want 3 SUCCESS and 7 REJECTED_CAPACITY", count)
 	}
 	if writes != 2*len(ids)+1 {
-		t.Fatalf("%d transactions for %d messages (%s)", writes, len(ids), env.Calls)
+		t.Fatalf("%d transactions (not counting %d conflict retries) for %d messages (%s)", writes, conflicts, len(ids), env.Calls)
 	}
 	st, err := env.Service.EventStats(ctx, "ev")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 || st.ByStatus[asyncevent.StatusSucceeded] != 3 || st.Total != 10 {

@@ -18,6 +18,7 @@ package asynceventtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -26,7 +27,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
@@ -155,6 +158,10 @@ type FaultyDynamo struct {
 	ddb.Client
 	fault atomic.Pointer[func(*dynamodb.TransactWriteItemsInput) error]
 	delay atomic.Int64
+	// Conflicts counts transactions DynamoDB cancelled for a
+	// TransactionConflict (which ddb.DB.Transact retries), so tests can
+	// tell those retries from the writes the logic makes.
+	Conflicts atomic.Int64
 }
 
 // SetTxFault installs (or, with nil, removes) the transaction fault hook.
@@ -183,7 +190,17 @@ func (f *FaultyDynamo) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 		case <-time.After(d):
 		}
 	}
-	return f.Client.TransactWriteItems(ctx, in, opts...)
+	out, err := f.Client.TransactWriteItems(ctx, in, opts...)
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			if aws.ToString(r.Code) == "TransactionConflict" {
+				f.Conflicts.Add(1)
+				break
+			}
+		}
+	}
+	return out, err
 }
 
 // FaultySQS wraps the real SQS client; SendFault, when set, fails

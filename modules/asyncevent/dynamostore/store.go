@@ -211,16 +211,17 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 		return fmt.Errorf("dynamostore: transition of %s to %s without a source state", t.RequestID, t.To)
 	}
 	from := t.From[0]
-	tried := map[asyncevent.Status]bool{}
-	for {
-		tried[from] = true
+	// The status may move between tries while staying a valid source: a
+	// worker can see RECEIVED, try from RECEIVED, and meanwhile ingest makes
+	// it QUEUED. Follow it a few times rather than give the message up.
+	for attempt := 0; ; attempt++ {
 		err := s.transition(ctx, t, from)
 		var se *asyncevent.StateError
 		if !errors.As(err, &se) || se.Current == nil {
 			return err
 		}
 		next := se.Current.Status
-		if tried[next] || !contains(t.From, next) {
+		if next == from || !contains(t.From, next) || attempt >= 2*len(t.From) {
 			se.Want = t.From
 			return err
 		}
