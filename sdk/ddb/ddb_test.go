@@ -80,7 +80,9 @@ func TestTransitionIsConditionalAndDeclared(t *testing.T) {
 		t.Fatalf("want *ConditionError, got %v", err)
 	}
 	var cur request
-	ce.Decode(&cur)
+	if err := ce.Decode(&cur); err != nil {
+		t.Fatal(err)
+	}
 	if cur.Status != queued {
 		t.Fatalf("current status %q, want QUEUED", cur.Status)
 	}

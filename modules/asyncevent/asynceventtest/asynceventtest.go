@@ -112,7 +112,11 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	var wg sync.WaitGroup
 	for range n {
 		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
-		wg.Go(func() { consumer.Run(ctx, e.Queue, svc.Handler(), cfg) })
+		wg.Go(func() {
+			if err := consumer.Run(ctx, e.Queue, svc.Handler(), cfg); err != nil {
+				t.Errorf("asynceventtest: worker: %v", err)
+			}
+		})
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }

@@ -84,7 +84,9 @@ func New(t testing.TB, schema *ddb.Schema, cfg ...ddb.Config) *Env {
 		t.Fatalf("ddbtest: create table: %v", err)
 	}
 	t.Cleanup(func() {
-		client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table.Name())})
+		if _, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table.Name())}); err != nil {
+			t.Logf("ddbtest: delete table %s: %v", table.Name(), err)
+		}
 	})
 	calls.Reset()
 	return &Env{Table: table, DB: db, Client: client, Config: awsCfg, Calls: calls}

@@ -59,7 +59,12 @@ func BenchmarkParticipationLoad(b *testing.B) {
 			DynamoDB: env.Dynamo, SQS: env.SQS, Verifier: v, CursorKey: []byte("load-test-cursor-key-0123456789abcdef"),
 		})
 	}()
-	defer func() { stop(); <-done }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			b.Errorf("api: %v", err)
+		}
+	}()
 	base := "http://" + l.Addr().String()
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "load", EventType: asyncevent.FirstCome, Capacity: int64(n / 5)}); err != nil {
 		b.Fatal(err)
