@@ -71,7 +71,7 @@ vet: ## go vet
 
 .PHONY: lint
 lint: ## golangci-lint (v2, pinned as a tool in go.mod; config in .golangci.yml)
-	$(GO) tool golangci-lint run ./...
+	$(GO) tool golangci-lint run --allow-serial-runners ./...
 
 # The services print their OpenAPI specs (`<service> openapi`); openapi/ holds
 # the committed copies. Services that do not exist yet are skipped.
