@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 )
 
 // SeedBytes is the length of a generated draw seed.
@@ -111,16 +112,9 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 
 	// The entries: every request that reached COLLECTING. After the event
 	// left OPEN no request can newly become one, so the set is frozen.
-	var ids []string
-	state := map[string]*Request{}
-	for r, err := range s.store.AllEventRequests(ctx, eventID) {
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-		}
-		if isEntry(r) {
-			ids = append(ids, r.RequestID)
-			state[r.RequestID] = r
-		}
+	ids, state, err := s.entries(ctx, eventID)
+	if err != nil {
+		return nil, err
 	}
 	ranked := Rank(seedBytes, ids)
 	k := min(cfg.Winners, len(ranked))
@@ -194,6 +188,46 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	s.forgetEvent(eventID)
 	res.DrawnAt = now
 	return res, nil
+}
+
+// entries reads the draw's entries from the event index. The index (GSI2)
+// is eventually consistent on DynamoDB, so an entry admitted just before the
+// draw started might not show yet: the entries are read until their number
+// equals the EntryCount that was counted as each was admitted (frozen since
+// the event left OPEN), or ErrUnavailable after Config.DrawIndexWait. The
+// draw never ranks an incomplete set.
+func (s *Service) entries(ctx context.Context, eventID string) ([]string, map[string]*Request, error) {
+	cfg, err := s.store.GetEvent(ctx, eventID, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Now().Add(s.cfg.DrawIndexWait)
+	pause := 50 * time.Millisecond
+	for {
+		var ids []string
+		state := map[string]*Request{}
+		for r, err := range s.store.AllEventRequests(ctx, eventID) {
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			if isEntry(r) {
+				ids = append(ids, r.RequestID)
+				state[r.RequestID] = r
+			}
+		}
+		if int64(len(ids)) == cfg.EntryCount {
+			return ids, state, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, nil, fmt.Errorf("%w: the event index shows %d entries, %d were admitted; call the draw again", ErrUnavailable, len(ids), cfg.EntryCount)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, time.Second)
+	}
 }
 
 // isEntry reports whether a request takes part in its event's draw.

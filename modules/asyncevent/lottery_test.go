@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
@@ -197,6 +199,71 @@ func TestLotteryCommittedSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := independentWinners(seed, ids, 2); !slices.Equal(res.Winners, want) {
+		t.Fatalf("winners %v, want %v", res.Winners, want)
+	}
+}
+
+// The event index is eventually consistent on DynamoDB: a draw that sees
+// fewer entries than were admitted (counted in the admitting transactions)
+// waits, then refuses with ErrUnavailable and announces nothing, rather than
+// rank an incomplete set. Simulated here by taking one entry out of GSI2.
+func TestLotteryDrawWaitsForTheIndex(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second, DrawIndexWait: 300 * time.Millisecond}})
+	cutoff := time.Now().Add(time.Hour)
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lag", EventType: asyncevent.Lottery, Winners: 5,
+		LotteryCutoffAt: cutoff.UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	ids := make([]string, 20)
+	for i := range ids {
+		ids[i] = participate(t, env.Service, "lag", fmt.Sprintf("u%02d", i)).RequestID
+	}
+	asynceventtest.Eventually(t, 30*time.Second, "20 entries collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "lag")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 20, err
+	})
+	if ev, _ := env.Service.GetEvent(ctx, "lag"); ev.EntryCount != 20 {
+		t.Fatalf("entryCount = %d, want 20", ev.EntryCount)
+	}
+	hidden := ids[7]
+	setIndexed := func(on bool) {
+		t.Helper()
+		in := &dynamodb.UpdateItemInput{
+			TableName: aws.String(env.DDB.Table.Name()),
+			Key: map[string]types.AttributeValue{
+				"PK": &types.AttributeValueMemberS{Value: "REQ#" + hidden}, "SK": &types.AttributeValueMemberS{Value: "META"},
+			},
+			UpdateExpression: aws.String("REMOVE GSI2PK"),
+		}
+		if on {
+			in.UpdateExpression = aws.String("SET GSI2PK = :pk")
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "EVENT#lag"}}
+		}
+		if _, err := env.DDB.Client.UpdateItem(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setIndexed(false)
+	shift.Store(int64(time.Hour + 2*time.Second))
+	if _, err := env.Service.Draw(ctx, "lag", ""); !errors.Is(err, asyncevent.ErrUnavailable) {
+		t.Fatalf("draw over a lagging index: %v, want ErrUnavailable", err)
+	}
+	if st, _ := env.Service.EventStats(ctx, "lag"); st.ByStatus[asyncevent.StatusProcessing] != 19 {
+		t.Fatalf("the refused draw decided entries: %v", st.ByStatus)
+	}
+	setIndexed(true) // the index caught up
+	res, err := env.Service.Draw(ctx, "lag", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entries != 20 || len(res.Winners) != 5 {
+		t.Fatalf("draw %+v", res)
+	}
+	if want := independentWinners(res.Seed, ids, 5); !slices.Equal(res.Winners, want) {
 		t.Fatalf("winners %v, want %v", res.Winners, want)
 	}
 }

@@ -121,6 +121,11 @@ type EventConfig struct {
 	// here from creation but only shown once the draw has started.
 	Seed string `dynamodbav:"seed,omitempty"`
 
+	// EntryCount is how many requests became lottery entries (COLLECTING),
+	// counted in the same transaction that admitted each; frozen once the
+	// event leaves OPEN.
+	EntryCount int64 `dynamodbav:"entryCount,omitempty"`
+
 	// Draw bookkeeping.
 	DrawStartedAt int64 `dynamodbav:"drawStartedAt,omitempty"`
 	DrawnAt       int64 `dynamodbav:"drawnAt,omitempty"`

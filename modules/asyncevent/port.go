@@ -95,8 +95,9 @@ type Transition struct {
 	// RequireSoldOut adds the condition capacityRemaining ≤ 0:
 	// ErrCapacityLeft if seats remain.
 	RequireSoldOut bool
-	// RequireEventOpen adds the condition that the EventConfig is OPEN:
-	// *EventStateError otherwise.
+	// RequireEventOpen adds the condition that the EventConfig is OPEN
+	// (*EventStateError otherwise) and, in the same transaction, counts the
+	// request as one of the event's lottery entries (EventConfig.EntryCount).
 	RequireEventOpen bool
 }
 

@@ -21,6 +21,11 @@ type Config struct {
 	DrawGrace time.Duration
 	// DrawConcurrency bounds the draw's parallel writes (default 16).
 	DrawConcurrency int
+	// DrawIndexWait is how long a draw waits for the event index (GSI2,
+	// eventually consistent on DynamoDB) to show every counted entry
+	// before it gives up with ErrUnavailable (default 10 s; the draw can be
+	// called again).
+	DrawIndexWait time.Duration
 	// RequeueAfter is how long a request may stay RECEIVED before a read
 	// of it enqueues it again (default 30 s; negative disables). See
 	// Service.GetRequest.
@@ -59,6 +64,9 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	}
 	if cfg.DrawConcurrency <= 0 {
 		cfg.DrawConcurrency = 16
+	}
+	if cfg.DrawIndexWait == 0 {
+		cfg.DrawIndexWait = 10 * time.Second
 	}
 	if cfg.RequeueAfter == 0 {
 		cfg.RequeueAfter = 30 * time.Second

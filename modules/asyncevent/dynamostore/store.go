@@ -292,8 +292,10 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 		ops = append(ops, s.caps.Check(capKey(t.EventID)).If(remaining.LessThanEqual(expression.Value(0))).Label("soldout"))
 	}
 	if t.RequireEventOpen {
-		ops = append(ops, s.configs.Check(configKey(t.EventID)).
-			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
+		// The entry is counted where it is admitted: the draw checks that
+		// the index shows exactly this many entries before it ranks them.
+		ops = append(ops, s.configs.Update(configKey(t.EventID)).Add("entryCount", 1).
+			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event").Op())
 	}
 	err := s.db.Transact(ctx, ops...)
 	var te *ddb.TxError
