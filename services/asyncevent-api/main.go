@@ -12,11 +12,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func main() {
@@ -38,17 +37,12 @@ func main() {
 	flag.BoolVar(&cfg.Dev, "dev", cfg.Dev, "dev mode: dev secrets and the X-Pacer-Dev-User header (PACER_DEV)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	aws, err := awsclient.Load(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "asyncevent-api:", err)
-		os.Exit(1)
-	}
-	cfg.AWS = aws
-	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := asynceventapi.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "asyncevent-api:", err)
-		os.Exit(1)
-	}
+	server.Main("asyncevent-api", func(ctx context.Context, log *slog.Logger) error {
+		aws, err := awsclient.Load(ctx)
+		if err != nil {
+			return err
+		}
+		cfg.AWS, cfg.Log = aws, log
+		return asynceventapi.Run(ctx, cfg)
+	})
 }

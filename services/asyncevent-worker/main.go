@@ -7,14 +7,11 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func main() {
@@ -29,17 +26,12 @@ func main() {
 	flag.DurationVar(&cfg.Wait, "wait", cfg.Wait, "long-poll wait, ≤ 20s (PACER_WORKER_WAIT)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	aws, err := awsclient.Load(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "asyncevent-worker:", err)
-		os.Exit(1)
-	}
-	cfg.AWS = aws
-	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := asyncworker.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "asyncevent-worker:", err)
-		os.Exit(1)
-	}
+	server.Main("asyncevent-worker", func(ctx context.Context, log *slog.Logger) error {
+		aws, err := awsclient.Load(ctx)
+		if err != nil {
+			return err
+		}
+		cfg.AWS, cfg.Log = aws, log
+		return asyncworker.Run(ctx, cfg)
+	})
 }

@@ -16,10 +16,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func main() {
@@ -30,12 +29,9 @@ func main() {
 		}
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	cfg := photoapi.ConfigFromEnv()
-	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := photoapi.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "photo-api:", err)
-		os.Exit(1)
-	}
+	server.Main("photo-api", func(ctx context.Context, log *slog.Logger) error {
+		cfg.Log = log
+		return photoapi.Run(ctx, cfg)
+	})
 }
