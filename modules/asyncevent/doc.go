@@ -30,10 +30,11 @@
 // requests have no GSI keys, so no list shows them). A client retry
 // returns its id as a duplicate; reading the request (GET, by its owner or
 // an admin) once it has been RECEIVED for Config.RequeueAfter enqueues it
-// again, at most once per RequeueAfter, and a worker finishes it. A request
-// nobody reads stays RECEIVED: finding those needs a table Scan, which
-// sdk/ddb does not offer yet. A lottery draw does not see such requests as
-// pending; one healed after the draw started is REJECTED_LOTTERY_CLOSED.
+// again, at most once per RequeueAfter, and a worker finishes it. Requests
+// nobody reads are found by Service.SweepStranded (a filtered table Scan;
+// the admin API's POST /admin/requests/sweep), an operator job to run
+// periodically. A lottery draw does not see such requests as pending; one
+// healed after the draw started is REJECTED_LOTTERY_CLOSED.
 //
 // # Event configuration cache
 //

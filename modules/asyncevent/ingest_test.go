@@ -283,3 +283,58 @@ func TestStrandedRequestIsRequeuedOnRead(t *testing.T) {
 	}
 	checkLogs(t, env, r)
 }
+
+// Requests stranded in RECEIVED that nobody reads are found by the
+// operator's sweep and enqueued again, once per RequeueAfter; a worker then
+// finishes them.
+func TestSweepRequeuesStrandedRequests(t *testing.T) {
+	t.Parallel()
+	var skew atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{RequeueAfter: time.Minute, Now: now}})
+	firstCome(t, env, "ev", 5)
+	ok := participate(t, env.Service, "ev", "fine") // queued normally: never swept
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	var n atomic.Int64
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if n.Add(1)%2 == 0 { // each participation's second transaction: marking it FAILED_FINAL
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	for _, u := range []string{"u1", "u2"} {
+		if _, err := env.Service.Participate(ctx, "ev", u); !errors.Is(err, asyncevent.ErrUnavailable) {
+			t.Fatalf("%s: %v, want ErrUnavailable", u, err)
+		}
+	}
+	env.SQS.SetSendFault(nil)
+	env.Dynamo.SetTxFault(nil)
+	if d, _ := env.Queue.Depth(ctx); d != 1 {
+		t.Fatalf("queue depth %d, want only the normal request's message", d)
+	}
+	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{}) {
+		t.Fatalf("sweep of fresh requests: %+v %v, want nothing", res, err)
+	}
+	skew.Store(int64(time.Minute + time.Second))
+	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 2}) {
+		t.Fatalf("sweep: %+v %v, want 2 stranded, 2 requeued", res, err)
+	}
+	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 0}) {
+		t.Fatalf("second sweep: %+v %v, want 2 stranded, none requeued again", res, err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	var ids []string
+	for _, u := range []string{"u1", "u2"} {
+		p := participate(t, env.Service, "ev", u) // a duplicate: the stranded id
+		if !p.IsDuplicate {
+			t.Fatalf("%s: not a duplicate", u)
+		}
+		ids = append(ids, p.RequestID)
+	}
+	for _, r := range waitTerminal(t, env, append(ids, ok.RequestID), 20*time.Second) {
+		if r.Status != asyncevent.StatusSucceeded {
+			t.Fatalf("request %+v", r)
+		}
+		checkLogs(t, env, r)
+	}
+}

@@ -40,6 +40,11 @@ type Store interface {
 	// `before`. *StateError otherwise.
 	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
 
+	// StrandedRequests iterates over the requests still RECEIVED that were
+	// requested before `before` (epoch millis). It may read the whole
+	// table: for the operator's sweep only.
+	StrandedRequests(ctx context.Context, before int64) iter.Seq2[*Request, error]
+
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)
 	// UserRequests pages through a user's requests, newest queuedAt first

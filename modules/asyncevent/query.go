@@ -33,35 +33,71 @@ func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*
 	if !c.Admin && r.UserID != c.UserID {
 		return nil, ErrRequestNotFound
 	}
-	s.requeueStranded(ctx, r)
+	if _, err := s.requeueStranded(ctx, r); err != nil {
+		s.cfg.Log.Warn("asyncevent: could not requeue a stranded request", "requestId", r.RequestID, "err", err)
+	}
 	return r, nil
 }
 
+// SweepResult reports a sweep for stranded requests.
+type SweepResult struct {
+	Stranded int `json:"stranded" doc:"Requests found RECEIVED for longer than RequeueAfter"`
+	Requeued int `json:"requeued" doc:"Of those, requests this sweep enqueued again"`
+}
+
+// SweepStranded finds every request stranded in RECEIVED (see GetRequest)
+// and enqueues it again, so that requests nobody reads are not left
+// behind either. It scans the table: run it as an operator job (the admin
+// API's POST /admin/requests/sweep), e.g. every few minutes from a
+// scheduler, not per request. It is safe to run concurrently with itself
+// and with reads: each request is requeued at most once per RequeueAfter.
+func (s *Service) SweepStranded(ctx context.Context) (SweepResult, error) {
+	var res SweepResult
+	if s.queue == nil || s.cfg.RequeueAfter <= 0 {
+		return res, fmt.Errorf("%w: requeueing is off", ErrUnavailable)
+	}
+	before := s.now() - s.cfg.RequeueAfter.Milliseconds()
+	for r, err := range s.store.StrandedRequests(ctx, before) {
+		if err != nil {
+			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		res.Stranded++
+		sent, err := s.requeueStranded(ctx, r)
+		if err != nil {
+			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		if sent {
+			res.Requeued++
+		}
+	}
+	return res, nil
+}
+
 // requeueStranded enqueues r again if it has been RECEIVED for
-// RequeueAfter (see GetRequest). Failures are logged: the next read tries
-// again.
-func (s *Service) requeueStranded(ctx context.Context, r *Request) {
+// RequeueAfter and was not requeued within it (see GetRequest). It reports
+// whether it sent a message.
+func (s *Service) requeueStranded(ctx context.Context, r *Request) (bool, error) {
 	if r.Status != StatusReceived || s.queue == nil || s.cfg.RequeueAfter <= 0 {
-		return
+		return false, nil
 	}
 	now := s.now()
 	before := now - s.cfg.RequeueAfter.Milliseconds()
 	if r.RequestedAt >= before || r.RequeuedAt >= before {
-		return
+		return false, nil
 	}
 	err := s.store.MarkRequeued(ctx, r.RequestID, now, before)
 	var se *StateError
 	if errors.As(err, &se) {
-		return // moved on, or another read requeued it
+		return false, nil // moved on, or another reader requeued it
 	}
 	if err == nil {
 		err = s.queue.Send(ctx, Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}.Encode())
 	}
 	if err != nil {
-		s.cfg.Log.Warn("asyncevent: could not requeue a stranded request", "requestId", r.RequestID, "err", err)
-		return
+		return false, err
 	}
 	s.cfg.Log.Warn("asyncevent: requeued a request stranded in RECEIVED", "requestId", r.RequestID, "requestedAt", r.RequestedAt)
+	return true, nil
 }
 
 // Page is one page of requests; Cursor is empty on the last page.

@@ -300,4 +300,24 @@ func registerAdmin(api huma.API, d *Deps) {
 		out.Body.TaskHandle = h
 		return out, nil
 	})
+
+	huma.Register(api, huma.Operation{
+		OperationID: "sweep-stranded", Method: http.MethodPost, Path: "/admin/requests/sweep", Summary: "Requeue requests stranded in RECEIVED",
+		Description: "Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. " +
+			"Scans the table, so run it as a periodic operator job, not per request. Each request is requeued at most once per delay, however often this runs.",
+		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusServiceUnavailable},
+	}, func(ctx context.Context, _ *struct{}) (*sweepOutput, error) {
+		if _, err := admin(ctx); err != nil {
+			return nil, err
+		}
+		res, err := d.Service.SweepStranded(ctx)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &sweepOutput{Body: res}, nil
+	})
+}
+
+type sweepOutput struct {
+	Body asyncevent.SweepResult
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2/humatest"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/sdk/auth"
@@ -316,5 +317,20 @@ func TestProblemsRevealNoInternals(t *testing.T) {
 		if r.Code != http.StatusAccepted && r.Code != http.StatusBadRequest && r.Code != http.StatusConflict {
 			t.Errorf("status %d: %s", r.Code, body)
 		}
+	}
+}
+
+// The sweep is an admin operation and reports what it found.
+func TestSweepEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, e.api.Post("/events/ev/participations", token(t, "u1")), http.StatusAccepted)
+	expect(t, e.api.Post("/admin/requests/sweep", token(t, "u1")), http.StatusForbidden)
+	res := decode[asyncevent.SweepResult](t, e.api.Post("/admin/requests/sweep", token(t, "root", auth.RoleAdmin)))
+	if res != (asyncevent.SweepResult{}) {
+		t.Fatalf("sweep with nothing stranded: %+v", res)
 	}
 }
