@@ -61,7 +61,10 @@ func TestScan(t *testing.T) {
 	}
 	// Stopping early stops reading.
 	env.Calls.Reset()
-	for range reqs.Scan(ctx, nil) {
+	for _, err := range reqs.Scan(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
 		break
 	}
 	if n := env.Calls.Count("DynamoDB.Scan"); n != 1 {
