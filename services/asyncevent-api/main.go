@@ -29,7 +29,7 @@ func main() {
 		return
 	}
 	cfg := asynceventapi.ConfigFromEnv()
-	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (PACER_API_ADDR)")
+	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (PACER_ASYNCEVENT_ADDR)")
 	flag.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
 	flag.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
 	flag.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")

@@ -22,7 +22,7 @@ func init() {
 	services = append(services,
 		Service{
 			Name: "asyncevent-api",
-			Addr: server.Env("PACER_API_ADDR", "127.0.0.1:8081"),
+			Addr: server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
 			Run: func(ctx context.Context, env Env) error {
 				cfg := asynceventapi.ConfigFromEnv()
 				cfg.Addr, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Addr, true, true, env.AWS, env.Log

@@ -184,7 +184,7 @@ func TestCommandSIGTERM(t *testing.T) {
 	// collide with the test.
 	apiAddr, photoAddr := freeAddr(t), freeAddr(t)
 	cmd.Env = append(os.Environ(), "PACER_DEV_TEST_MAIN=1",
-		"PACER_API_ADDR="+apiAddr, "PACER_PHOTO_ADDR="+photoAddr,
+		"PACER_ASYNCEVENT_ADDR="+apiAddr, "PACER_PHOTO_ADDR="+photoAddr,
 		"PACER_DEV_TEST_ARGS=-addr 127.0.0.1:0 -standin-log - -db "+uniqueDB())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -5,7 +5,7 @@
 //
 // Configuration (environment; services/asyncevent-api also takes flags):
 //
-//	PACER_API_ADDR                  listen address (default 127.0.0.1:8081)
+//	PACER_ASYNCEVENT_ADDR           listen address (default 127.0.0.1:8081)
 //	PACER_ASYNCEVENT_TABLE          DynamoDB table (default AsyncEventTable)
 //	PACER_ASYNCEVENT_QUEUE          SQS queue (default asyncevent-participations; DLQ <name>-dlq)
 //	PACER_ASYNCEVENT_MAX_RECEIVES   DLQ maxReceiveCount used when creating the queue (default 3)
@@ -99,7 +99,7 @@ type Config struct {
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
 func ConfigFromEnv() Config {
 	return Config{
-		Addr:        server.Env("PACER_API_ADDR", "127.0.0.1:8081"),
+		Addr:        server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
 		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
 		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
 		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
