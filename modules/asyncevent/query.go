@@ -135,6 +135,11 @@ func (s *Service) EventRequests(ctx context.Context, eventID string, status Stat
 	if err := checkLimit(limit); err != nil {
 		return Page{}, err
 	}
+	// An unknown event is ErrEventNotFound, as for its stats, not an empty
+	// list (the config is usually cached: no extra call).
+	if _, err := s.event(ctx, eventID); err != nil {
+		return Page{}, err
+	}
 	rs, next, err := s.store.EventRequests(ctx, eventID, status, limit, cursor)
 	return Page{Requests: rs, Cursor: next}, err
 }

@@ -278,8 +278,10 @@ func TestDevHeader(t *testing.T) {
 func TestProblemsRevealNoInternals(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
-		t.Fatal(err)
+	for _, ev := range []string{"ev", "other"} {
+		if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome(ev)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	adm := token(t, "root", auth.RoleAdmin)
 	for i := range 3 {
@@ -333,4 +335,13 @@ func TestSweepEndpoint(t *testing.T) {
 	if res != (asyncevent.SweepResult{}) {
 		t.Fatalf("sweep with nothing stranded: %+v", res)
 	}
+}
+
+// An unknown event's request list is 404, like its stats, not an empty 200.
+func TestAdminListOfUnknownEventIs404(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	adm := token(t, "root", auth.RoleAdmin)
+	expect(t, e.api.Get("/admin/events/nope/requests", adm), http.StatusNotFound)
+	expect(t, e.api.Get("/admin/events/nope/stats", adm), http.StatusNotFound)
 }
