@@ -165,7 +165,7 @@ func registerAdmin(api huma.API, d *Deps) {
 		OperationID: "event-requests", Method: http.MethodGet, Path: "/admin/events/{eventId}/requests",
 		Summary:     "List an event's requests, newest first",
 		Description: "From GSI2 (newest queuedAt first); the status filter is applied on the server.",
-		Tags:        tags, Security: server.Bearer, Errors: []int{http.StatusBadRequest, http.StatusForbidden},
+		Tags:        tags, Security: server.Bearer, Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
 	}, func(ctx context.Context, in *eventRequestsInput) (*pageOutput, error) {
 		if _, err := admin(ctx); err != nil {
 			return nil, err
