@@ -46,9 +46,10 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 	return humago.New(mux, cfg)
 }
 
-// Serve runs srv on addr until ctx is cancelled, then shuts it down
+// Serve runs srv on l until ctx is cancelled, then shuts it down
 // gracefully (in-flight requests get up to 10 s). It sets sane timeouts on
-// srv if they are zero.
+// srv if they are zero, and answers unclean paths (/events//x) with a 404
+// problem+json instead of ServeMux's HTML redirect.
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 5 * time.Second
@@ -62,6 +63,7 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.IdleTimeout == 0 {
 		srv.IdleTimeout = 120 * time.Second
 	}
+	srv.Handler = cleanPaths(srv.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {
