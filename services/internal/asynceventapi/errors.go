@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // ProblemBase prefixes the RFC 9457 problem type URIs.
@@ -72,6 +73,11 @@ func problem(log *slog.Logger, err error) error {
 			m.Errors = []*huma.ErrorDetail{{Message: m.Detail, Location: p.field}}
 		}
 		return m
+	}
+	if server.DependencyFailed(err) {
+		log.Warn("asynceventapi: dependency error", "err", err)
+		return &huma.ErrorModel{Type: ProblemBase + "unavailable", Title: http.StatusText(http.StatusServiceUnavailable), Status: http.StatusServiceUnavailable,
+			Detail: "a dependency is unavailable; retry"}
 	}
 	log.Error("asynceventapi: internal error", "err", err)
 	return &huma.ErrorModel{Type: ProblemBase + "internal", Title: http.StatusText(http.StatusInternalServerError), Status: http.StatusInternalServerError,

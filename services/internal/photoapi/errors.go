@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // locations maps the domain's field names that are not body fields to where
@@ -35,6 +36,7 @@ func location(field string) string {
 //	photo.ErrCursor                            400
 //	photo.ErrConflict                          409
 //	photo.ErrForbidden                         403
+//	a failed dependency (server.DependencyFailed) 503, logged, no details
 //	anything else                              500, logged, no details
 func problem(log *slog.Logger, err error) error {
 	var se huma.StatusError
@@ -61,6 +63,10 @@ func problem(log *slog.Logger, err error) error {
 		return huma.Error403Forbidden(public(err))
 	case errors.Is(err, context.Canceled):
 		return huma.NewError(499, "request cancelled")
+	}
+	if server.DependencyFailed(err) {
+		log.Warn("photo-api: dependency error", "err", err)
+		return huma.Error503ServiceUnavailable("a dependency is unavailable; retry")
 	}
 	log.Error("photo-api: internal error", "err", err)
 	return huma.Error500InternalServerError("internal error")
