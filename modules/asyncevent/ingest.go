@@ -49,7 +49,13 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 	if cfg.EventType == Lottery {
 		r.LotteryCutoffAt, r.AnnouncedAt = cfg.LotteryCutoffAt, cfg.AnnouncedAt
 	}
-	lockTTL := (max(cfg.EndsAt(), now) + LockTTLAfter.Milliseconds()) / 1000
+	// The lock expires a week after the event ends. An event with no end
+	// (FIRST_COME without closesAt) keeps its locks: were one to expire
+	// while the event is open, the same user could take a second seat.
+	var lockTTL int64
+	if end := cfg.EndsAt(); end > 0 {
+		lockTTL = (max(end, now) + LockTTLAfter.Milliseconds()) / 1000
+	}
 	existing, dup, err := s.store.CreateRequest(ctx, r, lockTTL)
 	if err != nil {
 		return Participation{}, fmt.Errorf("%w: %v", ErrUnavailable, err)

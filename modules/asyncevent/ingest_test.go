@@ -338,3 +338,22 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 		checkLogs(t, env, r)
 	}
 }
+
+// A FIRST_COME event without a close time keeps its idempotency locks: a
+// lock that expired while the event is still open would let the same user
+// in again.
+func TestLockWithoutEventEndNeverExpires(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "open", EventType: asyncevent.FirstCome, Capacity: 10}); err != nil {
+		t.Fatal(err)
+	}
+	participate(t, env.Service, "open", "u1")
+	lock := rawItem(t, env, "IDEMP#open#u1", "LOCK")
+	if str(lock, "requestId") == "" {
+		t.Fatalf("no lock: %v", lock)
+	}
+	if _, ok := lock["ttl"]; ok {
+		t.Fatalf("lock of an event without an end has ttl %s", num(lock, "ttl"))
+	}
+}
