@@ -67,10 +67,17 @@ func (e *EventStateError) Is(target error) bool {
 }
 
 // PendingError is ErrDrawPending with how many entries are still waiting.
-type PendingError struct{ Pending int }
+type PendingError struct {
+	Pending  int // entries not yet processed
+	Received int // of those, still RECEIVED (not queued)
+}
 
 func (e *PendingError) Error() string {
-	return fmt.Sprintf("asyncevent: %d entries are still waiting to be processed; retry the draw once the queue has drained", e.Pending)
+	msg := fmt.Sprintf("asyncevent: %d entries are still waiting to be processed; retry the draw once the queue has drained", e.Pending)
+	if e.Received > 0 {
+		msg += fmt.Sprintf(" (%d were never queued: sweep the stranded requests first)", e.Received)
+	}
+	return msg
 }
 
 // Is makes errors.Is(err, ErrDrawPending) true.

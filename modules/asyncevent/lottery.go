@@ -270,8 +270,19 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 			pending++
 		}
 	}
-	if pending > 0 {
-		return &PendingError{Pending: pending}
+	// Requests still RECEIVED are in no index: a scan finds them (a draw
+	// starts once per event). They were admitted before the cutoff, so they
+	// must be entries: the draw waits for them (the sweep heals stranded
+	// ones) rather than reject them as late.
+	received := 0
+	for _, err := range s.store.ReceivedRequests(ctx, cfg.EventID, 0) {
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		received++
+	}
+	if pending+received > 0 {
+		return &PendingError{Pending: pending + received, Received: received}
 	}
 	err := s.store.MoveEvent(ctx, cfg.EventID, EventOpen, EventDrawing, map[string]any{
 		"drawStartedAt": now, "seed": seed, "updatedAt": now,

@@ -267,3 +267,61 @@ func TestLotteryDrawWaitsForTheIndex(t *testing.T) {
 		t.Fatalf("winners %v, want %v", res.Winners, want)
 	}
 }
+
+// An entry admitted before the cutoff whose message never went out (its
+// request stayed RECEIVED, in no index) holds the draw back instead of being
+// rejected as late; the sweep heals it and the draw then counts it.
+func TestLotteryDrawWaitsForStrandedEntries(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	cutoff := time.Now().Add(time.Hour)
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 2,
+		LotteryCutoffAt: cutoff.UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, participate(t, env.Service, "raffle", fmt.Sprintf("u%d", i)).RequestID)
+	}
+	// The fifth: the send fails, and so does marking it failed.
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	var n atomic.Int64
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if n.Add(1) == 2 {
+			return asynceventtest.Throttle
+		}
+		return nil
+	})
+	if _, err := env.Service.Participate(ctx, "raffle", "stranded"); !errors.Is(err, asyncevent.ErrUnavailable) {
+		t.Fatalf("stranded participation: %v", err)
+	}
+	env.SQS.SetSendFault(nil)
+	env.Dynamo.SetTxFault(nil)
+	env.StartWorkers(t, 1, consumer.Config{})
+	asynceventtest.Eventually(t, 30*time.Second, "4 entries collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "raffle")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 4, err
+	})
+	shift.Store(int64(time.Hour + 2*time.Second))
+	_, err := env.Service.Draw(ctx, "raffle", "")
+	var pe *asyncevent.PendingError
+	if !errors.As(err, &pe) || pe.Received != 1 {
+		t.Fatalf("draw with a stranded entry: %v, want a PendingError with 1 received", err)
+	}
+	if res, err := env.Service.SweepStranded(ctx); err != nil || res.Requeued != 1 {
+		t.Fatalf("sweep: %+v %v", res, err)
+	}
+	asynceventtest.Eventually(t, 30*time.Second, "the healed entry collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "raffle")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 5, err
+	})
+	res, err := env.Service.Draw(ctx, "raffle", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entries != 5 || len(res.Winners) != 2 {
+		t.Fatalf("draw %+v, want 5 entries and 2 winners", res)
+	}
+}

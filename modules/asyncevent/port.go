@@ -40,10 +40,12 @@ type Store interface {
 	// `before`. *StateError otherwise.
 	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
 
-	// StrandedRequests iterates over the requests still RECEIVED that were
-	// requested before `before` (epoch millis). It may read the whole
-	// table: for the operator's sweep only.
-	StrandedRequests(ctx context.Context, before int64) iter.Seq2[*Request, error]
+	// ReceivedRequests iterates over the requests still RECEIVED, of one
+	// event (all events when eventID is ""), requested before `before`
+	// (epoch millis; 0 for any time). RECEIVED requests are in no index, so
+	// this reads the whole table: for operator jobs (the sweep, the start of
+	// a draw) only.
+	ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*Request, error]
 
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)

@@ -57,7 +57,7 @@ func (s *Service) SweepStranded(ctx context.Context) (SweepResult, error) {
 		return res, fmt.Errorf("%w: requeueing is off", ErrUnavailable)
 	}
 	before := s.now() - s.cfg.RequeueAfter.Milliseconds()
-	for r, err := range s.store.StrandedRequests(ctx, before) {
+	for r, err := range s.store.ReceivedRequests(ctx, "", before) {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}

@@ -372,13 +372,18 @@ func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before i
 	return stateErr(requestID, err)
 }
 
-// StrandedRequests implements asyncevent.Store with a filtered Scan:
+// ReceivedRequests implements asyncevent.Store with a filtered Scan:
 // RECEIVED requests have no index keys yet (they join the GSIs at QUEUED),
-// so only a scan finds them. It reads the whole table; it is for the
-// operator's sweep, not for request paths.
-func (s *Store) StrandedRequests(ctx context.Context, before int64) iter.Seq2[*asyncevent.Request, error] {
-	f := expression.Name("status").Equal(expression.Value(string(asyncevent.StatusReceived))).
-		And(expression.Name("requestedAt").LessThan(expression.Value(before)))
+// so only a scan finds them. It reads the whole table; it is for operator
+// jobs, not for request paths.
+func (s *Store) ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*asyncevent.Request, error] {
+	f := expression.Name("status").Equal(expression.Value(string(asyncevent.StatusReceived)))
+	if eventID != "" {
+		f = f.And(expression.Name("eventId").Equal(expression.Value(eventID)))
+	}
+	if before > 0 {
+		f = f.And(expression.Name("requestedAt").LessThan(expression.Value(before)))
+	}
 	return s.requests.Scan(ctx, &f)
 }
 
