@@ -71,8 +71,8 @@ type StatsView struct {
 	Total             int            `json:"total"`
 	ByStatus          map[string]int `json:"byStatus"`
 	ByResultCode      map[string]int `json:"byResultCode"`
-	CapacityTotal     int64          `json:"capacityTotal,omitempty"`
-	CapacityRemaining int64          `json:"capacityRemaining,omitempty"`
+	CapacityTotal     *int64         `json:"capacityTotal,omitempty" doc:"FIRST_COME only"`
+	CapacityRemaining *int64         `json:"capacityRemaining,omitempty" doc:"FIRST_COME only; 0 when sold out"`
 	InvariantOK       bool           `json:"invariantOk" doc:"FIRST_COME: capacityTotal − capacityRemaining == byStatus.SUCCEEDED"`
 }
 
@@ -191,7 +191,10 @@ func registerAdmin(api huma.API, d *Deps) {
 			return nil, problem(d.log(), err)
 		}
 		v := StatsView{EventID: st.EventID, EventType: string(st.EventType), Total: st.Total, ByStatus: map[string]int{}, ByResultCode: map[string]int{},
-			CapacityTotal: st.CapacityTotal, CapacityRemaining: st.CapacityRemaining, InvariantOK: st.InvariantOK}
+			InvariantOK: st.InvariantOK}
+		if st.EventType == asyncevent.FirstCome {
+			v.CapacityTotal, v.CapacityRemaining = &st.CapacityTotal, &st.CapacityRemaining
+		}
 		for k, n := range st.ByStatus {
 			v.ByStatus[string(k)] = n
 		}

@@ -81,7 +81,9 @@ func NewAPI(mux *http.ServeMux, dev bool) huma.API {
 // WriteOpenAPI writes the service's OpenAPI spec (YAML) to w, as `photo-api
 // openapi` prints it and openapi/photo.yaml holds it. It needs no database.
 func WriteOpenAPI(w io.Writer) error {
-	api := NewAPI(http.NewServeMux(), false)
+	// The spec documents the dev-mode headers, as the service honours them
+	// in dev mode (they are ignored otherwise, and the text says so).
+	api := NewAPI(http.NewServeMux(), true)
 	Register(api, Deps{Service: photo.NewService(photo.Config{})})
 	registerHealth(api)
 	return server.WriteOpenAPI(w, api)
