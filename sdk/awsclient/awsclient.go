@@ -4,14 +4,17 @@
 // With no endpoint overrides it uses the standard AWS credential chain and
 // region, so the same binary runs against real AWS. When
 // AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SQS is set (sdk/standin sets
-// them for the local stand-ins), the clients talk to that endpoint instead,
-// and the DynamoDB client skips the CRC32 response check that DynamoDB Local
-// does not satisfy on errors.
+// them for the local stand-ins), the clients talk to that endpoint instead.
+// Only for a loopback endpoint (see Local) do they also default to fake
+// credentials and us-east-1, and does the DynamoDB client skip the CRC32
+// response check that DynamoDB Local does not satisfy on errors.
 package awsclient
 
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,9 +24,35 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
-// Local reports whether any AWS endpoint override is set in the environment.
+// Local reports whether an endpoint override in the environment
+// (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS or AWS_ENDPOINT_URL)
+// points at this machine (a loopback address or localhost): the local
+// stand-ins. An override to anywhere else (a VPC or FIPS endpoint) is real
+// AWS, and gets the standard credentials and checks.
 func Local() bool {
-	return os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" || os.Getenv("AWS_ENDPOINT_URL_SQS") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
+	for _, k := range []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL"} {
+		if loopback(os.Getenv(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// loopback reports whether endpoint is a URL on a loopback host.
+func loopback(endpoint string) bool {
+	if endpoint == "" {
+		return false
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Load returns an aws.Config from the standard chain. Extra options are
@@ -51,9 +80,9 @@ func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Con
 // DynamoDB returns a DynamoDB client for cfg. With a local endpoint (from the
 // environment or an option's BaseEndpoint) it skips response CRC32 checks.
 func DynamoDB(cfg aws.Config, opts ...func(*dynamodb.Options)) *dynamodb.Client {
-	local := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" || os.Getenv("AWS_ENDPOINT_URL") != ""
+	local := loopback(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")) || loopback(os.Getenv("AWS_ENDPOINT_URL"))
 	return dynamodb.NewFromConfig(cfg, append(opts, func(o *dynamodb.Options) {
-		if local || o.BaseEndpoint != nil {
+		if local || (o.BaseEndpoint != nil && loopback(*o.BaseEndpoint)) {
 			o.DisableValidateResponseChecksum = true
 		}
 	})...)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 func TestCounter(t *testing.T) {
@@ -78,5 +80,31 @@ func TestLoadLocalDefaults(t *testing.T) {
 	}
 	if o := DynamoDB(cfg).Options(); !o.DisableValidateResponseChecksum {
 		t.Fatal("local DynamoDB client validates CRC32")
+	}
+}
+
+// Only a loopback endpoint is local: a VPC or FIPS endpoint override is real
+// AWS and keeps the standard credentials and checks.
+func TestLocalMeansLoopback(t *testing.T) {
+	for _, c := range []struct {
+		endpoint string
+		want     bool
+	}{
+		{"http://127.0.0.1:8000", true},
+		{"http://localhost:4566", true},
+		{"http://[::1]:8000", true},
+		{"https://vpce-0abc.dynamodb.eu-west-1.vpce.amazonaws.com", false},
+		{"https://dynamodb-fips.us-east-1.amazonaws.com", false},
+		{"", false},
+	} {
+		t.Setenv("AWS_ENDPOINT_URL", "")
+		t.Setenv("AWS_ENDPOINT_URL_SQS", "")
+		t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", c.endpoint)
+		if got := Local(); got != c.want {
+			t.Errorf("Local() with %q = %v, want %v", c.endpoint, got, c.want)
+		}
+		if got := DynamoDB(aws.Config{Region: "us-east-1"}).Options().DisableValidateResponseChecksum; got != c.want {
+			t.Errorf("CRC32 check skipped with %q = %v, want %v", c.endpoint, got, c.want)
+		}
 	}
 }
