@@ -114,7 +114,11 @@ func (t *Table) keysOf(items []Item, more []Key) []Key {
 // BatchWrite puts and deletes items, 25 per call, retrying unprocessed ones
 // with backoff. Writes are not conditional and not atomic across items.
 // Anything still unprocessed after the retry budget is returned in a
-// *BatchError. Through a scoped view, puts must carry the view's tenant.
+// *BatchError. Through a scoped view, puts must carry the view's tenant,
+// but, being unconditional, they would overwrite another tenant's item with
+// the same key: batch-put through a view only when the keys themselves are
+// tenant-prefixed (as PhotoService's ORG#<org>#… keys are); otherwise use
+// Entity.Put or Create, which are conditional on the tenant.
 func (t *Table) BatchWrite(ctx context.Context, puts []Item, deletes []Key) error {
 	reqs := make([]types.WriteRequest, 0, len(puts)+len(deletes))
 	seen := make(map[Key]bool, len(puts)+len(deletes))
