@@ -37,8 +37,9 @@
 //     opaque cursor is HMAC-SHA256 signed (Config.CursorKey) and bound to the
 //     table, index, partition, sort-key condition, direction and tenant it
 //     was issued for; any other cursor is ErrCursor. The last page has no
-//     cursor and no page is empty with a cursor. Query.All iterates over
-//     every item. Table.Scan and Entity.Scan read the whole table, for
+//     cursor and no page is empty with a cursor (one exception: a filter
+//     that matched nothing in MaxFilteredCalls calls, which bound the work
+//     of one page). Query.All iterates over every item. Table.Scan and Entity.Scan read the whole table, for
 //     operator jobs only.
 //   - Tenancy: Table.Scope returns a view that reads and writes only one
 //     tenant's items and whose cursors no other tenant can use; Entity.In

@@ -15,8 +15,19 @@ import (
 // MaxPageSize bounds Query.Limit.
 const MaxPageSize = 1000
 
+// MaxFilteredCalls bounds the Query calls one page of a filtered query may
+// make. A filter that matches little of a large partition would otherwise
+// read all of it in one page: after this many calls the page returns what
+// matched so far (possibly nothing) with a cursor to go on.
+const MaxFilteredCalls = 10
+
+// filteredReadSize is the least a filtered query asks DynamoDB to read per
+// call.
+const filteredReadSize = 100
+
 // Page is one page of query results. Cursor is empty on the last page:
-// there is never an empty page with a cursor.
+// there is never an empty page with a cursor, except for a filtered query
+// whose filter matched nothing in MaxFilteredCalls calls.
 type Page[T any] struct {
 	Items  []*T
 	Cursor string
@@ -187,7 +198,16 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			in.IndexName = aws.String(q.index)
 		}
 		if q.limit > 0 {
-			in.Limit = aws.Int32(int32(want - len(items)))
+			n := want - len(items)
+			if q.filter != nil {
+				// DynamoDB's Limit counts items read before the filter:
+				// read in bigger steps, or a sparse filter takes a call
+				// per few items. Extra matches are dropped and read again
+				// by the next page. (Not for a tenant view's own filter,
+				// which matches everything in a tenant's partition.)
+				n = max(n, filteredReadSize)
+			}
+			in.Limit = aws.Int32(int32(n))
 		}
 		t0 := time.Now()
 		out, err := q.table.db.client.Query(ctx, in)
@@ -205,19 +225,24 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		if start == nil || (q.limit > 0 && len(items) >= want) || (q.limit == 0 && len(items) > 0) {
 			break
 		}
-	}
-	more := start != nil
-	if q.limit > 0 && len(items) > q.limit {
-		items, more = items[:q.limit], true
-	}
-	if more && len(items) > 0 {
-		last := items[len(items)-1]
-		if q.limit == 0 && start != nil {
-			last = start
+		if filter != nil && p.Calls >= MaxFilteredCalls {
+			break // a sparse filter: return what matched so far, and a cursor
 		}
+	}
+	// resume is the key the next page starts after: the last item returned
+	// when the page was cut, else where DynamoDB stopped reading.
+	var resume Item
+	switch {
+	case q.limit > 0 && len(items) > q.limit:
+		items = items[:q.limit]
+		resume = items[len(items)-1]
+	case start != nil:
+		resume = start
+	}
+	if resume != nil {
 		key := map[string]string{}
 		for _, a := range q.keyAttrs() {
-			key[a] = str(last[a])
+			key[a] = str(resume[a])
 		}
 		body := q.body()
 		body.Key = key
