@@ -37,6 +37,11 @@ type PhotoItem struct {
 
 	CreatedAt string `dynamodbav:"createdAt"`
 	UpdatedAt string `dynamodbav:"updatedAt"`
+
+	// Version counts the updates of the photo since its creation (absent
+	// until the first one). Optimistic checks compare it: updatedAt has
+	// millisecond resolution, and two updates can share a millisecond.
+	Version int64 `dynamodbav:"version,omitempty"`
 }
 
 // DimensionsItem is the PHOTO's dimensions map.

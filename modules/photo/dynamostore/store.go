@@ -312,7 +312,7 @@ func (s *Store) SetPhotographer(ctx context.Context, p *photo.Photo, ph photo.Ph
 	err := v.photos.Update(PhotoKey(p.OrgID, p.EventID, p.ULID)).
 		Set("photographerHandle", ph.Handle).
 		Set("photographerDisplayName", ph.DisplayName).
-		Set("updatedAt", photo.ISOMillis(now)).
+		Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
 		If(expression.Name("photographerId").Equal(expression.Value(ph.ID))).
 		Label("sync photographer").Run(ctx)
 	if errors.Is(err, ddb.ErrConditionFailed) {
@@ -324,9 +324,13 @@ func (s *Store) SetPhotographer(ctx context.Context, p *photo.Photo, ph photo.Ph
 	return true, nil
 }
 
-// unchanged is the optimistic check that a PHOTO is as it was read.
+// unchanged is the optimistic check that a PHOTO is as it was read: its
+// version has not moved.
 func unchanged(it *PhotoItem) expression.ConditionBuilder {
-	return expression.Name("updatedAt").Equal(expression.Value(it.UpdatedAt))
+	if it.Version == 0 {
+		return expression.AttributeNotExists(expression.Name("version"))
+	}
+	return expression.Name("version").Equal(expression.Value(it.Version))
 }
 
 // Delete deletes a photo and its BIB_INDEX items in one transaction, on
@@ -425,7 +429,7 @@ func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *Photo
 			err = s.table.DB().Transact(ctx,
 				v.bibs.Delete(bk),
 				v.photos.Update(photoItemKey(it)).
-					Set("bibs", rest).Set("bibCount", len(rest)).Set("updatedAt", photo.ISOMillis(now)).
+					Set("bibs", rest).Set("bibCount", len(rest)).Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
 					If(unchanged(it)).Label("photo").Op())
 		}
 		if err == nil {
