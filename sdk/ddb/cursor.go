@@ -43,7 +43,7 @@ func (db *DB) encodeCursor(b cursorBody) (string, error) {
 // exactly this query, and returns the key to resume after.
 func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, error) {
 	body, sig, ok := strings.Cut(s, ".")
-	if !ok || len(s) > 4096 {
+	if !ok || len(s) > 4096 || !cursorAlphabet(s) {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
 	// Strict: reject non-zero padding bits, so each cursor has exactly one
@@ -87,4 +87,18 @@ func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, 
 		it[a] = &types.AttributeValueMemberS{Value: v}
 	}
 	return it, nil
+}
+
+// cursorAlphabet reports whether s holds only base64url characters and
+// dots. encoding/base64 skips \r and \n, so without this check a cursor
+// with line breaks added would decode like the genuine one: there is
+// exactly one spelling of each cursor.
+func cursorAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
