@@ -308,3 +308,42 @@ func TestFirstCome500(t *testing.T) {
 		t.Fatalf("GSI2 lists %d requests, want 500", n)
 	}
 }
+
+// A worker that takes a message while ingest is still moving the request
+// RECEIVED → QUEUED follows the status (QUEUED, RECEIVED, QUEUED again) and
+// records PROCESSING after QUEUED, in the request and in its log, even
+// though its clock reading predates ingest's.
+func TestWorkerFollowsAStatusThatMovesUnderIt(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	now := time.Now().UnixMilli()
+	r := &asyncevent.Request{RequestID: "race1", EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
+		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	var inHook atomic.Bool
+	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		// The worker's second try (from RECEIVED): ingest's QUEUED update
+		// lands just before it, 50 ms later by the clock.
+		if calls.Add(1) == 2 && inHook.CompareAndSwap(false, true) {
+			if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race1", EventID: "ev", UserID: "u1",
+				From: []asyncevent.Status{asyncevent.StatusReceived}, To: asyncevent.StatusQueued, At: now + 50, QueuedAt: now + 50}); err != nil {
+				t.Errorf("ingest's update: %v", err)
+			}
+		}
+		return nil
+	})
+	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race1", EventID: "ev", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued, asyncevent.StatusReceived}, To: asyncevent.StatusProcessing,
+		At: now + 10, StartedAt: now + 10, QueuedAt: now + 10, KeepQueuedAt: true})
+	if err != nil {
+		t.Fatalf("worker's transition: %v", err)
+	}
+	got := env.Request(t, "race1")
+	if got.Status != asyncevent.StatusProcessing || got.QueuedAt != now+50 || got.StartedAt <= got.QueuedAt {
+		t.Fatalf("request %+v: want PROCESSING, queuedAt %d, startedAt after it", got, now+50)
+	}
+	checkLogs(t, env, got)
+}

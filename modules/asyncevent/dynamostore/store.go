@@ -226,7 +226,24 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 			return err
 		}
 		from = next
+		// The request moved after t's times were taken: this transition
+		// comes after that move, in the request and in its log.
+		if last := lastChange(se.Current); last >= t.At {
+			shift := last + 1 - t.At
+			t.At += shift
+			if t.StartedAt != 0 {
+				t.StartedAt += shift
+			}
+			if t.FinishedAt != 0 {
+				t.FinishedAt += shift
+			}
+		}
 	}
+}
+
+// lastChange is the latest time recorded on a request.
+func lastChange(r *asyncevent.Request) int64 {
+	return max(r.RequestedAt, r.QueuedAt, r.StartedAt, r.FinishedAt)
 }
 
 func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
