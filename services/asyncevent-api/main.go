@@ -30,10 +30,7 @@ func main() {
 	}
 	cfg := asynceventapi.ConfigFromEnv()
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (PACER_ASYNCEVENT_ADDR)")
-	flag.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
-	flag.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
-	flag.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
-	flag.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
+	cfg.RegisterFlags(flag.CommandLine)
 	flag.BoolVar(&cfg.Dev, "dev", cfg.Dev, "dev mode: dev secrets and the X-Pacer-Dev-User header (PACER_DEV)")
 	flag.Parse()
 

@@ -16,10 +16,7 @@ import (
 
 func main() {
 	cfg := asyncworker.ConfigFromEnv()
-	flag.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
-	flag.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
-	flag.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
-	flag.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
+	cfg.RegisterFlags(flag.CommandLine)
 	flag.IntVar(&cfg.Concurrency, "concurrency", cfg.Concurrency, "messages handled at once (PACER_WORKER_CONCURRENCY)")
 	flag.IntVar(&cfg.Batch, "batch", cfg.Batch, "messages per receive, 1..10 (PACER_WORKER_BATCH)")
 	flag.DurationVar(&cfg.Visibility, "visibility", cfg.Visibility, "visibility timeout (PACER_WORKER_VISIBILITY)")

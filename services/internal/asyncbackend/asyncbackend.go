@@ -5,6 +5,7 @@ package asyncbackend
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // Config says where AsyncEvent's data lives.
@@ -35,6 +37,27 @@ type Config struct {
 	CursorKey     []byte        // signs pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	Log           *slog.Logger
+}
+
+// ConfigFromEnv reads PACER_ASYNCEVENT_TABLE, PACER_ASYNCEVENT_QUEUE,
+// PACER_ASYNCEVENT_MAX_RECEIVES and PACER_ASYNCEVENT_SETUP (default on for a
+// local, loopback stack).
+func ConfigFromEnv() Config {
+	return Config{
+		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
+		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
+		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
+		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+	}
+}
+
+// RegisterFlags adds -table, -queue, -max-receives and -setup to fs, with
+// cfg's values (from the environment) as defaults.
+func (cfg *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
+	fs.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
+	fs.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
+	fs.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
 }
 
 // Open builds the domain service over DynamoDB and SQS, creating the table

@@ -20,6 +20,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -55,8 +56,9 @@ func BenchmarkParticipationLoad(b *testing.B) {
 	done := make(chan error, 1)
 	go func() {
 		done <- asynceventapi.Run(sctx, asynceventapi.Config{
-			Listener: l, Table: env.DDB.Table.Name(), Queue: env.QueueName,
-			DynamoDB: env.Dynamo, SQS: env.SQS, Verifier: v, CursorKey: []byte("load-test-cursor-key-0123456789abcdef"),
+			Config: asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName,
+				DynamoDB: env.Dynamo, SQS: env.SQS, CursorKey: []byte("load-test-cursor-key-0123456789abcdef")},
+			Listener: l, Verifier: v,
 		})
 	}()
 	defer func() {

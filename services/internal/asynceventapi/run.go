@@ -24,16 +24,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
-	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/auth"
-	"github.com/pacerhq/pacer/sdk/awsclient"
-	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -70,28 +64,16 @@ func OpenAPI() ([]byte, error) {
 
 // Config configures Run.
 type Config struct {
-	Addr        string
-	Listener    net.Listener // if set, used instead of listening on Addr
-	Table       string
-	Queue       string
-	MaxReceives int
-	// Setup creates the table and the queues if they are missing.
-	Setup bool
+	// Config says where the data lives (table, queues, clients) and holds
+	// the logger. Its CursorKey defaults to server.CursorKeyFromEnv.
+	asyncbackend.Config
+
+	Addr     string
+	Listener net.Listener // if set, used instead of listening on Addr
 	// Dev enables dev mode (dev header, dev secrets).
 	Dev bool
-
-	AWS aws.Config
-	// DynamoDB and SQS override the clients built from AWS (e.g. to count
-	// calls or inject faults).
-	DynamoDB ddb.Client
-	SQS      sqsqueue.Client
-	// Verifier and CursorKey default to server.AuthFromEnv and
-	// server.CursorKeyFromEnv.
-	Verifier  *auth.Verifier
-	CursorKey []byte
-
-	EventCacheTTL time.Duration
-	Log           *slog.Logger
+	// Verifier defaults to server.AuthFromEnv.
+	Verifier *auth.Verifier
 	// Ready, if set, is called with the listen address once serving.
 	Ready func(addr string)
 }
@@ -99,21 +81,18 @@ type Config struct {
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
 func ConfigFromEnv() Config {
 	return Config{
-		Addr:        server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
-		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
-		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
-		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
-		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
-		Dev:         server.DevMode(),
+		Config: asyncbackend.ConfigFromEnv(),
+		Addr:   server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
+		Dev:    server.DevMode(),
 	}
 }
 
 // Run serves the API until ctx is cancelled, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
-	log := cfg.Log
-	if log == nil {
-		log = slog.Default()
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
+	log := cfg.Log
 	if cfg.Verifier == nil {
 		v, err := server.AuthFromEnv(ctx, cfg.Dev)
 		if err != nil {
@@ -128,11 +107,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.CursorKey = k
 	}
-	svc, _, err := asyncbackend.Open(ctx, asyncbackend.Config{
-		Table: cfg.Table, Queue: cfg.Queue, MaxReceives: cfg.MaxReceives, Setup: cfg.Setup,
-		AWS: cfg.AWS, DynamoDB: cfg.DynamoDB, SQS: cfg.SQS,
-		CursorKey: cfg.CursorKey, EventCacheTTL: cfg.EventCacheTTL, Log: log,
-	})
+	svc, _, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}

@@ -25,45 +25,27 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
 	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
-	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
-	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
-	"github.com/pacerhq/pacer/sdk/awsclient"
-	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // Config configures Run.
 type Config struct {
-	Table       string
-	Queue       string
-	MaxReceives int
-	// Setup creates the table and the queues if they are missing.
-	Setup bool
+	// Config says where the data lives (table, queues, clients) and holds
+	// the logger.
+	asyncbackend.Config
 
 	Concurrency int
 	Batch       int
 	Visibility  time.Duration
 	Wait        time.Duration
-
-	AWS aws.Config
-	// DynamoDB and SQS override the clients built from AWS.
-	DynamoDB ddb.Client
-	SQS      sqsqueue.Client
-
-	Log *slog.Logger
 }
 
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
 func ConfigFromEnv() Config {
 	return Config{
-		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
-		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
-		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
-		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
+		Config:      asyncbackend.ConfigFromEnv(),
 		Concurrency: server.EnvInt("PACER_WORKER_CONCURRENCY", 10),
 		Batch:       server.EnvInt("PACER_WORKER_BATCH", 10),
 		Visibility:  server.EnvDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
@@ -74,17 +56,14 @@ func ConfigFromEnv() Config {
 // Run consumes the queue until ctx is cancelled, then stops receiving,
 // finishes the messages in flight, deletes them, and returns.
 func Run(ctx context.Context, cfg Config) error {
-	log := cfg.Log
-	if log == nil {
-		log = slog.Default()
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
+	log := cfg.Log
 	if cfg.Batch > 10 {
 		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
-	svc, q, err := asyncbackend.Open(ctx, asyncbackend.Config{
-		Table: cfg.Table, Queue: cfg.Queue, MaxReceives: cfg.MaxReceives, Setup: cfg.Setup,
-		AWS: cfg.AWS, DynamoDB: cfg.DynamoDB, SQS: cfg.SQS, Log: log,
-	})
+	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
