@@ -48,8 +48,9 @@ func (s *Store) scope(org string) view {
 	return view{t: t, photos: s.photos.In(t), bibs: s.bibs.In(t)}
 }
 
-// maxConflictRetries bounds retries of a transaction cancelled by a
-// concurrent one (TransactionConflict) or by an optimistic check.
+// maxConflictRetries bounds the re-read-and-retry of a write whose
+// optimistic check failed (the photo changed since it was read).
+// TransactionConflict cancellations are retried by ddb.DB.Transact itself.
 const maxConflictRetries = 6
 
 func backoff(ctx context.Context, attempt int) error {
@@ -62,21 +63,6 @@ func backoff(ctx context.Context, attempt int) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// conflicted reports whether a transaction was cancelled only because of a
-// concurrent transaction, so that retrying may succeed.
-func conflicted(err error) bool {
-	var te *ddb.TxError
-	if !errors.As(err, &te) {
-		return false
-	}
-	for _, r := range te.Reasons {
-		if r.Code == "TransactionConflict" {
-			return true
-		}
-	}
-	return false
 }
 
 // translate maps SDK errors to the domain's.
@@ -351,7 +337,7 @@ func (s *Store) Delete(ctx context.Context, org, event, ulid string) (*photo.Pho
 		if err == nil {
 			return it.toPhoto(), nil
 		}
-		if (errors.Is(err, ddb.ErrConditionFailed) || conflicted(err)) && attempt < maxConflictRetries {
+		if errors.Is(err, ddb.ErrConditionFailed) && attempt < maxConflictRetries {
 			if err := backoff(ctx, attempt); err != nil {
 				return nil, err
 			}
@@ -435,7 +421,7 @@ func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *Photo
 		if err == nil {
 			return true, nil
 		}
-		if !(errors.Is(err, ddb.ErrConditionFailed) || conflicted(err)) || attempt >= maxConflictRetries {
+		if !errors.Is(err, ddb.ErrConditionFailed) || attempt >= maxConflictRetries {
 			return false, fmt.Errorf("dynamostore: remove bib %s from photo %s: %w", b.Bib, b.ULID, err)
 		}
 		if err := backoff(ctx, attempt); err != nil {
