@@ -25,8 +25,11 @@ func init() {
 			Addr: server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
 			Run: func(ctx context.Context, env Env) error {
 				cfg := asynceventapi.ConfigFromEnv()
-				cfg.Addr, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Addr, true, true, env.AWS, env.Log
-				cfg.Ready = func(addr string) { fmt.Fprint(os.Stdout, asynceventBanner("http://"+addr)) }
+				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, env.AWS, env.Log
+				cfg.Ready = func(addr string) {
+					fmt.Fprint(os.Stdout, asynceventBanner("http://"+addr))
+					env.Ready()
+				}
 				return asynceventapi.Run(ctx, cfg)
 			},
 		},
@@ -34,7 +37,7 @@ func init() {
 			Name: "asyncevent-worker",
 			Run: func(ctx context.Context, env Env) error {
 				cfg := asyncworker.ConfigFromEnv()
-				cfg.Setup, cfg.AWS, cfg.Log = true, env.AWS, env.Log
+				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, env.AWS, env.Log, env.Ready
 				if os.Getenv("PACER_WORKER_WAIT") == "" {
 					// local-aws-sqs answers a long poll only when the batch is
 					// full or the wait is over (real SQS answers as soon as a

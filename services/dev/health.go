@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,17 +18,18 @@ import (
 )
 
 // health answers GET /healthz after pinging every stand-in through the real
-// clients.
+// clients and checking that every service said it is ready.
 type health struct {
 	dynamo   *dynamodb.Client
 	sqs      *sqs.Client
 	env      Env
-	services []Service
+	services []serviceReport // Ready is filled in per request from ready
+	ready    []atomic.Bool   // set by each service's Env.Ready
 }
 
 // healthReport is the body of GET /healthz.
 type healthReport struct {
-	Status   string            `json:"status"` // "ok" or "unavailable"
+	Status   string            `json:"status"` // "ok", "starting" (a service is not ready yet) or "unavailable"
 	DynamoDB string            `json:"dynamodb"`
 	SQS      string            `json:"sqs"`
 	Postgres string            `json:"postgres"` // host:port
@@ -36,8 +38,9 @@ type healthReport struct {
 }
 
 type serviceReport struct {
-	Name string `json:"name"`
-	URL  string `json:"url,omitempty"`
+	Name  string `json:"name"`
+	URL   string `json:"url,omitempty"`
+	Ready bool   `json:"ready"`
 }
 
 func (h *health) routes() http.Handler {
@@ -57,11 +60,10 @@ func (h *health) serve(w http.ResponseWriter, r *http.Request) {
 		Postgres: hostPort(h.env.DatabaseURL),
 		Services: []serviceReport{},
 	}
-	for _, s := range h.services {
-		sr := serviceReport{Name: s.Name}
-		if s.Addr != "" {
-			sr.URL = "http://" + s.Addr
-		}
+	starting := false
+	for i, sr := range h.services {
+		sr.Ready = h.ready[i].Load()
+		starting = starting || !sr.Ready
 		rep.Services = append(rep.Services, sr)
 	}
 
@@ -100,8 +102,12 @@ func (h *health) serve(w http.ResponseWriter, r *http.Request) {
 	wg.Wait()
 
 	code := http.StatusOK
-	if len(rep.Errors) > 0 {
+	switch {
+	case len(rep.Errors) > 0:
 		rep.Status = "unavailable"
+		code = http.StatusServiceUnavailable
+	case starting:
+		rep.Status = "starting"
 		code = http.StatusServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -23,8 +23,9 @@ func init() {
 		Run: func(ctx context.Context, env Env) error {
 			awsCfg := env.AWS
 			return photoapi.Run(ctx, photoapi.Config{
-				Addr: env.Addr, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
+				Listener: env.Listener, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
 				OnReady: func(ctx context.Context, base string, svc *photo.Service) error {
+					defer env.Ready() // it serves; a demo-data failure is logged
 					d, err := photoapi.SeedDemo(ctx, svc)
 					if err != nil {
 						return fmt.Errorf("demo data: %w", err)

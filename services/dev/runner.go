@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,22 +58,29 @@ func run(ctx context.Context, cfg Config) (err error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 
-	// Claim our port first and check the services' ports, so a second
-	// `make run` fails at once instead of after starting Java.
+	// Claim every port before anything starts, and keep the listeners: a
+	// second `make run` fails at once instead of after starting Java, and no
+	// other process can take a service's port while the stand-ins start.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return portError("the dev runner's health endpoint", cfg.Addr, err)
 	}
 	defer ln.Close()
-	for _, s := range cfg.Services {
+	listeners := make([]net.Listener, len(cfg.Services))
+	defer func() {
+		for _, l := range listeners {
+			if l != nil {
+				_ = l.Close() // the service normally closed it already
+			}
+		}
+	}()
+	for i, s := range cfg.Services {
 		if s.Addr == "" {
 			continue
 		}
-		l, err := net.Listen("tcp", s.Addr)
-		if err != nil {
+		if listeners[i], err = net.Listen("tcp", s.Addr); err != nil {
 			return portError(s.Name, s.Addr, err)
 		}
-		_ = l.Close()
 	}
 
 	userDB := os.Getenv("DATABASE_URL") != ""
@@ -113,14 +121,35 @@ func run(ctx context.Context, cfg Config) (err error) {
 		AWS:              awsCfg,
 	}
 
+	h := &health{
+		dynamo:   awsclient.DynamoDB(awsCfg),
+		sqs:      awsclient.SQS(awsCfg),
+		env:      env,
+		services: make([]serviceReport, len(cfg.Services)),
+		ready:    make([]atomic.Bool, len(cfg.Services)),
+	}
+
 	// Services run until ctx is cancelled or one of them fails.
 	svcCtx, cancelServices := context.WithCancelCause(ctx)
 	defer cancelServices(nil)
+	readyc := make(chan struct{}, len(cfg.Services))
 	var wg sync.WaitGroup
-	for _, s := range cfg.Services {
+	for i, s := range cfg.Services {
 		e := env
-		e.Addr = s.Addr
+		e.Addr, e.Listener = s.Addr, listeners[i]
+		h.services[i] = serviceReport{Name: s.Name}
+		if l := listeners[i]; l != nil {
+			e.Addr = l.Addr().String()
+			h.services[i].URL = "http://" + e.Addr
+		}
 		e.Log = cfg.Log.With("service", s.Name)
+		var once sync.Once
+		e.Ready = func() {
+			once.Do(func() {
+				h.ready[i].Store(true)
+				readyc <- struct{}{}
+			})
+		}
 		wg.Go(func() {
 			if err := s.Run(svcCtx, e); err != nil {
 				cancelServices(fmt.Errorf("%s: %w", s.Name, err))
@@ -128,12 +157,6 @@ func run(ctx context.Context, cfg Config) (err error) {
 		})
 	}
 
-	h := &health{
-		dynamo:   awsclient.DynamoDB(awsCfg),
-		sqs:      awsclient.SQS(awsCfg),
-		env:      env,
-		services: cfg.Services,
-	}
 	srv := &http.Server{
 		Handler:           h.routes(),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -144,11 +167,15 @@ func run(ctx context.Context, cfg Config) (err error) {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
+	// The banner comes once every service serves (or never, if one fails or
+	// Ctrl-C comes first): the URLs it prints answer.
 	healthURL := "http://" + ln.Addr().String() + "/healthz"
-	printBanner(cfg.Out, time.Since(began), healthURL, stack, env, cfg.Services)
-	cfg.Log.Info("stack up", "startup", time.Since(began).Round(time.Millisecond).String())
-	if cfg.OnReady != nil {
-		cfg.OnReady(healthURL)
+	if waitReady(svcCtx, readyc, len(cfg.Services)) {
+		printBanner(cfg.Out, time.Since(began), healthURL, stack, env, h.services)
+		cfg.Log.Info("stack up", "startup", time.Since(began).Round(time.Millisecond).String())
+		if cfg.OnReady != nil {
+			cfg.OnReady(healthURL)
+		}
 	}
 
 	select {
@@ -268,12 +295,25 @@ func withDatabase(base, name string) string {
 	return base[:i] + rest + "/" + name + query
 }
 
-func printBanner(w io.Writer, took time.Duration, healthURL string, stack *standin.Stack, env Env, svcs []Service) {
+// waitReady waits until n services said they are ready, or ctx ends; it
+// reports whether they all did.
+func waitReady(ctx context.Context, readyc <-chan struct{}, n int) bool {
+	for range n {
+		select {
+		case <-readyc:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+func printBanner(w io.Writer, took time.Duration, healthURL string, stack *standin.Stack, env Env, svcs []serviceReport) {
 	fmt.Fprintf(w, "Pacer dev stack up in %s\n\n", took.Round(10*time.Millisecond))
 	fmt.Fprintf(w, "  %-12s %s\n", "health", healthURL)
 	for _, s := range svcs {
-		if s.Addr != "" {
-			fmt.Fprintf(w, "  %-12s http://%s\n", s.Name, s.Addr)
+		if s.URL != "" {
+			fmt.Fprintf(w, "  %-12s %s\n", s.Name, s.URL)
 		} else {
 			fmt.Fprintf(w, "  %-12s (worker)\n", s.Name)
 		}

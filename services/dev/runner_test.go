@@ -82,9 +82,17 @@ func TestRunHealthAndShutdown(t *testing.T) {
 	var stopped atomic.Bool
 	svc := Service{
 		Name: "fake",
+		Addr: "127.0.0.1:0",
 		Run: func(ctx context.Context, env Env) error {
 			gotEnv.Store(&env)
+			if !strings.HasPrefix(env.Addr, "127.0.0.1:") || env.Addr == "127.0.0.1:0" {
+				t.Errorf("service Addr %q: want the bound port", env.Addr)
+			}
+			srv := &http.Server{Handler: http.NotFoundHandler()}
+			go func() { _ = srv.Serve(env.Listener) }()
+			env.Ready()
 			<-ctx.Done()
+			_ = srv.Close()
 			stopped.Store(true)
 			return nil
 		},
@@ -102,8 +110,18 @@ func TestRunHealthAndShutdown(t *testing.T) {
 		t.Fatal("runner not ready after 90s")
 	}
 
-	checkReport(t, getHealth(t, url), 1)
+	rep := getHealth(t, url)
+	checkReport(t, rep, 1)
 	env := gotEnv.Load()
+	if rep.Services[0].URL != "http://"+env.Addr {
+		t.Errorf("health reports service URL %q, want http://%s", rep.Services[0].URL, env.Addr)
+	}
+	// The listener the runner bound and handed over is the one that serves.
+	if resp, err := http.Get("http://" + env.Addr + "/"); err != nil {
+		t.Errorf("service listener: %v", err)
+	} else {
+		resp.Body.Close()
+	}
 	if env == nil || env.DynamoDBEndpoint == "" || env.SQSEndpoint == "" || env.DatabaseURL == "" || env.Log == nil {
 		t.Errorf("service got env %+v", env)
 	}
@@ -180,11 +198,11 @@ func TestCommandSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	// Every service on a free port, so a `make run` on this machine does not
-	// collide with the test.
-	apiAddr, photoAddr := freeAddr(t), freeAddr(t)
+	// Every service on a port the kernel picks, so neither a `make run` on
+	// this machine nor a parallel test can collide with it; the banner says
+	// which.
 	cmd.Env = append(os.Environ(), "PACER_DEV_TEST_MAIN=1",
-		"PACER_ASYNCEVENT_ADDR="+apiAddr, "PACER_PHOTO_ADDR="+photoAddr,
+		"PACER_ASYNCEVENT_ADDR=127.0.0.1:0", "PACER_PHOTO_ADDR=127.0.0.1:0",
 		"PACER_DEV_TEST_ARGS=-addr 127.0.0.1:0 -standin-log - -db "+uniqueDB())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -207,6 +225,7 @@ func TestCommandSIGTERM(t *testing.T) {
 	}()
 	var url string
 	var out []string
+	urls := map[string]string{}
 	timeout := time.After(90 * time.Second)
 wait:
 	for {
@@ -216,8 +235,8 @@ wait:
 				t.Fatalf("command exited early:\n%s\n%s", strings.Join(out, "\n"), stderr.String())
 			}
 			out = append(out, l)
-			if f := strings.Fields(l); len(f) == 2 && f[0] == "health" {
-				url = f[1]
+			if f := strings.Fields(l); len(f) == 2 && strings.HasPrefix(f[1], "http://") {
+				urls[f[0]] = f[1]
 			}
 			if l == "Press Ctrl-C to stop" {
 				break wait
@@ -232,10 +251,29 @@ wait:
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}
 	}
-	// The registered services are all up and serve their OpenAPI documents.
-	checkReport(t, getHealth(t, url), len(services))
-	for _, addr := range []string{apiAddr, photoAddr} {
-		waitServing(t, "http://"+addr+"/openapi.json", 60*time.Second)
+	// The banner comes only once every service serves: health says all are
+	// ready, and each API answers at the URL printed, at once.
+	url = urls["health"]
+	rep := getHealth(t, url)
+	checkReport(t, rep, len(services))
+	for _, s := range rep.Services {
+		if !s.Ready {
+			t.Errorf("service %s not ready after the banner", s.Name)
+		}
+	}
+	for _, name := range []string{"asyncevent-api", "photo-api"} {
+		u := urls[name]
+		if u == "" || strings.HasSuffix(u, ":0") {
+			t.Fatalf("banner has no bound URL for %s: %q\n%s", name, u, banner)
+		}
+		resp, err := http.Get(u + "/openapi.json")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s/openapi.json: %s", u, resp.Status)
+		}
 	}
 
 	standins := children(cmd.Process.Pid, "java", "node")
@@ -260,34 +298,4 @@ wait:
 		t.Fatalf("command still running 40s after SIGTERM:\n%s", stderr.String())
 	}
 	waitGone(t, standins, 5*time.Second)
-}
-
-// freeAddr returns a loopback address with a port that was free just now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// waitServing polls url until it answers 200 or the deadline passes.
-func waitServing(t *testing.T, url string, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not serving after %s: %v", url, within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
@@ -13,8 +14,16 @@ import (
 // AWS_ENDPOINT_URL_SQS, DATABASE_URL, fake credentials), so code that reads
 // the standard variables works unchanged.
 type Env struct {
-	// Addr is this service's own listen address (Service.Addr).
+	// Addr is this service's own listen address: Service.Addr with the
+	// port resolved (Service.Addr may say port 0).
 	Addr string
+	// Listener is bound to Addr by the runner before anything starts; the
+	// service serves on it (nil when Service.Addr is empty).
+	Listener net.Listener
+	// Ready must be called once the service serves (for a worker: once it
+	// consumes). The runner prints its banner, and health reports "ok",
+	// only when every service is ready.
+	Ready func()
 
 	DynamoDBEndpoint string // e.g. http://127.0.0.1:40123
 	SQSEndpoint      string // e.g. http://127.0.0.1:40124
@@ -36,12 +45,13 @@ type Service struct {
 	// Name is a short name for logs and the start-up banner, e.g. "photo-api".
 	Name string
 	// Addr is where the service listens, e.g. "127.0.0.1:8081"; empty for a
-	// worker that serves nothing. The runner checks it is free before it
-	// starts anything, and prints it.
+	// worker that serves nothing. The runner binds it before it starts
+	// anything (a busy port fails at once) and hands the listener over in
+	// Env.Listener.
 	Addr string
 	// Run creates the service's tables, queues and schema if they are
-	// missing, serves until ctx is cancelled, then shuts down gracefully and
-	// returns nil. It must return within a few seconds of cancellation. An
+	// missing, serves on env.Listener, calls env.Ready, serves until ctx is
+	// cancelled, then shuts down gracefully and returns nil. It must return within a few seconds of cancellation. An
 	// error stops the whole runner.
 	Run func(ctx context.Context, env Env) error
 }
@@ -56,7 +66,8 @@ type Service struct {
 //		Name: "photo-api",
 //		Addr: "127.0.0.1:8082",
 //		Run: func(ctx context.Context, env Env) error {
-//			return photoapi.Run(ctx, photoapi.Config{Addr: env.Addr, AWS: env.AWS, DatabaseURL: env.DatabaseURL, Dev: true})
+//			return photoapi.Run(ctx, photoapi.Config{Listener: env.Listener, AWS: env.AWS, DatabaseURL: env.DatabaseURL, Dev: true,
+//				OnReady: func(context.Context, string, *photo.Service) error { env.Ready(); return nil }})
 //		},
 //	},
 //

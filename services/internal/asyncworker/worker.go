@@ -40,6 +40,10 @@ type Config struct {
 	Batch       int
 	Visibility  time.Duration
 	Wait        time.Duration
+
+	// Ready, if set, is called once the table and queue are open and the
+	// worker starts receiving.
+	Ready func()
 }
 
 // ConfigFromEnv reads the PACER_* variables (see the package doc).
@@ -69,6 +73,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
 		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait)
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
 	err = consumer.Run(ctx, q, svc.Handler(), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
