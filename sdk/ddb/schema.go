@@ -146,20 +146,13 @@ func (t *Table) Ensure(ctx context.Context) error {
 
 // ensureTTL enables TTL on the schema's attribute unless it already is. A
 // table whose TTL is on another attribute is an error, not silently kept.
+// Processes that start together may race to enable it: the loser's
+// "TimeToLive is already enabled" is success once a second look shows the
+// schema's attribute enabled.
 func (t *Table) ensureTTL(ctx context.Context) error {
-	d, err := t.db.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(t.name)})
-	if err != nil {
-		return fmt.Errorf("ddb: describe TTL of %s: %w", t.name, err)
-	}
-	if desc := d.TimeToLiveDescription; desc != nil {
-		cur := aws.ToString(desc.AttributeName)
-		switch desc.TimeToLiveStatus {
-		case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
-			if cur == t.schema.TTLAttribute {
-				return nil
-			}
-			return fmt.Errorf("%w: table %s has TTL on %q, the schema says %q", ErrInvalid, t.name, cur, t.schema.TTLAttribute)
-		}
+	on, err := t.ttlEnabled(ctx)
+	if err != nil || on {
+		return err
 	}
 	_, err = t.db.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(t.name),
@@ -168,7 +161,31 @@ func (t *Table) ensureTTL(ctx context.Context) error {
 		},
 	})
 	if err != nil {
+		if on, derr := t.ttlEnabled(ctx); derr == nil && on {
+			return nil
+		}
 		return fmt.Errorf("ddb: enable TTL on %s: %w", t.name, err)
 	}
 	return nil
+}
+
+// ttlEnabled reports whether TTL is enabled (or enabling) on the schema's
+// attribute; TTL on another attribute is ErrInvalid.
+func (t *Table) ttlEnabled(ctx context.Context) (bool, error) {
+	d, err := t.db.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return false, fmt.Errorf("ddb: describe TTL of %s: %w", t.name, err)
+	}
+	desc := d.TimeToLiveDescription
+	if desc == nil {
+		return false, nil
+	}
+	switch desc.TimeToLiveStatus {
+	case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+		if cur := aws.ToString(desc.AttributeName); cur != t.schema.TTLAttribute {
+			return false, fmt.Errorf("%w: table %s has TTL on %q, the schema says %q", ErrInvalid, t.name, cur, t.schema.TTLAttribute)
+		}
+		return true, nil
+	}
+	return false, nil
 }

@@ -71,6 +71,35 @@ func TestEnsureIsIdempotentAndEnablesTTL(t *testing.T) {
 	}
 }
 
+// Services that start together (make run starts the AsyncEvent API and
+// worker at once) each Ensure the same new table: every one succeeds, though
+// only one of them can create it and enable its TTL.
+func TestEnsureConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := ddbtest.New(t, &schema)
+	name := env.Table.Name() + "-race"
+	t.Cleanup(func() {
+		_, _ = env.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() { errs <- env.DB.Table(name, &schema).Ensure(ctx) }()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	ttl, err := env.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl.TimeToLiveDescription; d == nil || d.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Fatalf("TTL = %+v, want ENABLED", d)
+	}
+}
+
 // A schema without a TTL attribute makes no UpdateTimeToLive call.
 func TestEnsureWithoutTTL(t *testing.T) {
 	t.Parallel()
