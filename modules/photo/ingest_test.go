@@ -2,10 +2,14 @@ package photo_test
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -241,5 +245,104 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 	}
 	if items := e.scan(); len(items) != 0 {
 		t.Fatalf("invalid input wrote %d items", len(items))
+	}
+}
+
+// Concurrent posts of one ulid whose contents differ (a pipeline bug, or
+// two pipelines racing): exactly one post creates the photo, every other
+// one reports Exists with the stored photo, and the index ends up agreeing
+// with it: an entry for each of its bibs, with its createdAt, and nothing
+// for a bib only a losing post named. Bib search shows the photo only
+// under its own bibs.
+func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	const variants = 6
+	recs := make([]photo.Record, variants)
+	for k := range variants {
+		r := record(3, "p1", fmt.Sprint(1000+k), "1009")
+		if k > 0 {
+			r.ULID = recs[0].ULID
+		}
+		r.CreatedAt = base.Add(time.Duration(k) * time.Minute)
+		recs[k] = r
+	}
+	ulid := recs[0].ULID
+
+	var mu sync.Mutex
+	var created int
+	var results []*photo.Photo
+	var wg sync.WaitGroup
+	for i := range 36 {
+		wg.Go(func() {
+			rec := recs[i%variants]
+			var res photo.IngestResult
+			if i%4 == 3 {
+				r, err := e.svc.Ingest(e.ctx, "o1", "e1", rec)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				res = r
+			} else {
+				rs, err := e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec, record(100+i, "p1", "1008")})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				res = rs[0]
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch res.Status {
+			case photo.Created:
+				created++
+			case photo.Exists:
+			default:
+				t.Errorf("post %d: status %s (%v)", i, res.Status, res.Err)
+				return
+			}
+			results = append(results, res.Photo)
+		})
+	}
+	wg.Wait()
+	if created != 1 {
+		t.Fatalf("%d posts created the photo, want exactly 1", created)
+	}
+	stored := must(e.svc.Photo(e.ctx, "o1", "e1", ulid))(t)
+	for _, p := range results {
+		if !slices.Equal(p.Bibs, stored.Bibs) || !p.CreatedAt.Equal(stored.CreatedAt) {
+			t.Errorf("a post was told bibs %v created %s; stored: %v %s", p.Bibs, p.CreatedAt, stored.Bibs, stored.CreatedAt)
+		}
+	}
+
+	var photos int
+	bibs := map[string]string{} // bib -> createdAt of its entry
+	for _, it := range e.scan() {
+		if !strings.Contains(s(it, "SK"), ulid) {
+			continue
+		}
+		switch s(it, "EntityType") {
+		case "PHOTO":
+			photos++
+		case "BIB_INDEX":
+			bibs[s(it, "bib")] = s(it, "createdAt")
+		}
+	}
+	want := map[string]string{}
+	for _, b := range stored.Bibs {
+		want[b] = photo.ISOMillis(stored.CreatedAt)
+	}
+	if photos != 1 || !maps.Equal(bibs, want) {
+		t.Fatalf("items for the ulid: %d PHOTO, BIB_INDEX %v; want 1 PHOTO and %v", photos, bibs, want)
+	}
+	for k := range variants {
+		b := fmt.Sprint(1000 + k)
+		pg := must(e.svc.ByBib(e.ctx, "o1", "e1", b, photo.PageRequest{Limit: 10}))(t)
+		found := slices.ContainsFunc(pg.Photos, func(p *photo.Photo) bool { return p.ULID == ulid })
+		if found != slices.Contains(stored.Bibs, b) {
+			t.Errorf("bib %s search finds the photo: %v; stored bibs %v", b, found, stored.Bibs)
+		}
 	}
 }

@@ -18,20 +18,22 @@
 //     of the PHOTO and a put of each BIB_INDEX. Re-posting the ulid cancels
 //     the transaction on the PHOTO's condition, whose reason carries the
 //     stored photo: nothing is written and the caller gets it back.
-//   - Store.CreateBatch writes many photos with BatchWriteItem (25 items a
-//     call, unprocessed items retried with backoff). BatchWriteItem has no
+//   - Store.CreateBatch writes many photos: the BIB_INDEX items with
+//     BatchWriteItem (25 items a call, unprocessed items retried with
+//     backoff), then each PHOTO with a put-if-absent. BatchWriteItem has no
 //     conditions and no atomicity, so the batch keeps each photo atomic to
 //     readers another way: it first BatchGets the PHOTO keys and skips
 //     photos that exist (the idempotency check), then writes every
 //     BIB_INDEX item and only after all of a photo's index items are in,
-//     its PHOTO item. The PHOTO is the commit record: the gallery and the
+//     its PHOTO. The PHOTO is the commit record: the gallery and the
 //     photographer search read PHOTO items, and bib search resolves each
-//     BIB_INDEX to its PHOTO and skips one whose PHOTO is absent. A photo
-//     whose writes did not all complete is reported Failed and stays
-//     invisible until it is re-posted. Items are deterministic functions of
-//     the record (createdAt defaults to the ulid's time), so concurrent
-//     re-posts of one record write the same keys and values: still one set
-//     of items.
+//     BIB_INDEX to its PHOTO and skips one whose PHOTO is absent or does
+//     not list the bib. A photo whose writes did not all complete is
+//     reported Failed and stays invisible until it is re-posted. The
+//     PHOTO's condition makes exactly one of concurrent posts of a ulid win,
+//     even when their contents differ: the others report Exists with the
+//     stored photo, delete the index entries they wrote for bibs it does not
+//     list, and rewrite the ones it shares from it.
 package dynamostore
 
 import (

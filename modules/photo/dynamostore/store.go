@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -124,8 +125,9 @@ func (s *Store) existing(ctx context.Context, v view, pi *PhotoItem, r *ddb.TxRe
 
 // CreateBatch writes photos of one organizer with batch writes; see the
 // package documentation for how each photo stays atomic to readers. Calls:
-// ⌈n/100⌉ BatchGetItem, then ⌈bibs/25⌉ + ⌈new photos/25⌉ BatchWriteItem
-// (plus retries of unprocessed items).
+// ⌈n/100⌉ BatchGetItem, ⌈bibs/25⌉ BatchWriteItem (plus retries of
+// unprocessed items), then one conditional PutItem per new photo,
+// batchPutConcurrency at a time.
 func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) ([]photo.WriteResult, error) {
 	v := s.scope(org)
 	out := make([]photo.WriteResult, len(ps))
@@ -180,26 +182,34 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 			}
 		}
 	}
-	// 2. The PHOTO items of photos whose index items are all in.
-	var photoPuts []ddb.Item
+	// 2. The PHOTO of each photo whose index items are all in, with a
+	// put-if-absent, a few at a time. The PHOTO is the commit record and
+	// its condition lets exactly one of concurrent posts of a ulid win; a
+	// post that loses reports Exists with the stored photo and takes back
+	// the index entries it wrote that the stored photo does not have.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, batchPutConcurrency)
 	for i, pi := range items {
 		if have[i] != nil || failed[i] != nil {
 			continue
 		}
-		it, err := v.photos.Marshal(pi)
-		if err != nil {
-			return nil, err
-		}
-		owner[photoItemKey(pi)] = i
-		photoPuts = append(photoPuts, it)
-	}
-	if len(photoPuts) > 0 {
-		if err := v.t.BatchWrite(ctx, photoPuts, nil); err != nil {
-			if err := markFailed(err); err != nil {
-				return nil, err
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			stored, err := s.commit(ctx, v, pi)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				failed[i] = err
+			case stored != nil:
+				have[i] = stored
+				out[i] = photo.WriteResult{Status: photo.Exists, Photo: stored.toPhoto()}
 			}
-		}
+		})
 	}
+	wg.Wait()
 	for i, pi := range items {
 		switch {
 		case have[i] != nil:
@@ -210,6 +220,51 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 		}
 	}
 	return out, nil
+}
+
+// batchPutConcurrency bounds CreateBatch's PHOTO puts in flight.
+const batchPutConcurrency = 8
+
+// commit puts a batch photo's PHOTO if absent. If another post of the ulid
+// won, it returns the stored item after repairing the index entries this
+// post wrote: those for bibs the stored photo lacks are deleted, those it
+// shares are rewritten from the stored photo (they differ only if its
+// createdAt does). Every losing post repairs after its own writes, so the
+// last write to each entry agrees with the stored photo.
+func (s *Store) commit(ctx context.Context, v view, pi *PhotoItem) (*PhotoItem, error) {
+	err := v.photos.Create(pi).Run(ctx)
+	var ce *ddb.ConditionError
+	if !errors.As(err, &ce) || !ce.Exists() {
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: create photo %s: %w", pi.ULID, translate(err))
+		}
+		return nil, nil
+	}
+	var stored PhotoItem
+	if err := ce.Decode(&stored); err != nil {
+		return nil, fmt.Errorf("dynamostore: photo %s: decode the stored item: %w", pi.ULID, err)
+	}
+	// Each of this post's bibs is either deleted or rewritten, so the repair
+	// is at most MaxBibs operations: one transaction.
+	var ops []*ddb.Op
+	for _, b := range bibItems(pi) {
+		if !slices.Contains(stored.Bibs, b.Bib) {
+			ops = append(ops, v.bibs.Delete(bibItemKey(b)))
+		}
+	}
+	if stored.CreatedAt != pi.CreatedAt {
+		for _, b := range bibItems(&stored) {
+			if slices.Contains(pi.Bibs, b.Bib) {
+				ops = append(ops, v.bibs.Put(b))
+			}
+		}
+	}
+	if len(ops) > 0 {
+		if err := s.table.DB().Transact(ctx, ops...); err != nil {
+			return nil, fmt.Errorf("dynamostore: photo %s lost to another post; repairing its index entries: %w", pi.ULID, translate(err))
+		}
+	}
+	return &stored, nil
 }
 
 // itemKey extracts the primary key of a raw item.
@@ -258,7 +313,9 @@ func (s *Store) Gallery(ctx context.Context, org, event string, r photo.PageRequ
 // ByBib lists the photos showing a bib, newest first: one Query of GSI1 for
 // a page of BIB_INDEX items, then one BatchGetItem per 100 of their PHOTO
 // items, in the index's order. A BIB_INDEX whose PHOTO is absent (a batch
-// write that did not complete) is skipped.
+// write that did not complete) or does not list the bib (left by a batch
+// post that lost to another post of the ulid and died before repairing;
+// see commit) is skipped.
 func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageRequest) (photo.Page, error) {
 	v := s.scope(org)
 	pg, err := v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
@@ -273,7 +330,7 @@ func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageR
 	if err != nil {
 		return photo.Page{}, translate(err)
 	}
-	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil }), pg.Cursor), nil
+	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil || !slices.Contains(p.Bibs, bib) }), pg.Cursor), nil
 }
 
 // ByPhotographer lists a photographer's photos newest first from GSI2,
