@@ -103,9 +103,10 @@ func (h *handlers) registerIngest(api huma.API) {
 	batch := op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
 		"Ingest up to 100 processed photos with batch writes", tagIngest, http.StatusOK)
 	batch.Description = "Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field " +
-		"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Photos are written with " +
-		"BatchWriteItem (unprocessed items retried with backoff): existing ulids are skipped, then all BIB_INDEX items, " +
-		"then the PHOTO items, so a photo becomes visible only once all its index entries are in. A photo reported " +
+		"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Existing ulids are skipped; " +
+		"all BIB_INDEX items are written with BatchWriteItem (unprocessed items retried with backoff), then each PHOTO " +
+		"with a put-if-absent, so a photo becomes visible only once all its index entries are in, and of concurrent " +
+		"posts of one ulid exactly one creates it (the others get exists and the stored photo). A photo reported " +
 		"failed is invisible and can be re-posted."
 	batch.MaxBodyBytes = 2 << 20
 	huma.Register(api, batch, orgHandler(h, func(ctx context.Context, org string, in *struct {
