@@ -17,6 +17,7 @@ var (
 	ErrRequestNotFound   = errors.New("asyncevent: request not found")
 	ErrCursor            = errors.New("asyncevent: invalid cursor")
 	ErrNotLottery        = errors.New("asyncevent: event is not a lottery")
+	ErrNotFirstCome      = errors.New("asyncevent: event is not FIRST_COME")
 	ErrDrawTooEarly      = errors.New("asyncevent: the lottery cutoff has not passed")
 	ErrDrawPending       = errors.New("asyncevent: entries are still waiting to be processed")
 	ErrSeed              = errors.New("asyncevent: draw seed does not match the commitment")

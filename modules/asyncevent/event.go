@@ -3,6 +3,7 @@ package asyncevent
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -113,6 +114,41 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 	if err := s.store.CreateEvent(ctx, cfg); err != nil {
 		return nil, err
 	}
+	return cfg, nil
+}
+
+// CloseEvent stops a FIRST_COME event from taking participations before its
+// capacity or ClosesAt would: OPEN → CLOSED. Requests already accepted are
+// still processed. Closing a closed event returns it unchanged. A lottery
+// closes at its cutoff and is finished by the draw, so closing one is
+// ErrNotFirstCome. Participations stop at once in this process and within
+// Config.EventCacheTTL in the others.
+func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
+	if !ValidID(eventID) {
+		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
+	}
+	cfg, err := s.store.GetEvent(ctx, eventID, true)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.EventType != FirstCome {
+		return nil, fmt.Errorf("%w: %s is a %s; it closes at lotteryCutoffAt", ErrNotFirstCome, eventID, cfg.EventType)
+	}
+	if cfg.Status == EventClosed {
+		return cfg, nil
+	}
+	now := s.now()
+	err = s.store.MoveEvent(ctx, eventID, EventOpen, EventClosed, map[string]any{"updatedAt": now})
+	var ese *EventStateError
+	switch {
+	case errors.As(err, &ese) && ese.Current != nil && ese.Current.Status == EventClosed:
+		cfg = ese.Current // closed concurrently
+	case err != nil:
+		return nil, err
+	default:
+		cfg.Status, cfg.UpdatedAt = EventClosed, now
+	}
+	s.forgetEvent(eventID)
 	return cfg, nil
 }
 

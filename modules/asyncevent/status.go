@@ -109,8 +109,8 @@ const (
 // EventStatus is an EventConfig's status.
 type EventStatus string
 
-// The event statuses. A LOTTERY goes OPEN → DRAWING → ANNOUNCED; an event
-// may also be CLOSED.
+// The event statuses. A LOTTERY goes OPEN → DRAWING → ANNOUNCED; a
+// FIRST_COME event is OPEN until an admin closes it early (CloseEvent).
 const (
 	EventOpen      EventStatus = "OPEN"
 	EventClosed    EventStatus = "CLOSED"

@@ -162,6 +162,24 @@ func registerAdmin(api huma.API, d *Deps) {
 	})
 
 	huma.Register(api, huma.Operation{
+		OperationID: "close-event", Method: http.MethodPost, Path: "/admin/events/{eventId}/close", Summary: "Close a FIRST_COME event early",
+		Description: "OPEN → CLOSED: new participations are refused (409 event-closed) from now on in this API process and within " +
+			"2 s in the others; requests already accepted are still processed. Closing a closed event returns it unchanged. " +
+			"A LOTTERY closes at its lotteryCutoffAt and is finished by the draw: 409 not-first-come.",
+		Tags: tags, Security: server.Bearer,
+		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *EventPath) (*eventOutput, error) {
+		if _, err := admin(ctx); err != nil {
+			return nil, err
+		}
+		cfg, err := d.Service.CloseEvent(ctx, in.EventID)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &eventOutput{Body: eventViewOf(cfg)}, nil
+	})
+
+	huma.Register(api, huma.Operation{
 		OperationID: "event-requests", Method: http.MethodGet, Path: "/admin/events/{eventId}/requests",
 		Summary:     "List an event's requests, newest first",
 		Description: "From GSI2 (newest queuedAt first); the status filter is applied on the server.",

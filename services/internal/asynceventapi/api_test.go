@@ -348,3 +348,40 @@ func TestAdminListOfUnknownEventIs404(t *testing.T) {
 	expect(t, e.api.Get("/admin/events/nope/requests", adm), http.StatusNotFound)
 	expect(t, e.api.Get("/admin/events/nope/stats", adm), http.StatusNotFound)
 }
+
+// POST /admin/events/{id}/close: admins only; afterwards a participation is
+// a 409 event-closed problem; a lottery cannot be closed.
+func TestCloseEventEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	adm := token(t, "root", auth.RoleAdmin)
+	expect(t, e.api.Post("/admin/events/ev/close", token(t, "u1")), http.StatusForbidden)
+	expect(t, e.api.Post("/events/ev/participations", token(t, "u1")), http.StatusAccepted)
+
+	resp := e.api.Post("/admin/events/ev/close", adm)
+	expect(t, resp, http.StatusOK)
+	if v := decode[map[string]any](t, resp); v["status"] != "CLOSED" {
+		t.Fatalf("close returned %v", v)
+	}
+	expect(t, e.api.Post("/admin/events/ev/close", adm), http.StatusOK)
+
+	resp = e.api.Post("/events/ev/participations", token(t, "u2"))
+	expect(t, resp, http.StatusConflict)
+	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"event-closed" {
+		t.Fatalf("participation after close: %v", p)
+	}
+
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
+		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	resp = e.api.Post("/admin/events/lot/close", adm)
+	expect(t, resp, http.StatusConflict)
+	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"not-first-come" {
+		t.Fatalf("closing a lottery: %v", p)
+	}
+	expect(t, e.api.Post("/admin/events/nope/close", adm), http.StatusNotFound)
+}

@@ -1,0 +1,83 @@
+package asyncevent_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+)
+
+// Closing a FIRST_COME event refuses new participations at once in the
+// closing process and, past the cache, everywhere, writing nothing; a
+// request accepted before the close still takes its seat.
+func TestCloseEvent(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{EventCacheTTL: time.Minute}})
+	firstCome(t, env, "fc", 5)
+	before := participate(t, env.Service, "fc", "u1")
+
+	cfg, err := env.Service.CloseEvent(ctx, "fc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Status != asyncevent.EventClosed {
+		t.Fatalf("status %s after close", cfg.Status)
+	}
+	stored, err := env.Service.GetEvent(ctx, "fc")
+	if err != nil || stored.Status != asyncevent.EventClosed || stored.UpdatedAt != cfg.UpdatedAt {
+		t.Fatalf("stored event %+v, %v", stored, err)
+	}
+
+	env.Calls.Reset()
+	fresh := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{})
+	for name, svc := range map[string]*asyncevent.Service{"closing process": env.Service, "process without a cache": fresh} {
+		if _, err := svc.Participate(ctx, "fc", "u3"); !errors.Is(err, asyncevent.ErrEventClosed) {
+			t.Errorf("%s: participate after close: %v, want ErrEventClosed", name, err)
+		}
+	}
+	if n := env.Calls.Count("DynamoDB.TransactWriteItems") + env.Calls.Count("SQS"); n != 0 {
+		t.Fatalf("refused participations wrote: %s", env.Calls)
+	}
+
+	// Closing again changes nothing.
+	env.Calls.Reset()
+	again, err := env.Service.CloseEvent(ctx, "fc")
+	if err != nil || again.Status != asyncevent.EventClosed || again.UpdatedAt != cfg.UpdatedAt {
+		t.Fatalf("second close: %+v, %v", again, err)
+	}
+	if n := env.Calls.Count("DynamoDB.UpdateItem"); n != 0 {
+		t.Fatalf("second close wrote: %s", env.Calls)
+	}
+
+	// Accepted before the close: processed as usual.
+	env.StartWorkers(t, 1, consumer.Config{})
+	rs := waitTerminal(t, env, []string{before.RequestID}, 30*time.Second)
+	if rs[0].Status != asyncevent.StatusSucceeded {
+		t.Fatalf("request accepted before the close ended %s/%s", rs[0].Status, rs[0].ResultCode)
+	}
+
+	for _, c := range []struct {
+		id   string
+		want error
+	}{
+		{"lot", asyncevent.ErrNotFirstCome},
+		{"nope", asyncevent.ErrEventNotFound},
+		{"bad#id", asyncevent.ErrInvalidID},
+	} {
+		if c.id == "lot" {
+			if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
+				LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := env.Service.CloseEvent(ctx, c.id); !errors.Is(err, c.want) {
+			t.Errorf("close %s: %v, want %v", c.id, err, c.want)
+		}
+	}
+	if lot, err := env.Service.GetEvent(ctx, "lot"); err != nil || lot.Status != asyncevent.EventOpen {
+		t.Fatalf("lottery after a refused close: %+v, %v", lot, err)
+	}
+}
