@@ -36,6 +36,21 @@
 // periodically. A lottery draw does not see such requests as pending; one
 // healed after the draw started is REJECTED_LOTTERY_CLOSED.
 //
+// A request whose send failed and which was marked FAILED_FINAL /
+// FAILED_INGEST_ENQUEUE keeps its lock, so the user cannot enter twice; as
+// the seeds say, re-queueing it is an operator's decision: RequeueFailed
+// (one request) or SweepStranded with RequeueFailedEnqueue (all; the sweep
+// always counts them). The re-queue reopens the request to RECEIVED in one
+// logged, conditional write outside Lifecycle, in which FAILED_FINAL stays
+// terminal for workers, then enqueues it as ingest does.
+//
+// # Ordering
+//
+// Workers take messages in the order SQS delivers them; a standard queue
+// does not promise order, so under load seats go in approximately, not
+// exactly, queuedAt order. queuedAt is recorded for every request and the
+// lists sort by it.
+//
 // # Event configuration cache
 //
 // Ingest must reject unknown and closed events, which needs the

@@ -18,6 +18,7 @@ var (
 	ErrCursor            = errors.New("asyncevent: invalid cursor")
 	ErrNotLottery        = errors.New("asyncevent: event is not a lottery")
 	ErrNotFirstCome      = errors.New("asyncevent: event is not FIRST_COME")
+	ErrNotRequeueable    = errors.New("asyncevent: only a request whose enqueue failed (FAILED_INGEST_ENQUEUE) can be re-queued")
 	ErrDrawTooEarly      = errors.New("asyncevent: the lottery cutoff has not passed")
 	ErrDrawPending       = errors.New("asyncevent: entries are still waiting to be processed")
 	ErrSeed              = errors.New("asyncevent: draw seed does not match the commitment")

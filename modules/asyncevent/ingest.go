@@ -63,11 +63,23 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 	if dup {
 		return Participation{RequestID: existing, IsDuplicate: true}, nil
 	}
-	msg := Message{RequestID: r.RequestID, EventID: eventID, UserID: userID, EventType: cfg.EventType}
+	if err := s.enqueue(ctx, r, now); err != nil {
+		return Participation{}, err
+	}
+	return Participation{RequestID: r.RequestID}, nil
+}
+
+// enqueue sends r's message and moves r RECEIVED → QUEUED with queuedAt, or,
+// if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
+// transitions are timed no earlier than floor (epoch millis). It fails
+// (ErrUnavailable) only if the send failed and the request could not be
+// marked failed either: then it stays RECEIVED, for the sweep.
+func (s *Service) enqueue(ctx context.Context, r *Request, floor int64) error {
+	msg := Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}
 	if err := s.queue.Send(ctx, msg.Encode()); err != nil {
-		at := s.now()
+		at := max(s.now(), floor)
 		ferr := s.store.Transition(context.WithoutCancel(ctx), &Transition{
-			RequestID: r.RequestID, EventID: eventID, UserID: userID,
+			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at,
 			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
 			FailureClass: Retryable, ErrorCode: string(CodeFailedIngestEnqueue),
@@ -81,15 +93,15 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 				// retry gets this id as a duplicate, and reading the request
 				// after Config.RequeueAfter enqueues it (see GetRequest).
 				s.cfg.Log.Error("asyncevent: enqueue failed and the request could not be marked failed", "requestId", r.RequestID, "send", err, "mark", ferr)
-				return Participation{}, fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
+				return fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
 			}
 		}
 		s.cfg.Log.Warn("asyncevent: enqueue failed", "requestId", r.RequestID, "err", err)
-		return Participation{RequestID: r.RequestID}, nil
+		return nil
 	}
-	at := s.now()
-	err = s.store.Transition(ctx, &Transition{
-		RequestID: r.RequestID, EventID: eventID, UserID: userID,
+	at := max(s.now(), floor)
+	err := s.store.Transition(ctx, &Transition{
+		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at,
 	})
 	var se *StateError
@@ -103,7 +115,7 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 		// and record queuedAt from the message. The request is accepted.
 		s.cfg.Log.Warn("asyncevent: could not mark request queued; the worker will", "requestId", r.RequestID, "err", err)
 	}
-	return Participation{RequestID: r.RequestID}, nil
+	return nil
 }
 
 // admits checks that an event accepts participations at now.

@@ -3,6 +3,7 @@ package asyncevent_test
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,99 @@ func TestEnqueueFailure(t *testing.T) {
 	}
 }
 
+// An operator re-queues a request whose enqueue failed: while SQS still
+// fails it is FAILED_FINAL again; once SQS is back, of 20 concurrent
+// re-queues exactly one goes through, the request is QUEUED with a queuedAt
+// after those queued before it, and a worker finishes it. The log shows
+// every step. The sweep counts such requests and, when asked, re-queues
+// them.
+func TestRequeueFailedEnqueue(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 1)
+	first := participate(t, env.Service, "ev", "u0")
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	p := participate(t, env.Service, "ev", "u1")
+	other := participate(t, env.Service, "ev", "u2")
+
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
+		t.Fatalf("sweep: %+v %v, want 2 failed enqueues counted", res, err)
+	}
+	r, err := env.Service.RequeueFailed(ctx, p.RequestID)
+	if err != nil || r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
+		t.Fatalf("re-queue while SQS fails: %+v %v, want FAILED_FINAL again", r, err)
+	}
+	env.SQS.SetSendFault(nil)
+
+	var ok, refused atomic.Int64
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			_, err := env.Service.RequeueFailed(ctx, p.RequestID)
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, asyncevent.ErrNotRequeueable):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 1 || refused.Load() != 19 {
+		t.Fatalf("concurrent re-queues: %d went through, %d refused; want 1 and 19", ok.Load(), refused.Load())
+	}
+	r = env.Request(t, p.RequestID)
+	q0 := env.Request(t, first.RequestID)
+	if r.Status != asyncevent.StatusQueued || r.QueuedAt <= q0.QueuedAt || r.FinishedAt != 0 || r.ErrorCode != "" || r.ResultCode != "" ||
+		r.UIResult != asyncevent.ResultPending {
+		t.Fatalf("re-queued request %+v", r)
+	}
+	if n, _ := env.Queue.Depth(ctx); n != 2 {
+		t.Fatalf("queue depth %d, want 2 (u0 and the re-queued u1)", n)
+	}
+	for id, want := range map[string]error{first.RequestID: asyncevent.ErrNotRequeueable, "01M8ANM06JJ2G6K2AP2SMAK93R": asyncevent.ErrRequestNotFound, "bad#id": asyncevent.ErrInvalidID} {
+		if _, err := env.Service.RequeueFailed(ctx, id); !errors.Is(err, want) {
+			t.Errorf("re-queue %s: %v, want %v", id, err, want)
+		}
+	}
+	if again := participate(t, env.Service, "ev", "u1"); !again.IsDuplicate || again.RequestID != p.RequestID {
+		t.Fatalf("u1 again: %+v, want the kept lock's id", again)
+	}
+
+	env.StartWorkers(t, 2, consumer.Config{})
+	rs := waitTerminal(t, env, []string{first.RequestID, p.RequestID}, 30*time.Second)
+	// One seat: one of them takes it (workers take messages in the order
+	// SQS delivers them, which a standard queue does not promise).
+	codes := map[asyncevent.ResultCode]int{rs[0].ResultCode: 1}
+	codes[rs[1].ResultCode]++
+	if codes[asyncevent.CodeSuccess] != 1 || codes[asyncevent.CodeRejectedCapacity] != 1 {
+		t.Fatalf("u0 %s/%s, u1 %s/%s: want one seat taken and one refused", rs[0].Status, rs[0].ResultCode, rs[1].Status, rs[1].ResultCode)
+	}
+	checkLogs(t, env, rs[1])
+	logs, err := env.Store.Logs(ctx, p.RequestID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, l := range logs {
+		steps = append(steps, string(l.ToStatus))
+	}
+	if got, want := strings.Join(steps, " "), "RECEIVED FAILED_FINAL RECEIVED FAILED_FINAL RECEIVED QUEUED PROCESSING "+string(rs[1].Status); got != want {
+		t.Fatalf("log %s\nwant %s", got, want)
+	}
+
+	// The sweep re-queues the other failed request when asked to.
+	res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
+	if err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 1, FailedEnqueueRequeued: 1}) {
+		t.Fatalf("sweep with re-queue: %+v %v", res, err)
+	}
+	if rs := waitTerminal(t, env, []string{other.RequestID}, 30*time.Second); rs[0].ResultCode != asyncevent.CodeRejectedCapacity {
+		t.Fatalf("u2 after the sweep: %s/%s", rs[0].Status, rs[0].ResultCode)
+	}
+}
+
 // Ingest dying after the send and before RECEIVED → QUEUED: the worker
 // still completes the request, taking queuedAt from the message.
 func TestIngestDiesAfterSend(t *testing.T) {
@@ -312,14 +406,14 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 	if d, _ := env.Queue.Depth(ctx); d != 1 {
 		t.Fatalf("queue depth %d, want only the normal request's message", d)
 	}
-	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{}) {
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{}) {
 		t.Fatalf("sweep of fresh requests: %+v %v, want nothing", res, err)
 	}
 	skew.Store(int64(time.Minute + time.Second))
-	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 2}) {
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 2}) {
 		t.Fatalf("sweep: %+v %v, want 2 stranded, 2 requeued", res, err)
 	}
-	if res, err := env.Service.SweepStranded(ctx); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 0}) {
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 0}) {
 		t.Fatalf("second sweep: %+v %v, want 2 stranded, none requeued again", res, err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})

@@ -309,7 +309,7 @@ func TestLotteryDrawWaitsForStrandedEntries(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Received != 1 {
 		t.Fatalf("draw with a stranded entry: %v, want a PendingError with 1 received", err)
 	}
-	if res, err := env.Service.SweepStranded(ctx); err != nil || res.Requeued != 1 {
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Requeued != 1 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
 	asynceventtest.Eventually(t, 30*time.Second, "the healed entry collecting", func() (bool, error) {

@@ -46,6 +46,16 @@ type Store interface {
 	// this reads the whole table: for operator jobs (the sweep, the start of
 	// a draw) only.
 	ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*Request, error]
+	// SweepCandidates iterates, in one pass over the whole table, over the
+	// requests RECEIVED before `before` and those FAILED_FINAL with
+	// resultCode FAILED_INGEST_ENQUEUE: for the sweep only.
+	SweepCandidates(ctx context.Context, before int64) iter.Seq2[*Request, error]
+	// ReopenFailedEnqueue moves a FAILED_FINAL / FAILED_INGEST_ENQUEUE
+	// request back to RECEIVED for an operator re-queue, outside Lifecycle:
+	// it removes finishedAt and the failure fields, sets uiResult PENDING
+	// and requeuedAt = at, and writes the StatusLog, in one transaction.
+	// *StateError if the request is not such a request.
+	ReopenFailedEnqueue(ctx context.Context, requestID string, at int64) error
 
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)

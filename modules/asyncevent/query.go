@@ -43,23 +43,55 @@ func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*
 type SweepResult struct {
 	Stranded int `json:"stranded" doc:"Requests found RECEIVED for longer than RequeueAfter"`
 	Requeued int `json:"requeued" doc:"Of those, requests this sweep enqueued again"`
+	// FailedEnqueue counts the requests whose enqueue failed at ingest
+	// (FAILED_FINAL / FAILED_INGEST_ENQUEUE): the seeds leave re-queueing
+	// them to an operator (SweepOptions.RequeueFailedEnqueue, or
+	// RequeueFailed for one request).
+	FailedEnqueue         int `json:"failedEnqueue" doc:"Requests FAILED_FINAL / FAILED_INGEST_ENQUEUE (their enqueue failed at ingest)"`
+	FailedEnqueueRequeued int `json:"failedEnqueueRequeued" doc:"Of those, requests this sweep re-queued (only with failedEnqueue=requeue)"`
+}
+
+// SweepOptions configures SweepStranded.
+type SweepOptions struct {
+	// RequeueFailedEnqueue also re-queues every FAILED_INGEST_ENQUEUE
+	// request (see RequeueFailed), an operator's decision once the queue
+	// is healthy again.
+	RequeueFailedEnqueue bool
 }
 
 // SweepStranded finds every request stranded in RECEIVED (see GetRequest)
 // and enqueues it again, so that requests nobody reads are not left
-// behind either. It scans the table: run it as an operator job (the admin
-// API's POST /admin/requests/sweep), e.g. every few minutes from a
-// scheduler, not per request. It is safe to run concurrently with itself
-// and with reads: each request is requeued at most once per RequeueAfter.
-func (s *Service) SweepStranded(ctx context.Context) (SweepResult, error) {
+// behind either. In the same pass it counts the requests whose enqueue
+// failed at ingest and, if opt says so, re-queues them. It scans the
+// table: run it as an operator job (the admin API's POST
+// /admin/requests/sweep), e.g. every few minutes from a scheduler, not per
+// request. It is safe to run concurrently with itself and with reads: each
+// stranded request is requeued at most once per RequeueAfter, and each
+// failed one once.
+func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 	var res SweepResult
 	if s.queue == nil || s.cfg.RequeueAfter <= 0 {
 		return res, fmt.Errorf("%w: requeueing is off", ErrUnavailable)
 	}
 	before := s.now() - s.cfg.RequeueAfter.Milliseconds()
-	for r, err := range s.store.ReceivedRequests(ctx, "", before) {
+	for r, err := range s.store.SweepCandidates(ctx, before) {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		if r.Status == StatusFailedFinal {
+			res.FailedEnqueue++
+			if !opt.RequeueFailedEnqueue {
+				continue
+			}
+			_, err := s.RequeueFailed(ctx, r.RequestID)
+			switch {
+			case err == nil:
+				res.FailedEnqueueRequeued++
+			case errors.Is(err, ErrNotRequeueable): // re-queued meanwhile
+			default:
+				return res, err
+			}
+			continue
 		}
 		res.Stranded++
 		sent, err := s.requeueStranded(ctx, r)
@@ -71,6 +103,45 @@ func (s *Service) SweepStranded(ctx context.Context) (SweepResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// RequeueFailed re-queues a request whose enqueue failed at ingest
+// (FAILED_FINAL / FAILED_INGEST_ENQUEUE), as the seeds leave to an
+// operator: the request goes back to RECEIVED (failure fields cleared,
+// requeuedAt set, logged), its message is sent, and it becomes QUEUED with
+// the re-queue time as its queuedAt. If the send fails again it is
+// FAILED_FINAL again.
+// Any other request is ErrNotRequeueable; of concurrent calls on one
+// request, one re-queues it and the others get ErrNotRequeueable. It
+// returns the request as it is afterwards.
+func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request, error) {
+	if !ValidID(requestID) {
+		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
+	}
+	if s.queue == nil {
+		return nil, fmt.Errorf("%w: no queue configured", ErrUnavailable)
+	}
+	r, err := s.store.GetRequest(ctx, requestID)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != StatusFailedFinal || r.ResultCode != CodeFailedIngestEnqueue {
+		return nil, fmt.Errorf("%w: %s is %s/%s", ErrNotRequeueable, requestID, r.Status, r.ResultCode)
+	}
+	at := max(s.now(), r.FinishedAt+1) // its logs stay in order
+	err = s.store.ReopenFailedEnqueue(ctx, requestID, at)
+	var se *StateError
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("%w: %s changed meanwhile", ErrNotRequeueable, requestID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	s.cfg.Log.Info("asyncevent: operator re-queued a request whose enqueue had failed", "requestId", requestID)
+	if err := s.enqueue(ctx, r, at+1); err != nil {
+		return nil, err
+	}
+	return s.store.GetRequest(ctx, requestID)
 }
 
 // requeueStranded enqueues r again if it has been RECEIVED for

@@ -404,6 +404,47 @@ func (s *Store) ReceivedRequests(ctx context.Context, eventID string, before int
 	return s.requests.Scan(ctx, &f)
 }
 
+// SweepCandidates implements asyncevent.Store with one filtered Scan.
+func (s *Store) SweepCandidates(ctx context.Context, before int64) iter.Seq2[*asyncevent.Request, error] {
+	status := expression.Name("status")
+	stranded := status.Equal(expression.Value(string(asyncevent.StatusReceived))).
+		And(expression.Name("requestedAt").LessThan(expression.Value(before)))
+	failed := status.Equal(expression.Value(string(asyncevent.StatusFailedFinal))).
+		And(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue))))
+	f := stranded.Or(failed)
+	return s.requests.Scan(ctx, &f)
+}
+
+// ReopenFailedEnqueue implements asyncevent.Store.
+func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, at int64) error {
+	u := s.requests.Update(requestKey(requestID)).
+		Set("status", string(asyncevent.StatusReceived)).
+		Set("uiResult", string(asyncevent.ResultPending)).
+		Set("requeuedAt", at).
+		Remove("finishedAt").Remove("resultCode").Remove("failureClass").Remove("errorCode").Remove("errorMessage").
+		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusFailedFinal)))).
+		If(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue)))).
+		Label("request")
+	err := s.db.Transact(ctx, u.Op(), s.logs.Create(&asyncevent.StatusLog{
+		RequestID: requestID, FromStatus: asyncevent.StatusFailedFinal, ToStatus: asyncevent.StatusReceived,
+		OccurredAt: at, Message: "operator re-queue", TTL: logTTL(at),
+	}).Label("log"))
+	var te *ddb.TxError
+	if errors.As(err, &te) {
+		if r := te.Reason("request"); r != nil {
+			se := &asyncevent.StateError{RequestID: requestID, Want: []asyncevent.Status{asyncevent.StatusFailedFinal}}
+			if r.Item != nil {
+				se.Current = new(asyncevent.Request)
+				if derr := r.Decode(se.Current); derr != nil {
+					return derr
+				}
+			}
+			return se
+		}
+	}
+	return err
+}
+
 // stateErr turns a failed condition on a request into a *StateError.
 func stateErr(requestID string, err error) error {
 	var ce *ddb.ConditionError

@@ -238,6 +238,25 @@ func registerAdmin(api huma.API, d *Deps) {
 	})
 
 	huma.Register(api, huma.Operation{
+		OperationID: "requeue-request", Method: http.MethodPost, Path: "/admin/requests/{requestId}/requeue",
+		Summary: "Re-queue a request whose enqueue failed",
+		Description: "Only for FAILED_FINAL / FAILED_INGEST_ENQUEUE (the SQS send failed at ingest; the seeds leave re-queueing to an operator). " +
+			"The request goes back to RECEIVED (logged), its message is sent, and it becomes QUEUED with the re-queue time as its queuedAt. " +
+			"If the send fails again it is FAILED_FINAL again. Any other request: 409 not-requeueable.",
+		Tags: tags, Security: server.Bearer,
+		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable},
+	}, func(ctx context.Context, in *RequestPath) (*requestOutput, error) {
+		if _, err := admin(ctx); err != nil {
+			return nil, err
+		}
+		r, err := d.Service.RequeueFailed(ctx, in.RequestID)
+		if err != nil {
+			return nil, problem(d.log(), err)
+		}
+		return &requestOutput{Body: viewOf(r, true)}, nil
+	})
+
+	huma.Register(api, huma.Operation{
 		OperationID: "request-logs", Method: http.MethodGet, Path: "/admin/requests/{requestId}/logs", Summary: "A request's status log",
 		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusNotFound},
 	}, func(ctx context.Context, in *RequestPath) (*logsOutput, error) {
@@ -325,18 +344,23 @@ func registerAdmin(api huma.API, d *Deps) {
 	huma.Register(api, huma.Operation{
 		OperationID: "sweep-stranded", Method: http.MethodPost, Path: "/admin/requests/sweep", Summary: "Requeue requests stranded in RECEIVED",
 		Description: "Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. " +
-			"Scans the table, so run it as a periodic operator job, not per request. Each request is requeued at most once per delay, however often this runs.",
+			"Scans the table, so run it as a periodic operator job, not per request. Each request is requeued at most once per delay, however often this runs. " +
+			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue).",
 		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, _ *struct{}) (*sweepOutput, error) {
+	}, func(ctx context.Context, in *sweepInput) (*sweepOutput, error) {
 		if _, err := admin(ctx); err != nil {
 			return nil, err
 		}
-		res, err := d.Service.SweepStranded(ctx)
+		res, err := d.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue"})
 		if err != nil {
 			return nil, problem(d.log(), err)
 		}
 		return &sweepOutput{Body: res}, nil
 	})
+}
+
+type sweepInput struct {
+	FailedEnqueue string `query:"failedEnqueue" enum:"count,requeue" default:"count" doc:"count: only count FAILED_INGEST_ENQUEUE requests; requeue: also re-queue them"`
 }
 
 type sweepOutput struct {

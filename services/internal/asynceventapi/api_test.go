@@ -385,3 +385,45 @@ func TestCloseEventEndpoint(t *testing.T) {
 	}
 	expect(t, e.api.Post("/admin/events/nope/close", adm), http.StatusNotFound)
 }
+
+// POST /admin/requests/{id}/requeue re-queues a request whose enqueue
+// failed, admins only; anything else is 409 not-requeueable. The sweep
+// counts such requests and re-queues them only with failedEnqueue=requeue.
+func TestRequeueEndpoint(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+		t.Fatal(err)
+	}
+	adm := token(t, "root", auth.RoleAdmin)
+	e.SQS.SetSendFault(asynceventtest.Throttle)
+	failed := decode[map[string]any](t, e.api.Post("/events/ev/participations", token(t, "u1")))
+	other := decode[map[string]any](t, e.api.Post("/events/ev/participations", token(t, "u2")))
+	e.SQS.SetSendFault(nil)
+	id, _ := failed["requestId"].(string)
+
+	res := decode[asyncevent.SweepResult](t, e.api.Post("/admin/requests/sweep", adm))
+	if res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
+		t.Fatalf("sweep: %+v", res)
+	}
+	expect(t, e.api.Post("/admin/requests/"+id+"/requeue", token(t, "u1")), http.StatusForbidden)
+	resp := e.api.Post("/admin/requests/"+id+"/requeue", adm)
+	expect(t, resp, http.StatusOK)
+	if v := decode[map[string]any](t, resp); v["status"] != "QUEUED" {
+		t.Fatalf("re-queued: %v", v)
+	}
+	resp = e.api.Post("/admin/requests/"+id+"/requeue", adm)
+	expect(t, resp, http.StatusConflict)
+	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"not-requeueable" {
+		t.Fatalf("second re-queue: %v", p)
+	}
+	expect(t, e.api.Post("/admin/requests/01M8ANM06JJ2G6K2AP2SMAK93R/requeue", adm), http.StatusNotFound)
+	expect(t, e.api.Post("/admin/requests/sweep?failedEnqueue=bogus", adm), http.StatusUnprocessableEntity)
+	res = decode[asyncevent.SweepResult](t, e.api.Post("/admin/requests/sweep?failedEnqueue=requeue", adm))
+	if res != (asyncevent.SweepResult{FailedEnqueue: 1, FailedEnqueueRequeued: 1}) {
+		t.Fatalf("sweep with re-queue: %+v", res)
+	}
+	if r := e.Request(t, other["requestId"].(string)); r.Status != asyncevent.StatusQueued {
+		t.Fatalf("u2 after the sweep: %s", r.Status)
+	}
+}

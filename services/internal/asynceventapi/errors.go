@@ -38,6 +38,7 @@ var problems = []struct {
 	{asyncevent.ErrLotteryClosed, http.StatusConflict, "lottery-closed", "", ""},
 	{asyncevent.ErrNotLottery, http.StatusConflict, "not-a-lottery", "", ""},
 	{asyncevent.ErrNotFirstCome, http.StatusConflict, "not-first-come", "", ""},
+	{asyncevent.ErrNotRequeueable, http.StatusConflict, "not-requeueable", "", ""},
 	{asyncevent.ErrDrawTooEarly, http.StatusConflict, "draw-too-early", "", ""},
 	{asyncevent.ErrDrawPending, http.StatusConflict, "draw-pending-entries", "", ""},
 	{asyncevent.ErrRedriveRunning, http.StatusConflict, "redrive-running", "a redrive is already running; retry once it has finished", ""},
