@@ -24,6 +24,7 @@ func main() {
 	flag.Parse()
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	slog.SetDefault(logger) // code that logs through slog's default prints the same way
 	standinLog, closeLog, err := openStandinLog(*logPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)

@@ -310,17 +310,17 @@ func waitReady(ctx context.Context, readyc <-chan struct{}, n int) bool {
 
 func printBanner(w io.Writer, took time.Duration, healthURL string, stack *standin.Stack, env Env, svcs []serviceReport) {
 	fmt.Fprintf(w, "Pacer dev stack up in %s\n\n", took.Round(10*time.Millisecond))
-	fmt.Fprintf(w, "  %-12s %s\n", "health", healthURL)
+	fmt.Fprintf(w, "  %-18s %s\n", "health", healthURL)
 	for _, s := range svcs {
 		if s.URL != "" {
-			fmt.Fprintf(w, "  %-12s %s\n", s.Name, s.URL)
+			fmt.Fprintf(w, "  %-18s %s\n", s.Name, s.URL)
 		} else {
-			fmt.Fprintf(w, "  %-12s (worker)\n", s.Name)
+			fmt.Fprintf(w, "  %-18s (worker)\n", s.Name)
 		}
 	}
-	fmt.Fprintf(w, "  %-12s %s\n", "DynamoDB", env.DynamoDBEndpoint)
-	fmt.Fprintf(w, "  %-12s %s\n", "SQS", env.SQSEndpoint)
-	fmt.Fprintf(w, "  %-12s %s\n", "Postgres", redact(env.DatabaseURL))
+	fmt.Fprintf(w, "  %-18s %s\n", "DynamoDB", env.DynamoDBEndpoint)
+	fmt.Fprintf(w, "  %-18s %s\n", "SQS", env.SQSEndpoint)
+	fmt.Fprintf(w, "  %-18s %s\n", "Postgres", redact(env.DatabaseURL))
 	fmt.Fprintln(w, "\nTo use them from another shell (e.g. the aws CLI or psql):")
 	vars := stack.Env()
 	vars["DATABASE_URL"] = env.DatabaseURL
