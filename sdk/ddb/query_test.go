@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pacerhq/pacer/sdk/ddb"
@@ -317,5 +320,57 @@ func TestQuerySparseFilterIsBounded(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint([]int64{last}) || len(pages) != 2 || pages[0] != 0 {
 		t.Fatalf("got %v over pages %v, want [%d] on the second of 2 pages", got, pages, last)
+	}
+}
+
+// consistencyClient records whether each Query asked for a consistent read.
+type consistencyClient struct {
+	ddb.Client
+	mu     sync.Mutex
+	strong []bool
+}
+
+func (c *consistencyClient) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.mu.Lock()
+	c.strong = append(c.strong, aws.ToBool(in.ConsistentRead))
+	c.mu.Unlock()
+	return c.Client.Query(ctx, in, opts...)
+}
+
+// Consistent asks DynamoDB for strongly consistent pages on the base table
+// and is refused, before any call, on a GSI (which cannot give them).
+func TestQueryConsistent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := ddbtest.New(t, &schema)
+	seedLogs(t, env, 5)
+	c := &consistencyClient{Client: env.Client}
+	db := ddb.New(c, ddb.Config{CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
+	table := db.Table(env.Table.Name(), &schema)
+	for _, strong := range []bool{false, true} {
+		q := table.Query("", capPK.Build("e1")).BeginsWith("LOG#").Limit(2)
+		if strong {
+			q = q.Consistent()
+		}
+		n := 0
+		for _, err := range q.All(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 5 {
+			t.Fatalf("consistent=%v: %d items, want 5", strong, n)
+		}
+	}
+	if got := fmt.Sprint(c.strong); got != "[false false false true true true]" {
+		t.Fatalf("ConsistentRead per call: %s", got)
+	}
+	c.strong = nil
+	if _, err := table.Query("GSI1", "x").Consistent().Page(ctx); !errors.Is(err, ddb.ErrInvalid) {
+		t.Fatalf("consistent GSI query: %v, want ErrInvalid", err)
+	}
+	if len(c.strong) != 0 {
+		t.Fatalf("a refused query made %d calls", len(c.strong))
 	}
 }
