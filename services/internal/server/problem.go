@@ -1,55 +1,158 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 )
 
-// MaxEchoedValue bounds how much of an offending value a problem+json
-// response echoes back in errors[].value: Huma echoes the whole value, so a
-// 1 MB field would come back whole.
-const MaxEchoedValue = 64
+// What a problem+json response may echo of the request. Huma echoes the
+// offending value in errors[].value, whole and once per error: an
+// "unexpected property" error carries the whole object around it, so seven
+// unknown properties next to a 1 MB string would come back as 7 MB. Every
+// problem built by huma.NewError (validation errors, huma.ErrorNNN, and
+// WriteErr) is clipped to these bounds, at any depth, which keeps a
+// response to a few KB whatever the request held.
+const (
+	// MaxEchoedValue bounds an echoed string, and an echoed object key, in
+	// bytes (cut on a rune boundary, with the full length appended).
+	MaxEchoedValue = 64
+	// MaxEchoedItems bounds the elements of an echoed list and the keys of
+	// an echoed object; the rest is summarised.
+	MaxEchoedItems = 8
+	// MaxEchoedDepth bounds how deep an echoed value nests: a list or
+	// object deeper than this is replaced by a summary ("object with 3
+	// keys").
+	MaxEchoedDepth = 3
+	// MaxEchoedErrors bounds the errors[] of one response; one more entry
+	// says how many were left out.
+	MaxEchoedErrors = 10
+	// echoBudget is how many bytes of values all errors of one response may
+	// echo together; once spent, values are replaced by summaries.
+	echoBudget = 1024
+	// maxMessage and maxLocation bound an error's message and location
+	// (a location names the request's keys, which the client chose), and
+	// maxDetail the problem's detail.
+	maxMessage, maxLocation, maxDetail = 200, 128, 512
+)
 
 func init() {
 	newError := huma.NewError
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 		se := newError(status, msg, errs...)
 		if m, ok := se.(*huma.ErrorModel); ok {
-			for _, d := range m.Errors {
-				if d != nil {
-					d.Value = clip(d.Value)
-				}
-			}
+			clipProblem(m)
 		}
 		return se
 	}
 }
 
-// clip shortens a long string to MaxEchoedValue bytes (on a rune boundary)
-// and replaces a long list or object by its size.
-func clip(v any) any {
+// clipProblem bounds what m echoes: its detail, how many errors it lists,
+// and each error's message, location and value.
+func clipProblem(m *huma.ErrorModel) {
+	m.Detail = clipString(m.Detail, maxDetail)
+	if n := len(m.Errors); n > MaxEchoedErrors {
+		m.Errors = append(m.Errors[:MaxEchoedErrors:MaxEchoedErrors],
+			&huma.ErrorDetail{Message: fmt.Sprintf("and %d more errors", n-MaxEchoedErrors)})
+	}
+	c := clipper{left: echoBudget}
+	for _, d := range m.Errors {
+		if d == nil {
+			continue
+		}
+		d.Message = clipString(d.Message, maxMessage)
+		d.Location = clipString(d.Location, maxLocation)
+		d.Value = c.clip(d.Value, 0)
+	}
+}
+
+// clipString cuts s to at most max bytes on a rune boundary and says how
+// long it was.
+func clipString(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// clipper clips values against a byte budget shared by one response.
+type clipper struct{ left int }
+
+// clip returns v bounded by the MaxEchoed limits, at nesting depth depth.
+// Values from a JSON body are nil, bool, float64, string, []any and
+// map[string]any; other types (parameters, domain values) go through JSON
+// to be clipped the same way.
+func (c *clipper) clip(v any, depth int) any {
 	switch x := v.(type) {
-	case nil:
-		return nil
+	case nil, bool, float64, json.Number:
+		c.left -= 8
+		return x
 	case string:
-		if len(x) <= MaxEchoedValue {
-			return x
+		if c.left <= 0 {
+			return fmt.Sprintf("(%d bytes)", len(x))
 		}
-		cut := MaxEchoedValue
-		for cut > 0 && !utf8.RuneStart(x[cut]) {
-			cut--
+		s := clipString(x, MaxEchoedValue)
+		c.left -= len(s)
+		return s
+	case []any:
+		if depth >= MaxEchoedDepth || c.left <= 0 {
+			return fmt.Sprintf("array of %d items", len(x))
 		}
-		return x[:cut] + fmt.Sprintf("… (%d bytes)", len(x))
+		c.left -= 2
+		out := make([]any, 0, min(len(x), MaxEchoedItems)+1)
+		for _, e := range x[:min(len(x), MaxEchoedItems)] {
+			out = append(out, c.clip(e, depth+1))
+		}
+		if len(x) > MaxEchoedItems {
+			out = append(out, fmt.Sprintf("… (%d items)", len(x)))
+		}
+		return out
+	case map[string]any:
+		if depth >= MaxEchoedDepth || c.left <= 0 {
+			return fmt.Sprintf("object with %d keys", len(x))
+		}
+		c.left -= 2
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		out := make(map[string]any, min(len(x), MaxEchoedItems)+1)
+		for _, k := range keys[:min(len(keys), MaxEchoedItems)] {
+			ck := clipString(k, MaxEchoedValue)
+			c.left -= len(ck)
+			if _, dup := out[ck]; !dup { // two long keys may share their first bytes
+				out[ck] = c.clip(x[k], depth+1)
+			}
+		}
+		if len(x) > MaxEchoedItems {
+			out["…"] = fmt.Sprintf("%d more keys", len(x)-MaxEchoedItems)
+		}
+		return out
 	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Array, reflect.Map:
-		if rv.Len() > 8 {
-			return fmt.Sprintf("(%d items)", rv.Len())
-		}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		c.left -= 8
+		return v
 	}
-	return v
+	// Anything else (a []string parameter, a domain struct): clip its JSON.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("(a %T)", v)
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		return fmt.Sprintf("(a %T)", v)
+	}
+	return c.clip(generic, depth)
 }

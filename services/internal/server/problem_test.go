@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/humatest"
 
-	_ "github.com/pacerhq/pacer/services/internal/server" // installs the clipping huma.NewError
+	"github.com/pacerhq/pacer/services/internal/server" // installs the clipping huma.NewError
 )
 
 // A problem response does not echo a huge offending value back whole.
@@ -40,3 +42,91 @@ func TestProblemClipsEchoedValues(t *testing.T) {
 		}
 	}
 }
+
+// Hostile bodies do not come back whole, at any depth nor once per error:
+// every problem response stays small.
+func TestProblemClipsNestedEchoes(t *testing.T) {
+	type runner struct {
+		Bib  string `json:"bib"`
+		Name string `json:"name,omitempty"`
+	}
+	// The service's own API set-up, quiet: humatest would log the hostile bodies.
+	api := humatest.Wrap(quietTB{t}, server.NewAPI(http.NewServeMux(), "t", "1", "", false))
+	huma.Register(api, huma.Operation{OperationID: "import", Method: http.MethodPost, Path: "/import", MaxBodyBytes: 8 << 20},
+		func(ctx context.Context, in *struct {
+			Body struct {
+				CSV     string   `json:"csv,omitempty"`
+				Runners []runner `json:"runners,omitempty"`
+				Nested  any      `json:"nested,omitempty"`
+				List    []int    `json:"list,omitempty" maxItems:"2"`
+			}
+		}) (*struct{}, error) {
+			return nil, nil
+		})
+	huge := strings.Repeat("A", 1_000_000)
+	var unknown strings.Builder
+	unknown.WriteString(`{"csv":"` + huge + `"`)
+	for i := range 7 {
+		fmt.Fprintf(&unknown, `,"b%d":1`, i)
+	}
+	unknown.WriteString("}")
+	var many strings.Builder // 200 runners, each with a wrong-typed name holding a long string
+	many.WriteString(`{"runners":[`)
+	for i := range 200 {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		fmt.Fprintf(&many, `{"bib":"%d","name":{"x":"%s"}}`, i, strings.Repeat("B", 5000))
+	}
+	many.WriteString("]}")
+	longKey := strings.Repeat("k", 100_000)
+	for _, tc := range []struct {
+		name, body string
+		want       []string // what the clipped response still says
+	}{
+		{"unknown properties echo the object", unknown.String(), []string{`"location":"body.b6"`, `"unexpected property"`, `(1000000 bytes)`}},
+		{"nested long string", `{"runners":[{"bib":"1","name":{"x":"` + strings.Repeat("A", 1_900_000) + `"}}]}`, []string{`"body.runners[0].name"`, `(1900000 bytes)`}},
+		{"deep nesting", `{"list":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, []string{`"body.list[0]"`, `"array of 1 items"`}},
+		{"deep nesting unknown", `{"zz":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, []string{`"body.zz"`}},
+		{"many errors", many.String(), []string{`"body.runners[9].name"`, `"and 190 more errors"`}},
+		{"long unknown key", `{"` + longKey + `":{"` + longKey + `":1}}`, []string{`(100005 bytes)`}},
+		{"wide object", `{"nested":1,"zz":{` + wide(500) + `}}`, []string{`"492 more keys"`, `"… (10 items)"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := api.Post("/import", strings.NewReader(tc.body))
+			body := resp.Body.String()
+			if resp.Code < 400 || resp.Code >= 500 {
+				t.Fatalf("status %d: %.300s", resp.Code, body)
+			}
+			if len(body) > 4096 {
+				t.Fatalf("status %d: problem response is %d bytes: %.600s", resp.Code, len(body), body)
+			}
+			if !json.Valid([]byte(body)) {
+				t.Fatalf("not JSON: %.300s", body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("response lacks %s: %s", w, body)
+				}
+			}
+		})
+	}
+}
+
+// wide is n distinct 60-byte keys, each holding a 10-item list.
+func wide(n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%060d":[1,2,3,4,5,6,7,8,9,10]`, i)
+	}
+	return b.String()
+}
+
+// quietTB keeps humatest from logging megabyte requests and responses.
+type quietTB struct{ *testing.T }
+
+func (quietTB) Log(...any)          {}
+func (quietTB) Logf(string, ...any) {}
