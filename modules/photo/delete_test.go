@@ -1,11 +1,14 @@
 package photo_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/pgstore"
 )
 
 func TestDeletePhotoRemovesItsIndexEntries(t *testing.T) {
@@ -92,5 +95,88 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 	}
 	if _, err := e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", "erase"); !errors.Is(err, photo.ErrInvalid) {
 		t.Fatalf("bad mode: %v", err)
+	}
+}
+
+// Asking to delete a runner's photos after hiding the bib deletes the
+// photos it was hidden from, though no index entry leads to them any more.
+func TestPrivacyDeleteAfterHide(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	ps := []photo.Record{record(0, "p1", "1000", "1001"), record(1, "p1", "1000"), record(2, "p1", "1002")}
+	must(e.svc.IngestBatch(e.ctx, "o1", "e1", ps))(t)
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); n != 2 {
+		t.Fatalf("hide changed %d photos, want 2", n)
+	}
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 2 {
+		t.Fatalf("delete after hide changed %d photos, want 2", n)
+	}
+	gallery := must(e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos
+	if len(gallery) != 1 || gallery[0].ULID != ps[2].ULID {
+		t.Fatalf("gallery after delete: %v", gallery)
+	}
+	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
+		t.Fatalf("photo 0's other bib still finds %d photos", len(pg.Photos))
+	}
+}
+
+// hookTruth runs hook once, right after ingest has read the truth (so
+// ingest holds a view from before whatever hook does).
+type hookTruth struct {
+	photo.Truth
+	once sync.Once
+	hook func()
+}
+
+func (h *hookTruth) IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (photo.IngestTruth, error) {
+	t, err := h.Truth.IngestTruth(ctx, org, event, photographers, bibs)
+	h.once.Do(h.hook)
+	return t, err
+}
+
+// A privacy request that lands between ingest's read of the truth and its
+// writes: the request's walk cannot see the photos yet and ingest did not
+// see the request, yet no photo keeps the bib. Ingest re-checks after its
+// writes and strikes the bib, reporting it as suppressed.
+func TestPrivacyRequestDuringIngest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	for _, batch := range []bool{false, true} {
+		bib := "1000"
+		if batch {
+			bib = "1001"
+		}
+		truth := &hookTruth{Truth: pgstore.New(e.pool)}
+		svc := photo.NewService(photo.Config{Truth: truth, Index: e.store})
+		truth.hook = func() {
+			if _, err := svc.RemoveBib(e.ctx, "o1", "e1", bib, photo.HideMode); err != nil {
+				t.Error(err)
+			}
+		}
+		var results []photo.IngestResult
+		if batch {
+			results = must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(20, "p1", bib, "1009"), record(21, "p1", bib)}))(t)
+		} else {
+			results = []photo.IngestResult{must(svc.Ingest(e.ctx, "o1", "e1", record(10, "p1", bib, "1009")))(t)}
+		}
+		for _, r := range results {
+			if r.Status != photo.Created || slices.Contains(r.Photo.Bibs, bib) || !slices.Equal(r.SuppressedBibs, []string{bib}) {
+				t.Fatalf("batch=%v: result %s bibs %v suppressed %v", batch, r.Status, r.Photo.Bibs, r.SuppressedBibs)
+			}
+			stored := must(svc.Photo(e.ctx, "o1", "e1", r.Photo.ULID))(t)
+			if slices.Contains(stored.Bibs, bib) || stored.BibCount != len(stored.Bibs) {
+				t.Fatalf("batch=%v: stored photo lists %v (count %d)", batch, stored.Bibs, stored.BibCount)
+			}
+		}
+		if pg := must(svc.ByBib(e.ctx, "o1", "e1", bib, photo.PageRequest{})); len(pg(t).Photos) != 0 {
+			t.Fatalf("batch=%v: hidden bib %s still found", batch, bib)
+		}
+		for _, it := range e.scan() {
+			if s(it, "EntityType") == "BIB_INDEX" && s(it, "bib") == bib {
+				t.Fatalf("batch=%v: index entry %s left", batch, s(it, "SK"))
+			}
+		}
 	}
 }

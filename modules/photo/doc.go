@@ -24,6 +24,11 @@
 //     flag corrects itself when the entry list is imported after the photos.
 //   - A bib hidden or deleted at a runner's request is never indexed again:
 //     ingest drops it from later photos and reports it in SuppressedBibs.
+//     The request is recorded in Postgres before its walk over the event's
+//     photos, and ingest checks the requests again after its writes, so a
+//     photo written while a request runs does not keep the bib either. A
+//     request to delete after one to hide still finds the photos (the PHOTO
+//     keeps the bibs hidden from it).
 //   - A photographer's new handle or display name is copied to their PHOTO
 //     items by a resumable walk of GSI2 (SyncPhotographer), and Reconcile
 //     reports and repairs any copy that drifted from the truth.

@@ -34,6 +34,9 @@ func (s *Service) Ingest(ctx context.Context, org, event string, r Record) (Inge
 	}
 	out := batch.results([]WriteResult{res})
 	s.refreshPhotographers(ctx, batch, out)
+	if err := s.settlePrivacy(ctx, org, event, out); err != nil {
+		return IngestResult{}, err
+	}
 	return out[0], nil
 }
 
@@ -59,7 +62,60 @@ func (s *Service) IngestBatch(ctx context.Context, org, event string, rs []Recor
 	}
 	out := batch.results(res)
 	s.refreshPhotographers(ctx, batch, out)
+	if err := s.settlePrivacy(ctx, org, event, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// settlePrivacy closes the race between ingest and a runner's privacy
+// request. RemoveBib records the request in Postgres before it walks the
+// photos; prepare read the requests before the photos were written. So a
+// photo written while a request ran may have been missed by both: after the
+// writes, ingest reads the requests again for the bibs of the photos it
+// wrote (or found) and strikes those bibs from them, exactly as if prepare
+// had seen the request, and reports them in SuppressedBibs. (In DeleteMode
+// the request's own walk, or a repeated request, deletes such a photo.) An
+// error here fails the ingest: its retry finds the photos and settles
+// them.
+func (s *Service) settlePrivacy(ctx context.Context, org, event string, out []IngestResult) error {
+	var bibs []string
+	for _, r := range out {
+		if r.Photo != nil && (r.Status == Created || r.Status == Exists) {
+			bibs = append(bibs, r.Photo.Bibs...)
+		}
+	}
+	if len(bibs) == 0 {
+		return nil
+	}
+	slices.Sort(bibs)
+	hidden, err := s.truth.HiddenBibs(ctx, event, slices.Compact(bibs))
+	if err != nil || len(hidden) == 0 {
+		return err
+	}
+	now := s.now()
+	for i, r := range out {
+		if r.Photo == nil || (r.Status != Created && r.Status != Exists) {
+			continue
+		}
+		var kept []string
+		for _, bib := range r.Photo.Bibs {
+			if !hidden[bib] {
+				kept = append(kept, bib)
+				continue
+			}
+			if _, err := s.index.StrikeBib(ctx, org, event, r.Photo.ULID, bib, now); err != nil {
+				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", r.Photo.ULID, bib, err)
+			}
+			out[i].SuppressedBibs = append(out[i].SuppressedBibs, bib)
+		}
+		if len(kept) != len(r.Photo.Bibs) {
+			p := *r.Photo
+			p.Bibs, p.BibCount = append([]string{}, kept...), len(kept)
+			out[i].Photo = &p
+		}
+	}
+	return nil
 }
 
 // prepared is a validated batch, ready to write.

@@ -51,6 +51,8 @@ type Truth interface {
 	PhotographerVersions(ctx context.Context, ids []string) (map[string]int64, error)
 	// HideBib records a runner's privacy request for a bib.
 	HideBib(ctx context.Context, org, event, bib, mode string) error
+	// HiddenBibs returns which of bibs have a privacy request in event.
+	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]bool, error)
 
 	// SyncState returns the photographer's sync checkpoint, creating one at
 	// the current profile version if there is none.
@@ -124,6 +126,10 @@ type Index interface {
 	// photo showing it is deleted with all its index entries. It returns how
 	// many photos it changed.
 	RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error)
+	// StrikeBib removes bib from one photo as HideMode does (its BIB_INDEX
+	// item deleted, the bib struck from the PHOTO); it reports whether it
+	// changed anything. A missing photo is not an error.
+	StrikeBib(ctx context.Context, org, event, ulid, bib string, now time.Time) (bool, error)
 }
 
 // Config configures a Service.

@@ -38,6 +38,11 @@ type PhotoItem struct {
 	CreatedAt string `dynamodbav:"createdAt"`
 	UpdatedAt string `dynamodbav:"updatedAt"`
 
+	// HiddenBibs are bibs struck from the photo by a runner's privacy
+	// request (hide), kept so that a later request to delete the runner's
+	// photos still finds it. Not part of the seed's fields; never shown.
+	HiddenBibs []string `dynamodbav:"hiddenBibs,omitempty"`
+
 	// Version counts the updates of the photo since its creation (absent
 	// until the first one). Optimistic checks compare it: updatedAt has
 	// millisecond resolution, and two updates can share a millisecond.

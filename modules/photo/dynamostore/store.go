@@ -419,43 +419,72 @@ func (s *Store) deletePhoto(ctx context.Context, v view, it *PhotoItem, extra st
 	return s.table.DB().Transact(ctx, ops...)
 }
 
-// RemoveBib walks the bib's GSI1 entries and, per photo, in one transaction,
-// either strikes the bib (delete its BIB_INDEX; PHOTO.bibs and bibCount
-// updated) or deletes the photo with all its index entries.
+// RemoveBib applies a privacy request in two passes. First the photos:
+// the event's partition, read strongly consistently (the index is
+// eventually consistent, and a hide removes index entries), with every
+// PHOTO that lists the bib (and, to delete, every PHOTO it was hidden from)
+// changed in one transaction each: the bib struck (its BIB_INDEX deleted,
+// PHOTO.bibs and bibCount updated, the bib kept in hiddenBibs) or the photo
+// deleted with all its index entries. Then the bib's GSI1 entries, to drop
+// any left without a photo that lists the bib. Reads cost a pass over the
+// event's photos: fine for a rare request, not for a request path.
 func (s *Store) RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error) {
 	v := s.scope(org)
-	q := v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).Limit(100)
-	changed := 0
-	cursor := ""
-	for {
-		pg, err := q.After(cursor).Page(ctx)
-		if err != nil {
-			return changed, translate(err)
-		}
-		keys := make([]ddb.Key, len(pg.Items))
-		for i, b := range pg.Items {
-			keys[i] = PhotoKey(b.OrgID, b.EventID, b.ULID)
-		}
-		photos, err := v.photos.BatchGet(ctx, keys)
-		if err != nil {
-			return changed, translate(err)
-		}
-		for i, b := range pg.Items {
-			ok, err := s.removeBibFrom(ctx, v, b, photos[i], mode, now)
-			if err != nil {
-				return changed, err
-			}
-			if ok {
-				changed++
-			}
-		}
-		if pg.Cursor == "" {
-			return changed, nil
-		}
-		cursor = pg.Cursor
+	f := expression.Contains(expression.Name("bibs"), bib)
+	if mode == photo.DeleteMode {
+		f = f.Or(expression.Contains(expression.Name("hiddenBibs"), bib))
 	}
+	changed := 0
+	q := v.photos.Query("", EventPK.Build(org, event)).BeginsWith(PhotoSK.Prefix()).Filter(f).Consistent()
+	for it, err := range q.All(ctx) {
+		if err != nil {
+			return changed, translate(err)
+		}
+		ok, err := s.removeBibFrom(ctx, v, &BibItem{OrgID: org, EventID: event, Bib: bib, ULID: it.ULID}, it, mode, now)
+		if err != nil {
+			return changed, err
+		}
+		if ok {
+			changed++
+		}
+	}
+	for b, err := range v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).All(ctx) {
+		if err != nil {
+			return changed, translate(err)
+		}
+		it, err := v.photos.GetStrong(ctx, PhotoKey(b.OrgID, b.EventID, b.ULID))
+		if errors.Is(err, ddb.ErrNotFound) {
+			it = nil
+		} else if err != nil {
+			return changed, translate(err)
+		}
+		ok, err := s.removeBibFrom(ctx, v, b, it, mode, now)
+		if err != nil {
+			return changed, err
+		}
+		if ok {
+			changed++
+		}
+	}
+	return changed, nil
 }
 
+// StrikeBib implements photo.Index: it strikes bib from one photo as a hide
+// does.
+func (s *Store) StrikeBib(ctx context.Context, org, event, ulid, bib string, now time.Time) (bool, error) {
+	v := s.scope(org)
+	it, err := v.photos.GetStrong(ctx, PhotoKey(org, event, ulid))
+	if errors.Is(err, ddb.ErrNotFound) {
+		it = nil
+	} else if err != nil {
+		return false, translate(err)
+	}
+	return s.removeBibFrom(ctx, v, &BibItem{OrgID: org, EventID: event, Bib: bib, ULID: ulid}, it, photo.HideMode, now)
+}
+
+// removeBibFrom applies mode to one photo (it; nil if absent) for its index
+// entry b, reading the photo again and retrying when it changed under the
+// write. It reports whether it changed the photo.
 func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *PhotoItem, mode string, now time.Time) (bool, error) {
 	bk := bibItemKey(b)
 	for attempt := 0; ; attempt++ {
@@ -470,10 +499,15 @@ func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *Photo
 			return false, v.bibs.Delete(bk).Run(ctx)
 		default:
 			rest := slices.DeleteFunc(slices.Clone(it.Bibs), func(x string) bool { return x == b.Bib })
+			hidden := it.HiddenBibs
+			if !slices.Contains(hidden, b.Bib) {
+				hidden = append(slices.Clone(hidden), b.Bib)
+			}
 			err = s.table.DB().Transact(ctx,
 				v.bibs.Delete(bk),
 				v.photos.Update(photoItemKey(it)).
-					Set("bibs", rest).Set("bibCount", len(rest)).Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
+					Set("bibs", rest).Set("bibCount", len(rest)).Set("hiddenBibs", hidden).
+					Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
 					If(unchanged(it)).Label("photo").Op())
 		}
 		if err == nil {

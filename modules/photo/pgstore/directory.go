@@ -320,6 +320,23 @@ func (s *Store) PhotographerVersions(ctx context.Context, ids []string) (map[str
 	return out, nil
 }
 
+// HiddenBibs implements photo.Truth.
+func (s *Store) HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT bib FROM hidden_bibs WHERE event_id = $1 AND bib = ANY($2)`, event, bibs)
+	if err != nil {
+		return nil, translate(err, "hidden bibs", event)
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, translate(err, "hidden bibs", event)
+	}
+	out := make(map[string]bool, len(list))
+	for _, b := range list {
+		out[b] = true
+	}
+	return out, nil
+}
+
 // HideBib records a privacy request; "delete" outranks "hide".
 func (s *Store) HideBib(ctx context.Context, org, event, bib, mode string) error {
 	tag, err := s.pool.Exec(ctx,

@@ -28,8 +28,9 @@ func (h *handlers) registerPrivacy(api huma.API) {
 	pr := op("bib-privacy", http.MethodPost, "/events/{eventId}/bibs/{bib}/privacy",
 		"A runner's privacy request: hide their bib, or delete every photo showing it", tagPrivacy, http.StatusOK)
 	pr.Description = "hide: the bib's index entries are deleted and the bib is struck from its photos, which stay in the gallery. " +
-		"delete: every photo showing the bib is deleted with all its index entries. Either way the request is recorded, " +
-		"and photos ingested later drop the bib (suppressedBibs). Idempotent."
+		"delete: every photo showing the bib, or from which it was hidden before, is deleted with all its index entries. " +
+		"Either way the request is recorded first, and photos ingested later, or while the request runs, drop the bib " +
+		"(suppressedBibs). It reads every photo of the event once. Idempotent."
 	huma.Register(api, pr, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath
