@@ -36,8 +36,8 @@ func (s *Service) CreateEvent(ctx context.Context, org string, e Event) (Event, 
 	checkID(&ps, "eventId", e.ID)
 	checkText(&ps, "name", e.Name, true, 200)
 	if e.StartsOn != "" {
-		if _, err := time.Parse(time.DateOnly, e.StartsOn); err != nil {
-			ps.add("startsOn", "must be a date YYYY-MM-DD", printable(e.StartsOn))
+		if d, err := time.Parse(time.DateOnly, e.StartsOn); err != nil || d.Year() < 1900 {
+			ps.add("startsOn", "must be a date YYYY-MM-DD from 1900 on", printable(e.StartsOn))
 		}
 	}
 	if err := ps.err(); err != nil {

@@ -132,13 +132,15 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		checkID(ps, prefix+"photographerId", r.PhotographerID)
 	}
 	if len(ps.list) == n {
+		field := prefix + "createdAt"
 		if r.CreatedAt.IsZero() {
+			// The default comes from the ulid: a bad time is the ulid's.
 			id, _ := ulid.ParseStrict(r.ULID)
-			r.CreatedAt = ulid.Time(id.Time())
+			r.CreatedAt, field = ulid.Time(id.Time()), prefix+"ulid"
 		}
 		r.CreatedAt = MillisUTC(r.CreatedAt)
 		if r.CreatedAt.Year() < 2000 || r.CreatedAt.After(now.Add(24*time.Hour)) {
-			ps.add(prefix+"createdAt", "must be after 2000 and not in the future", nil)
+			ps.add(field, "its time must be after 2000 and not in the future", nil)
 		}
 	}
 	return r

@@ -279,6 +279,9 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"runners after not UTF-8", "GET", "/events/e1/runners?after=%ff", []any{tok}, 422, "query.after"},
 		{"empty photographer patch", "PATCH", "/photographers/p1", []any{tok, map[string]any{}}, 422, "body"},
 		{"null photographer patch", "PATCH", "/photographers/p1", []any{tok, map[string]any{"handle": nil}}, 422, "body"},
+		{"size beyond int64", "POST", "/events/e1/photos", []any{tok, with("size", json.Number("9223372036854775808"))}, 422, "body.size"},
+		{"ulid from before 2000", "POST", "/events/e1/photos", []any{tok, with("ulid", "00000000000000000000000001")}, 422, "body.ulid"},
+		{"event date in year 0", "POST", "/events", []any{tok, map[string]any{"eventId": "y0", "name": "Y", "startsOn": "0000-01-01"}}, 422, "body.startsOn"},
 		{"organizer missing from the database", "POST", "/events", []any{orgToken(t, "ghost"), map[string]any{"eventId": "g1", "name": "G"}}, 404, "organizer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

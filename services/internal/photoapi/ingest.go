@@ -20,7 +20,7 @@ type recordBody struct {
 	S3URI            string           `json:"s3Uri" pattern:"^s3://" maxLength:"1100" example:"s3://snaprace-images-prod/snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
 	Dimensions       photo.Dimensions `json:"dimensions"`
 	Format           string           `json:"format" minLength:"1" maxLength:"16" example:"jpeg"`
-	Size             int64            `json:"size" minimum:"0" example:"2048576"`
+	Size             int64            `json:"size" minimum:"0" maximum:"1099511627776" doc:"Bytes (at most 1 TiB)." example:"2048576"`
 	Bibs             []string         `json:"bibs" maxItems:"50" doc:"Detected bibs, each matching ^[A-Za-z0-9-]{1,16}$. Bibs not among the event's runners are kept, searchable, and reported in unmatchedBibs."`
 	FaceIDs          []string         `json:"faceIds" maxItems:"100" doc:"Rekognition face ids."`
 	PhotographerID   string           `json:"photographerId,omitempty" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" doc:"Must be a photographer of your organization assigned to the event."`
