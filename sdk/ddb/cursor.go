@@ -1,12 +1,14 @@
 package ddb
 
 import (
-	"crypto/hmac"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -27,39 +29,54 @@ type cursorBody struct {
 // cursorEncoding is unpadded base64url that rejects non-canonical input.
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
-// encodeCursor signs a cursor: base64url(json) "." base64url(HMAC-SHA256).
+// cursorAEAD derives the cursor cipher from Config.CursorKey: AES-256-GCM
+// under an HKDF-SHA256 key, so a cursor is both opaque (it names no table,
+// index, key or tenant to whoever holds it) and authenticated.
+func cursorAEAD(secret []byte) (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, secret, nil, "pacer sdk/ddb cursor v2", 32)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// encodeCursor seals a cursor: base64url(nonce || AES-GCM(json)).
 func (db *DB) encodeCursor(b cursorBody) (string, error) {
-	b.V = 1
+	b.V = 2
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return "", err
 	}
-	mac := hmac.New(sha256.New, db.cfg.CursorKey)
-	mac.Write(raw)
-	return cursorEncoding.EncodeToString(raw) + "." + cursorEncoding.EncodeToString(mac.Sum(nil)), nil
+	nonce := make([]byte, db.cursor.NonceSize(), db.cursor.NonceSize()+len(raw)+db.cursor.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return cursorEncoding.EncodeToString(db.cursor.Seal(nonce, nonce, raw, nil)), nil
 }
 
-// decodeCursor verifies a cursor's signature and that it was issued for
-// exactly this query, and returns the key to resume after.
+// decodeCursor opens a cursor, checks that it was issued for exactly this
+// query, and returns the key to resume after.
 func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, error) {
-	body, sig, ok := strings.Cut(s, ".")
-	if !ok || len(s) > 4096 || !cursorAlphabet(s) {
+	if len(s) > 4096 || !cursorAlphabet(s) {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
 	// Strict: reject non-zero padding bits, so each cursor has exactly one
 	// spelling and a changed character never decodes to the same bytes.
-	raw, err1 := cursorEncoding.DecodeString(body)
-	got, err2 := cursorEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil {
+	sealed, err := cursorEncoding.DecodeString(s)
+	n := db.cursor.NonceSize()
+	if err != nil || len(sealed) < n+db.cursor.Overhead() {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
-	mac := hmac.New(sha256.New, db.cfg.CursorKey)
-	mac.Write(raw)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return nil, fmt.Errorf("%w: bad signature", ErrCursor)
+	raw, err := db.cursor.Open(nil, sealed[:n], sealed[n:], nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not issued with this key, or altered", ErrCursor)
 	}
 	var b cursorBody
-	if err := json.Unmarshal(raw, &b); err != nil || b.V != 1 {
+	if err := json.Unmarshal(raw, &b); err != nil || b.V != 2 {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
 	switch {
@@ -89,14 +106,14 @@ func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, 
 	return it, nil
 }
 
-// cursorAlphabet reports whether s holds only base64url characters and
-// dots. encoding/base64 skips \r and \n, so without this check a cursor
+// cursorAlphabet reports whether s holds only base64url characters.
+// encoding/base64 skips \r and \n, so without this check a cursor
 // with line breaks added would decode like the genuine one: there is
 // exactly one spelling of each cursor.
 func cursorAlphabet(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}

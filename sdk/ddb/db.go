@@ -2,7 +2,9 @@ package ddb
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
+	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -10,8 +12,10 @@ import (
 
 // Config tunes a DB. The zero value works.
 type Config struct {
-	// CursorKey signs pagination cursors (HMAC-SHA256). Use a secret of at
-	// least 32 bytes, shared by every instance that may receive a cursor.
+	// CursorKey seals pagination cursors (AES-256-GCM under a key derived
+	// with HKDF-SHA256): they are opaque and cannot be forged or altered.
+	// Use a secret of at least 32 bytes, shared by every instance that may
+	// receive a cursor.
 	// Empty means a random key per process: cursors then do not survive a
 	// restart or cross instances.
 	CursorKey []byte
@@ -36,6 +40,7 @@ type Config struct {
 type DB struct {
 	client Client
 	cfg    Config
+	cursor cipher.AEAD
 }
 
 // New returns a DB over client.
@@ -61,7 +66,11 @@ func New(client Client, cfg Config) *DB {
 	if cfg.BatchBackoffMax == 0 {
 		cfg.BatchBackoffMax = 2 * time.Second
 	}
-	return &DB{client: client, cfg: cfg}
+	aead, err := cursorAEAD(cfg.CursorKey)
+	if err != nil {
+		panic(fmt.Sprintf("ddb: cursor key: %v", err)) // HKDF-SHA256 and AES-256 accept any key
+	}
+	return &DB{client: client, cfg: cfg, cursor: aead}
 }
 
 // Client returns the underlying client.

@@ -34,9 +34,11 @@
 //     *BatchError; nothing is silently dropped.
 //   - Queries: base table or GSI, sort-key conditions (BeginsWith, Between,
 //     SortKey), direction, limits and filters. Query.Page returns pages whose
-//     opaque cursor is HMAC-SHA256 signed (Config.CursorKey) and bound to the
-//     table, index, partition, sort-key condition, direction and tenant it
-//     was issued for; any other cursor is ErrCursor. The last page has no
+//     cursor is sealed with AES-256-GCM (a key derived from
+//     Config.CursorKey), so it is opaque (it reveals no table, key or
+//     tenant) and cannot be forged, and it is bound to the table, index,
+//     partition, sort-key condition, direction and tenant it was issued
+//     for; any other cursor is ErrCursor. The last page has no
 //     cursor and no page is empty with a cursor (one exception: a filter
 //     that matched nothing in MaxFilteredCalls calls, which bound the work
 //     of one page). Query.All iterates over every item. Table.Scan and Entity.Scan read the whole table, for
