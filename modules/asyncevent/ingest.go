@@ -25,7 +25,7 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 	if !ValidID(eventID) {
 		return Participation{}, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	if !ValidID(userID) {
+	if !ValidUserID(userID) {
 		return Participation{}, fmt.Errorf("%w: userId", ErrInvalidID)
 	}
 	cfg, err := s.event(ctx, eventID)

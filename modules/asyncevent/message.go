@@ -32,7 +32,7 @@ func DecodeMessage(body string) (Message, error) {
 	switch {
 	case m.V != 1:
 		return m, fmt.Errorf("%w: version %d", ErrBadMessage, m.V)
-	case !ValidID(m.RequestID) || !ValidID(m.EventID) || !ValidID(m.UserID):
+	case !ValidID(m.RequestID) || !ValidID(m.EventID) || !ValidUserID(m.UserID):
 		return m, fmt.Errorf("%w: bad ids", ErrBadMessage)
 	case !m.EventType.Valid():
 		return m, fmt.Errorf("%w: event type %q", ErrBadMessage, m.EventType)

@@ -3,6 +3,8 @@ package asyncevent
 import (
 	"regexp"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Retention of the items that expire (the table's "ttl" attribute holds
@@ -16,15 +18,38 @@ const (
 // MaxErrorMessage bounds errorMessage (seed: ≤ 256 characters).
 const MaxErrorMessage = 256
 
-// IDPattern is what event, request and user ids may look like: 1 to 64
-// letters, digits, '_' or '-'. Ids are key segments, so this also keeps '#',
-// '%' and control characters out of keys.
+// IDPattern is what event and request ids may look like: 1 to 64 letters,
+// digits, '_' or '-'. (User ids are not ours to choose: see ValidUserID.)
 const IDPattern = `^[A-Za-z0-9_-]{1,64}$`
 
 var idRE = regexp.MustCompile(IDPattern)
 
-// ValidID reports whether id matches IDPattern.
+// ValidID reports whether an event or request id matches IDPattern.
 func ValidID(id string) bool { return idRE.MatchString(id) }
+
+// MaxUserID bounds a user id in bytes.
+const MaxUserID = 255
+
+// ValidUserID reports whether id can be a user id: 1 to MaxUserID bytes of
+// valid UTF-8 with no control characters and no noncharacters (U+FFFE,
+// U+FFFF: SQS refuses them in a message). User ids are the verified
+// token's sub, in whatever format the identity provider uses
+// ("auth0|5f7c…", "google-oauth2|123", an email address), so '|', '@', '#'
+// and '%' are allowed: every key that holds a user id (IDEMP#<eventId>#<userId>,
+// USER#<userId>) is built with the ddb key codec, which escapes '#' and '%'
+// reversibly, so distinct ids give distinct keys. sdk/auth refuses tokens
+// whose sub breaks the same rule.
+func ValidUserID(id string) bool {
+	if id == "" || len(id) > MaxUserID || !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
 
 // Request is one participation request (REQ#<requestId> / META). Times are
 // epoch milliseconds; zero means "not yet".

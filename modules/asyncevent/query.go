@@ -190,6 +190,9 @@ func checkLimit(limit int) error {
 // MyRequests lists a user's requests, newest first (GSI1). Requests appear
 // once they are queued.
 func (s *Service) MyRequests(ctx context.Context, userID string, limit int, cursor string) (Page, error) {
+	if !ValidUserID(userID) {
+		return Page{}, fmt.Errorf("%w: userId", ErrInvalidID)
+	}
 	if err := checkLimit(limit); err != nil {
 		return Page{}, err
 	}

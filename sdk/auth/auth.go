@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
@@ -45,6 +47,26 @@ func (p Principal) Has(role string) bool { return slices.Contains(p.Roles, role)
 
 // IsAdmin reports whether p has the admin role.
 func (p Principal) IsAdmin() bool { return p.Has(RoleAdmin) }
+
+// MaxSubject bounds a token's sub (the user id) in bytes.
+const MaxSubject = 255
+
+// ValidSubject reports whether sub can be a user id: 1 to MaxSubject bytes
+// of valid UTF-8 with no control characters and no noncharacters (U+FFFE,
+// U+FFFF). Identity providers' formats pass: "auth0|5f7c8ec7…",
+// "google-oauth2|123", email addresses, UUIDs. Verify refuses a token whose
+// sub does not, so services never see such a user id.
+func ValidSubject(sub string) bool {
+	if sub == "" || len(sub) > MaxSubject || !utf8.ValidString(sub) {
+		return false
+	}
+	for _, r := range sub {
+		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
 
 // Config selects how tokens are verified. Exactly one of HS256Secret and
 // JWKSURL must be set.
@@ -117,8 +139,8 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if _, err := v.parser.ParseWithClaims(token, &c, v.keyfunc); err != nil {
 		return Principal{}, fmt.Errorf("%w: %v", ErrUnauthenticated, err)
 	}
-	if c.Subject == "" {
-		return Principal{}, fmt.Errorf("%w: token has no sub", ErrUnauthenticated)
+	if !ValidSubject(c.Subject) {
+		return Principal{}, fmt.Errorf("%w: the token's sub is missing, longer than %d bytes, or holds control characters", ErrUnauthenticated, MaxSubject)
 	}
 	return Principal{UserID: c.Subject, Roles: c.Roles, OrgID: c.Org}, nil
 }

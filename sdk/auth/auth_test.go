@@ -72,6 +72,32 @@ func TestVerifyRejects(t *testing.T) {
 	}
 }
 
+// Subjects in identity providers' formats are user ids; empty, overlong
+// or control-character subjects are refused.
+func TestVerifySubjects(t *testing.T) {
+	v := hsVerifier(t)
+	for sub, ok := range map[string]bool{
+		"auth0|5f7c8ec7c33c6c004bbafe82": true, "google-oauth2|123": true, "user@example.com": true, "a#b%c": true,
+		"Zoë": true, strings.Repeat("a", 255): true,
+		"": false, strings.Repeat("a", 256): false, "a\nb": false, "a\x00b": false, "a\tb": false, "a\u0085b": false, "a\uffffb": false,
+	} {
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": sub, "exp": time.Now().Add(time.Minute).Unix()}).SignedString(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := v.Verify(tok)
+		if ok && (err != nil || p.UserID != sub) {
+			t.Errorf("sub %q: %+v, %v", sub, p, err)
+		}
+		if !ok && !errors.Is(err, auth.ErrUnauthenticated) {
+			t.Errorf("sub %q accepted: %+v, %v", sub, p, err)
+		}
+		if got := auth.ValidSubject(sub); got != ok {
+			t.Errorf("ValidSubject(%q) = %v", sub, got)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	ctx := context.Background()
 	if _, err := auth.NewVerifier(ctx, auth.Config{}); err == nil {

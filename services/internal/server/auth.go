@@ -33,8 +33,9 @@ func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
 
 // Authenticate installs middleware that, for every operation whose Security
 // is non-empty, requires a valid bearer JWT and puts its Principal in the
-// request context. Missing or invalid tokens get 401 problem+json. In dev
-// mode, DevUserHeader may stand in for a token.
+// request context. Missing or invalid tokens get 401 problem+json, as do
+// tokens whose sub cannot be a user id (auth.ValidSubject). In dev mode,
+// DevUserHeader may stand in for a token (under the same rule).
 func Authenticate(api huma.API, v *auth.Verifier, dev bool) {
 	api.UseMiddleware(func(ctx huma.Context, next func(huma.Context)) {
 		op := ctx.Operation()
@@ -44,6 +45,10 @@ func Authenticate(api huma.API, v *auth.Verifier, dev bool) {
 		}
 		if dev {
 			if user := ctx.Header(DevUserHeader); user != "" {
+				if !auth.ValidSubject(user) { // the rule a token's sub follows
+					_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "invalid "+DevUserHeader+": 1 to 255 bytes of UTF-8 without control characters") // the client went away; nothing to do
+					return
+				}
 				p := auth.Principal{UserID: user, OrgID: ctx.Header(DevOrgHeader)}
 				if roles := ctx.Header(DevRolesHeader); roles != "" {
 					p.Roles = strings.Split(roles, ",")

@@ -45,6 +45,10 @@ func newAPI(t *testing.T, dev bool) humatest.TestAPI {
 func TestAuthenticate(t *testing.T) {
 	good, _ := auth.Mint(secret, auth.Principal{UserID: "u1"}, time.Minute)
 	expired, _ := auth.Mint(secret, auth.Principal{UserID: "u1"}, -time.Hour)
+	auth0, _ := auth.Mint(secret, auth.Principal{UserID: "auth0|5f7c8ec7c33c6c004bbafe82"}, time.Minute)
+	email, _ := auth.Mint(secret, auth.Principal{UserID: "user@example.com"}, time.Minute)
+	control, _ := auth.Mint(secret, auth.Principal{UserID: "u1\x01"}, time.Minute)
+	long, _ := auth.Mint(secret, auth.Principal{UserID: strings.Repeat("u", 256)}, time.Minute)
 	for _, tc := range []struct {
 		name    string
 		dev     bool
@@ -61,6 +65,12 @@ func TestAuthenticate(t *testing.T) {
 		{"scheme only", false, []any{"Authorization: Bearer"}, 401, ""},
 		{"dev header outside dev mode", false, []any{server.DevUserHeader + ": eve"}, 401, ""},
 		{"dev header in dev mode", true, []any{server.DevUserHeader + ": eve"}, 200, "eve"},
+		{"auth0 sub", false, []any{"Authorization: Bearer " + auth0}, 200, "auth0|5f7c8ec7c33c6c004bbafe82"},
+		{"email sub", false, []any{"Authorization: Bearer " + email}, 200, "user@example.com"},
+		{"control character in sub", false, []any{"Authorization: Bearer " + control}, 401, ""},
+		{"sub over 255 bytes", false, []any{"Authorization: Bearer " + long}, 401, ""},
+		{"dev header with a control character", true, []any{server.DevUserHeader + ": eve\x01"}, 401, ""},
+		{"dev header over 255 bytes", true, []any{server.DevUserHeader + ": " + strings.Repeat("e", 256)}, 401, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := newAPI(t, tc.dev).Get("/me", tc.headers...)
