@@ -10,8 +10,9 @@ GO ?= go
 # 2 cores here: two test binaries at a time, each with its own stand-ins.
 GOTEST_P ?= 2
 GOTEST_TIMEOUT ?= 20m
-# Tests talk to live stand-ins, so cached results would prove nothing.
-GOTESTFLAGS ?= -count=1
+# Tests talk to live stand-ins, so cached results would prove nothing; the
+# race detector is on because concurrency is what the tests are about.
+GOTESTFLAGS ?= -count=1 -race
 
 # Go files we own (not the npm packages' or caches').
 GOFILES = $$(find . -name '*.go' -not -path './tools/standin/node_modules/*' -not -path './.cache/*' -not -path './.git/*')

@@ -153,15 +153,15 @@ func TestRenameDuringWalkSupersedesIt(t *testing.T) {
 
 // lossyClient reports the item with sort key sk as unprocessed on every
 // BatchWriteItem, as DynamoDB does under throttling, and fails every
-// PutItem of the item with sort key failPut as throttled.
+// PutItem of an item whose sort key failPut accepts as throttled.
 type lossyClient struct {
 	ddb.Client
 	sk      string
-	failPut string
+	failPut func(sk string) bool
 }
 
 func (c lossyClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if s(in.Item, "SK") == c.failPut {
+	if c.failPut != nil && c.failPut(s(in.Item, "SK")) {
 		return nil, &types.ProvisionedThroughputExceededException{Message: aws.String("lossyClient: throttled")}
 	}
 	return c.Client.PutItem(ctx, in, opts...)
@@ -200,7 +200,7 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	recs := []photo.Record{record(0, "p1", "1000", "1001"), record(1, "p1", "1000", "1002"), record(2, "p1", "1000")}
 	// recs[1]: one of its index entries is never processed, so its PHOTO is
 	// not even tried. recs[2]: its index entry is in, its PHOTO put fails.
-	lossy := ddb.New(lossyClient{Client: e.ddb.Client, sk: "BIB#1002#PHOTO#" + recs[1].ULID, failPut: "PHOTO#" + recs[2].ULID},
+	lossy := ddb.New(lossyClient{Client: e.ddb.Client, sk: "BIB#1002#PHOTO#" + recs[1].ULID, failPut: func(sk string) bool { return sk == "PHOTO#"+recs[2].ULID }},
 		ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
 	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
 
@@ -236,6 +236,39 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	}
 	if got := ids(); !slices.Equal(got, []string{recs[2].ULID, recs[1].ULID, recs[0].ULID}) {
 		t.Fatalf("after re-post bib search shows %v", got)
+	}
+}
+
+// A batch of many new photos whose PHOTO puts fail here and there (as under
+// throttling) reports each photo on its own; with -race (make test) this
+// also proves the concurrent commits share no state.
+func TestBatchWithManyFailedCommits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	var recs []photo.Record
+	fail := map[string]bool{}
+	for i := range 60 {
+		recs = append(recs, record(300+i, "p1", "1000"))
+		if i%3 == 1 {
+			fail["PHOTO#"+recs[i].ULID] = true
+		}
+	}
+	lossy := ddb.New(lossyClient{Client: e.ddb.Client, failPut: func(sk string) bool { return fail[sk] }},
+		ddb.Config{CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
+	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+	res := must(svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	for i, r := range res {
+		want := photo.Created
+		if fail["PHOTO#"+recs[i].ULID] {
+			want = photo.Failed
+		}
+		if r.Status != want {
+			t.Fatalf("photo %d: %s (%v), want %s", i, r.Status, r.Err, want)
+		}
+	}
+	if n := len(must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{Limit: 100}))(t).Photos); n != 40 {
+		t.Fatalf("bib search finds %d photos, want the 40 committed", n)
 	}
 }
 

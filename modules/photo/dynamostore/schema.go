@@ -28,12 +28,13 @@
 //     its PHOTO. The PHOTO is the commit record: the gallery and the
 //     photographer search read PHOTO items, and bib search resolves each
 //     BIB_INDEX to its PHOTO and skips one whose PHOTO is absent or does
-//     not list the bib. A photo whose writes did not all complete is
-//     reported Failed and stays invisible until it is re-posted. The
-//     PHOTO's condition makes exactly one of concurrent posts of a ulid win,
-//     even when their contents differ: the others report Exists with the
-//     stored photo, delete the index entries they wrote for bibs it does not
-//     list, and rewrite the ones it shares from it.
+//     not list the bib. A photo reported Failed is not known to be written
+//     (its index entries or its PHOTO put failed, or the put's answer was
+//     lost): re-post it. The PHOTO's condition makes exactly one of
+//     concurrent posts of a ulid win, even when their contents differ: the
+//     others report Exists with the stored photo, delete the index entries
+//     they wrote for bibs it does not list, and rewrite the ones it shares
+//     from it.
 package dynamostore
 
 import (

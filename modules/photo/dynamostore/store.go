@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -187,29 +188,35 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 	// its condition lets exactly one of concurrent posts of a ulid win; a
 	// post that loses reports Exists with the stored photo and takes back
 	// the index entries it wrote that the stored photo does not have.
-	var mu sync.Mutex
+	// Which photos to commit is decided before any goroutine starts; each
+	// goroutine writes only its own slots.
+	var todo []int
+	for i := range items {
+		if have[i] == nil && failed[i] == nil {
+			todo = append(todo, i)
+		}
+	}
+	storedBy := make([]*PhotoItem, len(items))
+	errBy := make([]error, len(items))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, batchPutConcurrency)
-	for i, pi := range items {
-		if have[i] != nil || failed[i] != nil {
-			continue
-		}
+	for _, i := range todo {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			stored, err := s.commit(ctx, v, pi)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				failed[i] = err
-			case stored != nil:
-				have[i] = stored
-				out[i] = photo.WriteResult{Status: photo.Exists, Photo: stored.toPhoto()}
-			}
+			storedBy[i], errBy[i] = s.commit(ctx, v, items[i])
 		})
 	}
 	wg.Wait()
+	for _, i := range todo {
+		switch {
+		case errBy[i] != nil:
+			failed[i] = errBy[i]
+		case storedBy[i] != nil:
+			have[i] = storedBy[i]
+			out[i] = photo.WriteResult{Status: photo.Exists, Photo: storedBy[i].toPhoto()}
+		}
+	}
 	for i, pi := range items {
 		switch {
 		case have[i] != nil:
@@ -233,7 +240,20 @@ const batchPutConcurrency = 16
 // createdAt does). Every losing post repairs after its own writes, so the
 // last write to each entry agrees with the stored photo.
 func (s *Store) commit(ctx context.Context, v view, pi *PhotoItem) (*PhotoItem, error) {
-	err := v.photos.Create(pi).Run(ctx)
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = v.photos.Create(pi).Run(ctx)
+		// On DynamoDB a put on an item inside a pending transaction (a
+		// single-photo create, a delete, a privacy change) is refused with
+		// TransactionConflict, which the AWS retryer does not retry.
+		var tc *types.TransactionConflictException
+		if !errors.As(err, &tc) || attempt >= maxConflictRetries {
+			break
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
 	var ce *ddb.ConditionError
 	if !errors.As(err, &ce) || !ce.Exists() {
 		if err != nil {
@@ -261,8 +281,12 @@ func (s *Store) commit(ctx context.Context, v view, pi *PhotoItem) (*PhotoItem, 
 		}
 	}
 	if len(ops) > 0 {
+		// The photo exists either way, so a failed repair is not this
+		// post's failure: bib search skips the entries for bibs the photo
+		// does not list, and a shared entry only sorts by another time.
 		if err := s.table.DB().Transact(ctx, ops...); err != nil {
-			return nil, fmt.Errorf("dynamostore: photo %s lost to another post; repairing its index entries: %w", pi.ULID, translate(err))
+			slog.Default().Warn("dynamostore: could not repair the index entries of a post that lost to another post of its ulid",
+				"ulid", pi.ULID, "err", err)
 		}
 	}
 	return &stored, nil

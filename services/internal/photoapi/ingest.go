@@ -107,7 +107,7 @@ func (h *handlers) registerIngest(api huma.API) {
 		"all BIB_INDEX items are written with BatchWriteItem (unprocessed items retried with backoff), then each PHOTO " +
 		"with a put-if-absent, so a photo becomes visible only once all its index entries are in, and of concurrent " +
 		"posts of one ulid exactly one creates it (the others get exists and the stored photo). A photo reported " +
-		"failed is invisible and can be re-posted."
+		"failed is not known to be written: re-post it (safe, by ulid)."
 	batch.MaxBodyBytes = 2 << 20
 	huma.Register(api, batch, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
