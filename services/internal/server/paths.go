@@ -1,28 +1,105 @@
 package server
 
 import (
-	"encoding/json"
+	"context"
 	"net/http"
 	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
 )
 
-// cleanPaths answers a request whose path is not clean (an empty segment
-// as in /events//participations, or . and .. segments) with a 404
-// problem+json. Without it, http.ServeMux answers those with a 307
-// redirect and an HTML body, outside the API's error format.
-func cleanPaths(next http.Handler) http.Handler {
+// guard is the middleware Serve puts in front of a service's mux. It
+//
+//   - answers a request whose path is not clean (an empty segment as in
+//     /events//participations, or . and .. segments) with a 404: without
+//     it, http.ServeMux answers those with a 307 redirect and an HTML body;
+//   - turns the 404 and 405 the mux itself writes (text/plain "404 page
+//     not found", "Method Not Allowed") into problem+json like Huma's other
+//     errors, keeping the 405's Allow header.
+func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		if strings.Contains(p, "//") || strings.Contains(p, "/./") || strings.Contains(p, "/../") ||
 			strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(http.StatusNotFound)
-			_ = json.NewEncoder(w).Encode(map[string]any{
-				"title": http.StatusText(http.StatusNotFound), "status": http.StatusNotFound,
-				"detail": "no such path: it has an empty, '.' or '..' segment (is an id missing?)",
-			})
+			writeProblem(w, r, http.StatusNotFound, "no such path: it has an empty, '.' or '..' segment (is an id missing?)")
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r}, r)
 	})
+}
+
+// problemWriter rewrites a 404 or 405 written as plain text or with no
+// content type (http.ServeMux's, written with http.Error) into a
+// problem+json. A handler's own problem, JSON or CBOR, passes through.
+type problemWriter struct {
+	http.ResponseWriter
+	r        *http.Request
+	wrote    bool // the status is written
+	replaced bool // the handler's body is dropped: ours was written
+}
+
+func (w *problemWriter) WriteHeader(code int) {
+	if w.wrote {
+		w.ResponseWriter.WriteHeader(code) // net/http logs the superfluous call
+		return
+	}
+	if code >= 200 {
+		w.wrote = true
+	}
+	if (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) && plain(w.Header().Get("Content-Type")) {
+		w.replaced = true
+		detail := "no such path"
+		if code == http.StatusMethodNotAllowed {
+			detail = "the method is not allowed on this path; the Allow header lists those that are"
+		}
+		writeProblem(w.ResponseWriter, w.r, code, detail)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *problemWriter) Write(b []byte) (int, error) {
+	if w.replaced {
+		return len(b), nil
+	}
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flush,
+// deadlines).
+func (w *problemWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush keeps streaming responses streaming.
+func (w *problemWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// plain reports whether a Content-Type is absent or text/plain.
+func plain(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "" || strings.EqualFold(mt, "text/plain")
+}
+
+// problems writes the problems guard produces the way Huma writes its own
+// (the ErrorModel with its $schema link and Link header, through
+// huma.NewError), from an API whose only operation makes Huma link the
+// ErrorModel schema.
+var problems = func() huma.API {
+	api := humago.New(http.NewServeMux(), huma.DefaultConfig("problems", "1"))
+	huma.Register(api, huma.Operation{OperationID: "problem", Method: http.MethodGet, Path: "/"},
+		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
+	return api
+}()
+
+// writeProblem writes a problem+json with status and detail.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, detail string) {
+	// http.Error set these for its plain-text body.
+	w.Header().Del("Content-Type")
+	w.Header().Del("X-Content-Type-Options")
+	_ = huma.WriteErr(problems, humago.NewContext(nil, r, w), status, detail) // the client went away; nothing to do
 }

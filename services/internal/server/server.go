@@ -48,8 +48,10 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 
 // Serve runs srv on l until ctx is cancelled, then shuts it down
 // gracefully (in-flight requests get up to 10 s). It sets sane timeouts on
-// srv if they are zero, and answers unclean paths (/events//x) with a 404
-// problem+json instead of ServeMux's HTML redirect.
+// srv if they are zero, and puts guard in front of srv.Handler: unclean
+// paths (/events//x) get a 404 problem+json instead of ServeMux's HTML
+// redirect, and ServeMux's plain-text 404s and 405s become problem+json
+// too.
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 5 * time.Second
@@ -63,7 +65,7 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.IdleTimeout == 0 {
 		srv.IdleTimeout = 120 * time.Second
 	}
-	srv.Handler = cleanPaths(srv.Handler)
+	srv.Handler = guard(srv.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	select {
