@@ -16,7 +16,10 @@ import (
 //     it, http.ServeMux answers those with a 307 redirect and an HTML body;
 //   - turns the 404 and 405 the mux itself writes (text/plain "404 page
 //     not found", "Method Not Allowed") into problem+json like Huma's other
-//     errors, keeping the 405's Allow header.
+//     errors, keeping the 405's Allow header;
+//   - lower-cases the request's media type (Content-Type: Application/Json),
+//     which is case-insensitive (RFC 9110 §8.3.1) but which Huma matches
+//     as written.
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -25,8 +28,24 @@ func guard(next http.Handler) http.Handler {
 			writeProblem(w, r, http.StatusNotFound, "no such path: it has an empty, '.' or '..' segment (is an id missing?)")
 			return
 		}
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			if n := normalizeMediaType(ct); n != ct {
+				r.Header.Set("Content-Type", n)
+			}
+		}
 		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r}, r)
 	})
+}
+
+// normalizeMediaType lower-cases the type/subtype of a Content-Type value
+// and trims the space around it, keeping its parameters as sent.
+func normalizeMediaType(ct string) string {
+	mt, params, ok := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if !ok {
+		return mt
+	}
+	return mt + ";" + params
 }
 
 // problemWriter rewrites a 404 or 405 written as plain text or with no

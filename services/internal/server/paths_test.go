@@ -155,3 +155,28 @@ func TestMuxErrorsAreProblems(t *testing.T) {
 		t.Fatalf("a handler's own JSON 404 was rewritten: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 }
+
+// Media types are case-insensitive (RFC 9110 §8.3.1): Application/Json is
+// JSON. Its parameters are kept; other media types are still refused.
+func TestContentTypeCaseInsensitive(t *testing.T) {
+	base := serveAPI(t)
+	client := &http.Client{Timeout: 5 * time.Second}
+	for ct, status := range map[string]int{
+		"application/json": 200, "Application/Json": 200, "APPLICATION/JSON; charset=utf-8": 200, " application/JSON ;charset=UTF-8": 200,
+		"text/plain": 415, "Text/Plain": 415,
+	} {
+		resp, err := client.Post(base+"/events/e1/participations", ct, strings.NewReader(`{"note":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("Content-Type %q: %d %s", ct, resp.StatusCode, body)
+		} else if status == 200 && !strings.Contains(string(body), `"Note":"hi"`) {
+			t.Errorf("Content-Type %q: body %s", ct, body)
+		} else if status != 200 && resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("Content-Type %q: %d as %q", ct, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+}

@@ -50,8 +50,8 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 // gracefully (in-flight requests get up to 10 s). It sets sane timeouts on
 // srv if they are zero, and puts guard in front of srv.Handler: unclean
 // paths (/events//x) get a 404 problem+json instead of ServeMux's HTML
-// redirect, and ServeMux's plain-text 404s and 405s become problem+json
-// too.
+// redirect, ServeMux's plain-text 404s and 405s become problem+json too,
+// and the request's media type is matched case-insensitively.
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 5 * time.Second
