@@ -98,6 +98,32 @@ func TestVerifySubjects(t *testing.T) {
 	}
 }
 
+// A token issued in the future is refused; clock skew within the leeway
+// is not. exp is required.
+func TestVerifyIssuedAt(t *testing.T) {
+	v := hsVerifier(t)
+	now := time.Now()
+	for name, c := range map[string]struct {
+		claims jwt.MapClaims
+		ok     bool
+	}{
+		"iat an hour ahead":     {jwt.MapClaims{"sub": "u1", "iat": now.Add(time.Hour).Unix(), "exp": now.Add(2 * time.Hour).Unix()}, false},
+		"iat a minute ahead":    {jwt.MapClaims{"sub": "u1", "iat": now.Add(time.Minute).Unix(), "exp": now.Add(time.Hour).Unix()}, false},
+		"iat 10 s ahead (skew)": {jwt.MapClaims{"sub": "u1", "iat": now.Add(10 * time.Second).Unix(), "exp": now.Add(time.Hour).Unix()}, true},
+		"iat now":               {jwt.MapClaims{"sub": "u1", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}, true},
+		"no iat":                {jwt.MapClaims{"sub": "u1", "exp": now.Add(time.Hour).Unix()}, true},
+		"no exp":                {jwt.MapClaims{"sub": "u1", "iat": now.Unix()}, false},
+	} {
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c.claims).SignedString(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Verify(tok); (err == nil) != c.ok || (err != nil && !errors.Is(err, auth.ErrUnauthenticated)) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	ctx := context.Background()
 	if _, err := auth.NewVerifier(ctx, auth.Config{}); err == nil {
