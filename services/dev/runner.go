@@ -24,8 +24,10 @@ import (
 
 // Config configures a run of the local stack.
 type Config struct {
-	// Addr is where the runner's own health endpoint listens.
-	Addr string
+	// Addr is where the runner's own health endpoint listens, unless
+	// Listener is set.
+	Addr     string
+	Listener net.Listener
 	// Database is the name of the dev database created on the local
 	// Postgres server. Ignored when DATABASE_URL is set.
 	Database string
@@ -61,9 +63,11 @@ func run(ctx context.Context, cfg Config) (err error) {
 	// Claim every port before anything starts, and keep the listeners: a
 	// second `make run` fails at once instead of after starting Java, and no
 	// other process can take a service's port while the stand-ins start.
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return portError("the dev runner's health endpoint", cfg.Addr, err)
+	ln := cfg.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return portError("the dev runner's health endpoint", cfg.Addr, err)
+		}
 	}
 	defer ln.Close()
 	listeners := make([]net.Listener, len(cfg.Services))
@@ -151,8 +155,12 @@ func run(ctx context.Context, cfg Config) (err error) {
 			})
 		}
 		wg.Go(func() {
-			if err := s.Run(svcCtx, e); err != nil {
+			err := s.Run(svcCtx, e)
+			switch {
+			case err != nil:
 				cancelServices(fmt.Errorf("%s: %w", s.Name, err))
+			case !h.ready[i].Load() && svcCtx.Err() == nil:
+				cancelServices(fmt.Errorf("%s: stopped before it was ready", s.Name))
 			}
 		})
 	}

@@ -113,6 +113,9 @@ func TestRunHealthAndShutdown(t *testing.T) {
 	rep := getHealth(t, url)
 	checkReport(t, rep, 1)
 	env := gotEnv.Load()
+	if env == nil || len(rep.Services) != 1 {
+		t.Fatalf("service env %+v, health services %+v", env, rep.Services)
+	}
 	if rep.Services[0].URL != "http://"+env.Addr {
 		t.Errorf("health reports service URL %q, want http://%s", rep.Services[0].URL, env.Addr)
 	}
@@ -122,7 +125,7 @@ func TestRunHealthAndShutdown(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if env == nil || env.DynamoDBEndpoint == "" || env.SQSEndpoint == "" || env.DatabaseURL == "" || env.Log == nil {
+	if env.DynamoDBEndpoint == "" || env.SQSEndpoint == "" || env.DatabaseURL == "" || env.Log == nil {
 		t.Errorf("service got env %+v", env)
 	}
 	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != env.DynamoDBEndpoint {
@@ -173,6 +176,96 @@ func TestRunPortBusy(t *testing.T) {
 	}
 	if ps := children(os.Getpid(), "java", "node"); len(ps) != 0 {
 		t.Errorf("stand-ins started anyway: %+v", ps)
+	}
+}
+
+// A service that returns without error before saying it is ready stops
+// the runner with a clear error instead of leaving it waiting.
+func TestRunServiceStoppedBeforeReady(t *testing.T) {
+	err := run(context.Background(), Config{
+		Addr:     "127.0.0.1:0",
+		Database: uniqueDB(),
+		Services: []Service{{Name: "quitter", Run: func(context.Context, Env) error { return nil }}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "quitter: stopped before it was ready") {
+		t.Fatalf("run = %v, want the service named as stopped before ready", err)
+	}
+}
+
+// Until every service is ready, health answers 503 "starting" and says
+// which service is not ready yet; the runner announces itself only after.
+func TestHealthSaysStartingUntilReady(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/healthz"
+	slowStarted := make(chan func(), 1)
+	announced := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, Config{
+			Listener: ln, Database: uniqueDB(), OnReady: func(string) { close(announced) },
+			Services: []Service{
+				{Name: "fast", Run: func(ctx context.Context, env Env) error { env.Ready(); <-ctx.Done(); return nil }},
+				{Name: "slow", Run: func(ctx context.Context, env Env) error { slowStarted <- env.Ready; <-ctx.Done(); return nil }},
+			},
+		})
+	}()
+	var slowReady func()
+	select {
+	case slowReady = <-slowStarted:
+	case err := <-errc:
+		t.Fatalf("run: %v", err)
+	case <-time.After(90 * time.Second):
+		t.Fatal("slow service never started")
+	}
+	// fast may not have run yet: wait until health shows it ready.
+	var rep healthReport
+	asyncWait(t, 30*time.Second, func() bool {
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		rep = healthReport{}
+		if json.NewDecoder(resp.Body).Decode(&rep) != nil || resp.StatusCode != http.StatusServiceUnavailable {
+			return false
+		}
+		return len(rep.Services) == 2 && rep.Services[0].Ready
+	})
+	if rep.Status != "starting" || rep.Services[1].Name != "slow" || rep.Services[1].Ready {
+		t.Fatalf("health while slow starts: %+v", rep)
+	}
+	select {
+	case <-announced:
+		t.Fatal("runner announced itself while a service was not ready")
+	default:
+	}
+	slowReady()
+	select {
+	case <-announced:
+	case <-time.After(30 * time.Second):
+		t.Fatal("runner not ready after the slow service said so")
+	}
+	checkReport(t, getHealth(t, url), 2)
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// asyncWait polls cond every 50 ms until it holds or within passes.
+func asyncWait(t *testing.T, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", within)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
