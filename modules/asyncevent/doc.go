@@ -33,8 +33,9 @@
 // again, at most once per RequeueAfter, and a worker finishes it. Requests
 // nobody reads are found by Service.SweepStranded (a filtered table Scan;
 // the admin API's POST /admin/requests/sweep), an operator job to run
-// periodically. A lottery draw does not see such requests as pending; one
-// healed after the draw started is REJECTED_LOTTERY_CLOSED.
+// periodically. A lottery draw waits while any of its entries is still
+// RECEIVED (Draw returns ErrDrawPending saying how many to sweep); one
+// healed after the draw started anyway is REJECTED_LOTTERY_CLOSED.
 //
 // A request whose send failed and which was marked FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE keeps its lock, so the user cannot enter twice; as
@@ -42,7 +43,8 @@
 // (one request) or SweepStranded with RequeueFailedEnqueue (all; the sweep
 // always counts them). The re-queue reopens the request to RECEIVED in one
 // logged, conditional write outside Lifecycle, in which FAILED_FINAL stays
-// terminal for workers, then enqueues it as ingest does.
+// terminal for workers, then enqueues it as ingest does. A lottery entry
+// can be re-queued only while the lottery is OPEN (before the draw).
 //
 // # Ordering
 //

@@ -63,7 +63,7 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 	if dup {
 		return Participation{RequestID: existing, IsDuplicate: true}, nil
 	}
-	if err := s.enqueue(ctx, r, now); err != nil {
+	if err := s.enqueue(ctx, r, now+1); err != nil { // after the RECEIVED log
 		return Participation{}, err
 	}
 	return Participation{RequestID: r.RequestID}, nil

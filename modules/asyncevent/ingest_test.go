@@ -203,9 +203,29 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
 		t.Fatalf("sweep: %+v %v, want 2 failed enqueues counted", res, err)
 	}
+	firstFailure := env.Request(t, p.RequestID).FinishedAt
 	r, err := env.Service.RequeueFailed(ctx, p.RequestID)
-	if err != nil || r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
-		t.Fatalf("re-queue while SQS fails: %+v %v, want FAILED_FINAL again", r, err)
+	if err != nil || r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue || r.FinishedAt <= firstFailure {
+		t.Fatalf("re-queue while SQS fails: %+v %v, want FAILED_FINAL again, later", r, err)
+	}
+	// A caller that read the first failure is too late: it must not
+	// re-queue the second one.
+	var se *asyncevent.StateError
+	if err := env.Store.ReopenFailedEnqueue(ctx, p.RequestID, firstFailure, r.FinishedAt+1); !errors.As(err, &se) {
+		t.Fatalf("stale reopen: %v, want a StateError", err)
+	}
+	// The sweep, asked to re-queue while SQS still fails, stops at the
+	// first failed re-send and does not count it as re-queued.
+	env.Calls.Reset()
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
+		t.Fatalf("sweep while SQS fails: %+v %v", res, err)
+	}
+	if n := env.Calls.Count("DynamoDB.TransactWriteItems"); n != 2 { // one reopen, one mark-failed
+		t.Fatalf("sweep while SQS fails: %s, want one re-send attempt (2 transactions), then stop", env.Calls)
+	}
+	failures := 2 // ingest's and the first re-queue's; the sweep may have tried p again
+	if env.Request(t, p.RequestID).FinishedAt > r.FinishedAt {
+		failures++
 	}
 	env.SQS.SetSendFault(nil)
 
@@ -264,7 +284,7 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	for _, l := range logs {
 		steps = append(steps, string(l.ToStatus))
 	}
-	if got, want := strings.Join(steps, " "), "RECEIVED FAILED_FINAL RECEIVED FAILED_FINAL RECEIVED QUEUED PROCESSING "+string(rs[1].Status); got != want {
+	if got, want := strings.Join(steps, " "), "RECEIVED "+strings.Repeat("FAILED_FINAL RECEIVED ", failures)+"QUEUED PROCESSING "+string(rs[1].Status); got != want {
 		t.Fatalf("log %s\nwant %s", got, want)
 	}
 

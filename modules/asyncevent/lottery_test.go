@@ -324,3 +324,35 @@ func TestLotteryDrawWaitsForStrandedEntries(t *testing.T) {
 		t.Fatalf("draw %+v, want 5 entries and 2 winners", res)
 	}
 }
+
+// A lottery entry whose enqueue failed can be re-queued before the draw,
+// not after: then it could only be rejected as late.
+func TestLotteryRequeueOnlyBeforeTheDraw(t *testing.T) {
+	t.Parallel()
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
+		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	participate(t, env.Service, "raffle", "in")
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	failed := participate(t, env.Service, "raffle", "out")
+	env.SQS.SetSendFault(nil)
+	env.StartWorkers(t, 1, consumer.Config{})
+	asynceventtest.Eventually(t, 30*time.Second, "1 entry collecting", func() (bool, error) {
+		st, err := env.Service.EventStats(ctx, "raffle")
+		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 1, err
+	})
+	shift.Store(int64(time.Hour + 2*time.Second))
+	if _, err := env.Service.Draw(ctx, "raffle", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
+		t.Fatalf("re-queue after the draw: %v, want ErrNotRequeueable", err)
+	}
+	if r := env.Request(t, failed.RequestID); r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
+		t.Fatalf("refused re-queue changed the request: %s/%s", r.Status, r.ResultCode)
+	}
+}

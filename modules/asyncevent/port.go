@@ -53,9 +53,10 @@ type Store interface {
 	// ReopenFailedEnqueue moves a FAILED_FINAL / FAILED_INGEST_ENQUEUE
 	// request back to RECEIVED for an operator re-queue, outside Lifecycle:
 	// it removes finishedAt and the failure fields, sets uiResult PENDING
-	// and requeuedAt = at, and writes the StatusLog, in one transaction.
-	// *StateError if the request is not such a request.
-	ReopenFailedEnqueue(ctx context.Context, requestID string, at int64) error
+	// and requeuedAt = at, and writes the StatusLog, in one transaction, on
+	// condition that its finishedAt is still finishedAt (the failure the
+	// caller read, not a later one). *StateError if not.
+	ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64) error
 
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)

@@ -67,27 +67,34 @@ type SweepOptions struct {
 // /admin/requests/sweep), e.g. every few minutes from a scheduler, not per
 // request. It is safe to run concurrently with itself and with reads: each
 // stranded request is requeued at most once per RequeueAfter, and each
-// failed one once.
+// failed one once. If re-sending a failed request fails again, the sweep
+// stops re-queueing them (and keeps counting): run it again once the queue
+// is healthy.
 func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepResult, error) {
 	var res SweepResult
 	if s.queue == nil || s.cfg.RequeueAfter <= 0 {
 		return res, fmt.Errorf("%w: requeueing is off", ErrUnavailable)
 	}
 	before := s.now() - s.cfg.RequeueAfter.Milliseconds()
+	sendFailing := false
 	for r, err := range s.store.SweepCandidates(ctx, before) {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		if r.Status == StatusFailedFinal {
 			res.FailedEnqueue++
-			if !opt.RequeueFailedEnqueue {
+			if !opt.RequeueFailedEnqueue || sendFailing {
 				continue
 			}
-			_, err := s.RequeueFailed(ctx, r.RequestID)
+			after, err := s.RequeueFailed(ctx, r.RequestID)
 			switch {
+			case err == nil && after.Status == StatusFailedFinal:
+				// The queue still refuses: stop re-queueing (counting on).
+				sendFailing = true
 			case err == nil:
 				res.FailedEnqueueRequeued++
-			case errors.Is(err, ErrNotRequeueable): // re-queued meanwhile
+			case errors.Is(err, ErrNotRequeueable), errors.Is(err, ErrRequestNotFound):
+				// re-queued meanwhile, a lottery past its draw, or expired
 			default:
 				return res, err
 			}
@@ -111,9 +118,10 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 // requeuedAt set, logged), its message is sent, and it becomes QUEUED with
 // the re-queue time as its queuedAt. If the send fails again it is
 // FAILED_FINAL again.
-// Any other request is ErrNotRequeueable; of concurrent calls on one
-// request, one re-queues it and the others get ErrNotRequeueable. It
-// returns the request as it is afterwards.
+// Any other request, or a lottery entry once the draw has started, is
+// ErrNotRequeueable. Of concurrent calls that read the same failure, one
+// re-queues it and the others get ErrNotRequeueable. It returns the request
+// as it is afterwards (FAILED_FINAL again if the send failed again).
 func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request, error) {
 	if !ValidID(requestID) {
 		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
@@ -128,8 +136,19 @@ func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request
 	if r.Status != StatusFailedFinal || r.ResultCode != CodeFailedIngestEnqueue {
 		return nil, fmt.Errorf("%w: %s is %s/%s", ErrNotRequeueable, requestID, r.Status, r.ResultCode)
 	}
+	if r.EventType == Lottery {
+		// After the draw started a re-queued entry could only be rejected
+		// as late, though it was admitted before the cutoff.
+		cfg, err := s.store.GetEvent(ctx, r.EventID, true)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Status != EventOpen {
+			return nil, fmt.Errorf("%w: the lottery %s is %s; re-queue entries before the draw", ErrNotRequeueable, r.EventID, cfg.Status)
+		}
+	}
 	at := max(s.now(), r.FinishedAt+1) // its logs stay in order
-	err = s.store.ReopenFailedEnqueue(ctx, requestID, at)
+	err = s.store.ReopenFailedEnqueue(ctx, requestID, r.FinishedAt, at)
 	var se *StateError
 	if errors.As(err, &se) {
 		return nil, fmt.Errorf("%w: %s changed meanwhile", ErrNotRequeueable, requestID)

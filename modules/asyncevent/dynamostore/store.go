@@ -13,8 +13,11 @@
 // (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>) are on Request items
 // only, enforced by the ddb entities; queuedAt is 13-digit epoch millis. The
 // StatusLog sort key adds the target status to occurredAt, so that two
-// transitions of one request in the same millisecond never collide (each
-// status is reached at most once).
+// transitions of one request in the same millisecond never collide. A
+// status is reached twice only through an operator re-queue (FAILED_FINAL
+// → RECEIVED → … → FAILED_FINAL again), whose writes are timed strictly
+// after the request's last change; a collision still cancels the
+// transition rather than overwrite a log.
 //
 // Every status transition is a TransactWriteItems holding the conditional
 // request update, the StatusLog put and any guard (capacity decrement,
@@ -416,7 +419,7 @@ func (s *Store) SweepCandidates(ctx context.Context, before int64) iter.Seq2[*as
 }
 
 // ReopenFailedEnqueue implements asyncevent.Store.
-func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, at int64) error {
+func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64) error {
 	u := s.requests.Update(requestKey(requestID)).
 		Set("status", string(asyncevent.StatusReceived)).
 		Set("uiResult", string(asyncevent.ResultPending)).
@@ -424,6 +427,7 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, at in
 		Remove("finishedAt").Remove("resultCode").Remove("failureClass").Remove("errorCode").Remove("errorMessage").
 		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusFailedFinal)))).
 		If(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue)))).
+		If(expression.Name("finishedAt").Equal(expression.Value(finishedAt))).
 		Label("request")
 	err := s.db.Transact(ctx, u.Op(), s.logs.Create(&asyncevent.StatusLog{
 		RequestID: requestID, FromStatus: asyncevent.StatusFailedFinal, ToStatus: asyncevent.StatusReceived,
@@ -440,6 +444,10 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, at in
 				}
 			}
 			return se
+		}
+		if te.Reason("log") != nil {
+			// Another re-queue of the same failure wrote this log first.
+			return &asyncevent.StateError{RequestID: requestID, Want: []asyncevent.Status{asyncevent.StatusFailedFinal}}
 		}
 	}
 	return err
