@@ -29,6 +29,18 @@ var (
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
 )
 
+// EventError is ErrInvalidEvent naming the setting at fault (a NewEvent
+// field as the API spells it: "capacity", "lotteryCutoffAt").
+type EventError struct {
+	Field  string
+	Reason string
+}
+
+func (e *EventError) Error() string { return ErrInvalidEvent.Error() + ": " + e.Reason }
+
+// Unwrap makes errors.Is(err, ErrInvalidEvent) true.
+func (e *EventError) Unwrap() error { return ErrInvalidEvent }
+
 // StateError is a conditional write to a request that failed because the
 // request was not in an expected state. Current is the request as it is
 // now (from the failed write's ALL_OLD item), or nil if it does not exist.

@@ -48,68 +48,77 @@ type NewEvent struct {
 func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, error) {
 	now := s.now()
 	cfg := &EventConfig{EventID: in.EventID, EventType: in.EventType, Title: in.Title, Status: EventOpen, CreatedAt: now, UpdatedAt: now}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidEvent}, args...)...)
+	bad := func(field, format string, args ...any) error {
+		return &EventError{Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	if !ValidID(in.EventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
 	if len(in.Title) > 200 {
-		return nil, bad("title longer than 200 bytes")
+		return nil, bad("title", "title longer than 200 bytes")
 	}
 	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) {
-		return nil, bad("title must be UTF-8 without control characters")
+		return nil, bad("title", "title must be UTF-8 without control characters")
 	}
 	for _, t := range []struct {
 		name string
 		at   int64
 	}{{"opensAt", in.OpensAt}, {"closesAt", in.ClosesAt}, {"lotteryCutoffAt", in.LotteryCutoffAt}, {"announcedAt", in.AnnouncedAt}} {
 		if t.at < 0 || t.at > MaxTime {
-			return nil, bad("%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
+			return nil, bad(t.name, "%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
 		}
 	}
 	switch in.EventType {
 	case FirstCome:
 		if in.Capacity < 1 || in.Capacity > MaxCapacity {
-			return nil, bad("capacity must be 1..%d", MaxCapacity)
+			return nil, bad("capacity", "capacity must be 1..%d", MaxCapacity)
 		}
-		if in.LotteryCutoffAt != 0 || in.Winners != 0 || in.AnnouncedAt != 0 || in.SeedCommitment != "" {
-			return nil, bad("lottery settings on a FIRST_COME event")
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"lotteryCutoffAt", in.LotteryCutoffAt != 0}, {"winners", in.Winners != 0}, {"announcedAt", in.AnnouncedAt != 0}, {"seedCommitment", in.SeedCommitment != ""}} {
+			if f.set {
+				return nil, bad(f.name, "lottery settings on a FIRST_COME event")
+			}
 		}
 		if in.ClosesAt != 0 && in.ClosesAt <= max(in.OpensAt, now) {
-			return nil, bad("closesAt must be after opensAt and now")
+			return nil, bad("closesAt", "closesAt must be after opensAt and now")
 		}
 		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt = in.Capacity, in.OpensAt, in.ClosesAt
 	case Lottery:
 		if in.Capacity != 0 || in.ClosesAt != 0 {
-			return nil, bad("capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
+			field := "capacity"
+			if in.Capacity == 0 {
+				field = "closesAt"
+			}
+			return nil, bad(field, "capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
 		}
 		if in.LotteryCutoffAt <= now {
-			return nil, bad("lotteryCutoffAt must be in the future")
+			return nil, bad("lotteryCutoffAt", "lotteryCutoffAt must be in the future")
 		}
 		if in.Winners < 1 || in.Winners > MaxWinners {
-			return nil, bad("winners must be 1..%d", MaxWinners)
+			return nil, bad("winners", "winners must be 1..%d", MaxWinners)
 		}
 		if in.OpensAt != 0 && in.OpensAt >= in.LotteryCutoffAt {
-			return nil, bad("opensAt must be before lotteryCutoffAt")
+			return nil, bad("opensAt", "opensAt must be before lotteryCutoffAt")
 		}
 		if in.AnnouncedAt == 0 {
 			in.AnnouncedAt = in.LotteryCutoffAt
 		}
 		if in.AnnouncedAt < in.LotteryCutoffAt {
-			return nil, bad("announcedAt must not be before lotteryCutoffAt")
+			return nil, bad("announcedAt", "announcedAt must not be before lotteryCutoffAt")
 		}
 		cfg.OpensAt, cfg.LotteryCutoffAt, cfg.Winners, cfg.AnnouncedAt = in.OpensAt, in.LotteryCutoffAt, in.Winners, in.AnnouncedAt
 		if in.SeedCommitment != "" {
 			if b, err := hex.DecodeString(in.SeedCommitment); err != nil || len(b) != 32 {
-				return nil, bad("seedCommitment must be 64 hex digits (SHA-256)")
+				return nil, bad("seedCommitment", "seedCommitment must be 64 hex digits (SHA-256)")
 			}
 			cfg.SeedCommitment = in.SeedCommitment
 		} else {
 			cfg.Seed, cfg.SeedCommitment = NewSeed()
 		}
 	default:
-		return nil, bad("eventType must be FIRST_COME or LOTTERY")
+		return nil, bad("eventType", "eventType must be FIRST_COME or LOTTERY")
 	}
 	if err := s.store.CreateEvent(ctx, cfg); err != nil {
 		return nil, err

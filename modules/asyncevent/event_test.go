@@ -81,3 +81,24 @@ func TestCloseEvent(t *testing.T) {
 		t.Fatalf("lottery after a refused close: %+v, %v", lot, err)
 	}
 }
+
+// An invalid event's error is ErrInvalidEvent and names the setting.
+func TestInvalidEventNamesTheSetting(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	future := time.Now().Add(time.Hour).UnixMilli()
+	for field, in := range map[string]asyncevent.NewEvent{
+		"capacity":        {EventID: "e", EventType: asyncevent.FirstCome},
+		"winners":         {EventID: "e", EventType: asyncevent.Lottery, LotteryCutoffAt: future},
+		"lotteryCutoffAt": {EventID: "e", EventType: asyncevent.Lottery, Winners: 1},
+		"seedCommitment":  {EventID: "e", EventType: asyncevent.FirstCome, Capacity: 1, SeedCommitment: "ab"},
+		"closesAt":        {EventID: "e", EventType: asyncevent.Lottery, Winners: 1, LotteryCutoffAt: future, ClosesAt: future},
+		"eventType":       {EventID: "e", EventType: "RAFFLE"},
+	} {
+		_, err := env.Service.CreateEvent(ctx, in)
+		var ee *asyncevent.EventError
+		if !errors.Is(err, asyncevent.ErrInvalidEvent) || !errors.As(err, &ee) || ee.Field != field || ee.Reason == "" {
+			t.Errorf("%+v: %v, want an EventError naming %s", in, err, field)
+		}
+	}
+}

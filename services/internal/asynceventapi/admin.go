@@ -16,12 +16,12 @@ type NewEventBody struct {
 	EventType string `json:"eventType" enum:"FIRST_COME,LOTTERY"`
 	Title     string `json:"title,omitempty" maxLength:"200"`
 	// FIRST_COME
-	Capacity int64 `json:"capacity,omitempty" minimum:"0" maximum:"1000000" doc:"FIRST_COME: the number of seats N"`
+	Capacity int64 `json:"capacity,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N"`
 	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
 	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until"`
 	// LOTTERY
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: entries accepted until"`
-	Winners         int    `json:"winners,omitempty" minimum:"0" maximum:"100000" doc:"LOTTERY: K, the number of winners"`
+	Winners         int    `json:"winners,omitempty" minimum:"1" maximum:"100000" doc:"LOTTERY (required there): K, the number of winners"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: when results are announced (default: the cutoff)"`
 	SeedCommitment  string `json:"seedCommitment,omitempty" pattern:"^[0-9a-f]{64}$" doc:"LOTTERY: hex SHA-256 of a seed you keep and reveal to the draw. Omit to let the server generate the seed and publish only its commitment until the draw."`
 }

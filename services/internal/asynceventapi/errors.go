@@ -74,6 +74,11 @@ func problem(log *slog.Logger, err error) error {
 		if p.field != "" {
 			m.Errors = []*huma.ErrorDetail{{Message: m.Detail, Location: p.field}}
 		}
+		// An invalid event names its setting, as schema errors do.
+		var ee *asyncevent.EventError
+		if errors.As(err, &ee) && ee.Field != "" {
+			m.Errors = []*huma.ErrorDetail{{Message: ee.Reason, Location: "body." + ee.Field}}
+		}
 		return m
 	}
 	if server.DependencyFailed(err) {
