@@ -236,7 +236,14 @@ func TestWorkerStoppedQueueGrowsThenDrains(t *testing.T) {
 		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
 		if i == 9 || i == 29 {
 			if n, err := env.Queue.Depth(ctx); err != nil || n != i+1 {
-				t.Fatalf("queue depth %d (%v), want %d", n, err, i+1)
+				// Say which request has no message, and why.
+				var odd []string
+				for _, id := range ids {
+					if r := env.Request(t, id); r.Status != asyncevent.StatusQueued {
+						odd = append(odd, fmt.Sprintf("%s %s %s %q", id, r.Status, r.ErrorCode, r.ErrorMessage))
+					}
+				}
+				t.Fatalf("queue depth %d (%v), want %d; requests not QUEUED: %v", n, err, i+1, odd)
 			}
 		}
 	}
