@@ -199,6 +199,16 @@ func TestDLQAndRedrive(t *testing.T) {
 		_, dead, err := env.Queue.Depths(ctx)
 		return dead == 3, err
 	})
+	// The third attempt's record is written by the worker while SQS moves
+	// the message on its own clock: wait for both, then check exactly.
+	asynceventtest.Eventually(t, 10*time.Second, "3 attempts recorded on each", func() (bool, error) {
+		for _, id := range ids {
+			if r := env.Request(t, id); r.Attempts < 3 {
+				return false, fmt.Errorf("%s has %d attempts", id, r.Attempts)
+			}
+		}
+		return true, nil
+	})
 	for _, id := range ids {
 		if r := env.Request(t, id); r.Status != asyncevent.StatusQueued || r.Attempts != 3 || r.LastErrorCode != "ThrottlingException" {
 			t.Fatalf("request in DLQ: %+v", r)
