@@ -22,13 +22,16 @@
 //     indexed and searchable like any other bib, and flagged, at ingest in
 //     the result's UnmatchedBibs and at search time by a nil Runner, so the
 //     flag corrects itself when the entry list is imported after the photos.
-//   - A bib hidden or deleted at a runner's request is never indexed again:
-//     ingest drops it from later photos and reports it in SuppressedBibs.
-//     The request is recorded in Postgres before its walk over the event's
-//     photos, and ingest checks the requests again after its writes, so a
-//     photo written while a request runs does not keep the bib either. A
-//     request to delete after one to hide still finds the photos (the PHOTO
-//     keeps the bibs hidden from it).
+//   - A runner's privacy request for a bib is recorded in Postgres, then
+//     applied to the event's photos: hide strikes the bib from them, delete
+//     deletes them. Later photos get the same treatment at ingest: a hidden
+//     bib is dropped (SuppressedBibs), and a photo showing a bib whose
+//     runner asked for deletion is not written (status Suppressed). Ingest
+//     checks the requests again after its writes, so a photo written while
+//     a request runs is treated the same. A PHOTO keeps the bibs hidden
+//     from it (never shown), so a delete after a hide still finds it, and a
+//     stale index entry never makes a delete take a photo that does not
+//     show the bib.
 //   - A photographer's new handle or display name is copied to their PHOTO
 //     items by a resumable walk of GSI2 (SyncPhotographer), and Reconcile
 //     reports and repairs any copy that drifted from the truth.

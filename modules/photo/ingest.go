@@ -2,6 +2,7 @@ package photo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -22,19 +23,14 @@ type IngestResult struct {
 // and one BIB_INDEX per bib, atomically and idempotently by ulid. Invalid
 // input (including an unknown or unassigned photographer) is a
 // *ValidationError and writes nothing; an event that is not org's is
-// ErrNotFound.
+// ErrNotFound. A photo showing a bib whose runner asked for their photos to
+// be deleted is not written (Suppressed).
 func (s *Service) Ingest(ctx context.Context, org, event string, r Record) (IngestResult, error) {
-	batch, err := s.prepare(ctx, org, event, []Record{r}, "")
+	out, err := s.ingest(ctx, org, event, []Record{r}, "", func(ps []*Photo) ([]WriteResult, error) {
+		res, err := s.index.Create(ctx, ps[0])
+		return []WriteResult{res}, err
+	})
 	if err != nil {
-		return IngestResult{}, err
-	}
-	res, err := s.index.Create(ctx, batch.photos[0])
-	if err != nil {
-		return IngestResult{}, err
-	}
-	out := batch.results([]WriteResult{res})
-	s.refreshPhotographers(ctx, batch, out)
-	if err := s.settlePrivacy(ctx, org, event, out); err != nil {
 		return IngestResult{}, err
 	}
 	return out[0], nil
@@ -52,17 +48,41 @@ func (s *Service) IngestBatch(ctx context.Context, org, event string, rs []Recor
 	if len(rs) > MaxBatch {
 		return nil, Invalid("photos", fmt.Sprintf("holds more than %d photos", MaxBatch), len(rs))
 	}
-	batch, err := s.prepare(ctx, org, event, rs, "photos[%d].")
+	return s.ingest(ctx, org, event, rs, "photos[%d].", func(ps []*Photo) ([]WriteResult, error) {
+		return s.index.CreateBatch(ctx, org, ps)
+	})
+}
+
+// ingest validates rs, writes the photos that are not suppressed with
+// write, and settles what happened meanwhile (photographer renames,
+// privacy requests).
+func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, prefix string, write func([]*Photo) ([]WriteResult, error)) ([]IngestResult, error) {
+	batch, err := s.prepare(ctx, org, event, rs, prefix)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.index.CreateBatch(ctx, org, batch.photos)
-	if err != nil {
-		return nil, err
+	ws := make([]WriteResult, len(rs))
+	var todo []int
+	var photos []*Photo
+	for i, p := range batch.photos {
+		if batch.deleted[i] {
+			ws[i] = WriteResult{Status: Suppressed}
+			continue
+		}
+		todo, photos = append(todo, i), append(photos, p)
 	}
-	out := batch.results(res)
+	if len(photos) > 0 {
+		res, err := write(photos)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range todo {
+			ws[i] = res[k]
+		}
+	}
+	out := batch.results(ws)
 	s.refreshPhotographers(ctx, batch, out)
-	if err := s.settlePrivacy(ctx, org, event, out); err != nil {
+	if err := s.settlePrivacy(ctx, org, event, batch, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -73,16 +93,25 @@ func (s *Service) IngestBatch(ctx context.Context, org, event string, rs []Recor
 // photos; prepare read the requests before the photos were written. So a
 // photo written while a request ran may have been missed by both: after the
 // writes, ingest reads the requests again for the bibs of the photos it
-// wrote (or found) and strikes those bibs from them, exactly as if prepare
-// had seen the request, and reports them in SuppressedBibs. (In DeleteMode
-// the request's own walk, or a repeated request, deletes such a photo.) An
-// error here fails the ingest: its retry finds the photos and settles
-// them.
-func (s *Service) settlePrivacy(ctx context.Context, org, event string, out []IngestResult) error {
+// wrote, found, or may have written (Failed), and applies them exactly as
+// if prepare had seen them: a hidden bib is struck from the photo (and
+// reported in SuppressedBibs), a photo showing a bib whose runner asked for
+// deletion is deleted (Suppressed). An error here fails the ingest: its
+// retry finds the photos and settles them.
+func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *prepared, out []IngestResult) error {
+	shown := func(i int) *Photo {
+		switch out[i].Status {
+		case Created, Exists:
+			return out[i].Photo
+		case Failed:
+			return batch.photos[i] // perhaps written: its answer may have been lost
+		}
+		return nil
+	}
 	var bibs []string
-	for _, r := range out {
-		if r.Photo != nil && (r.Status == Created || r.Status == Exists) {
-			bibs = append(bibs, r.Photo.Bibs...)
+	for i := range out {
+		if p := shown(i); p != nil {
+			bibs = append(bibs, p.Bibs...)
 		}
 	}
 	if len(bibs) == 0 {
@@ -94,25 +123,42 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, out []In
 		return err
 	}
 	now := s.now()
-	for i, r := range out {
-		if r.Photo == nil || (r.Status != Created && r.Status != Exists) {
+	for i := range out {
+		p := shown(i)
+		if p == nil {
 			continue
 		}
-		var kept []string
-		for _, bib := range r.Photo.Bibs {
-			if !hidden[bib] {
+		var kept, struck, deleted []string
+		for _, bib := range p.Bibs {
+			switch hidden[bib] {
+			case DeleteMode:
+				deleted = append(deleted, bib)
+			case HideMode:
+				struck = append(struck, bib)
+			default:
 				kept = append(kept, bib)
-				continue
 			}
-			if _, err := s.index.StrikeBib(ctx, org, event, r.Photo.ULID, bib, now); err != nil {
-				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", r.Photo.ULID, bib, err)
-			}
-			out[i].SuppressedBibs = append(out[i].SuppressedBibs, bib)
 		}
-		if len(kept) != len(r.Photo.Bibs) {
-			p := *r.Photo
-			p.Bibs, p.BibCount = append([]string{}, kept...), len(kept)
-			out[i].Photo = &p
+		if len(deleted) > 0 {
+			if _, err := s.index.Delete(ctx, org, event, p.ULID); err != nil && !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", p.ULID, deleted[0], err)
+			}
+			out[i].WriteResult = WriteResult{Status: Suppressed}
+			out[i].SuppressedBibs = append(out[i].SuppressedBibs, deleted...)
+			continue
+		}
+		for _, bib := range struck {
+			if _, err := s.index.StrikeBib(ctx, org, event, p.ULID, bib, now); err != nil {
+				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", p.ULID, bib, err)
+			}
+		}
+		if len(struck) > 0 {
+			out[i].SuppressedBibs = append(out[i].SuppressedBibs, struck...)
+			if out[i].Photo != nil {
+				c := *out[i].Photo
+				c.Bibs, c.BibCount = append([]string{}, kept...), len(kept)
+				out[i].Photo = &c
+			}
 		}
 	}
 	return nil
@@ -123,6 +169,9 @@ type prepared struct {
 	photos     []*Photo
 	unmatched  [][]string
 	suppressed [][]string
+	// deleted marks photos not to write: they show a bib whose runner
+	// asked for their photos to be deleted.
+	deleted []bool
 	// versions are the photographers' profile versions copied.
 	versions map[string]int64
 }
@@ -182,6 +231,7 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 		photos:     make([]*Photo, len(recs)),
 		unmatched:  make([][]string, len(recs)),
 		suppressed: make([][]string, len(recs)),
+		deleted:    make([]bool, len(recs)),
 		versions:   map[string]int64{},
 	}
 	for i, r := range recs {
@@ -200,10 +250,15 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 			b.versions[id] = p.Version
 		}
 		kept := make([]string, 0, len(r.Bibs))
+		var hiddenHere []string
 		for _, bib := range r.Bibs {
-			switch {
-			case truth.Hidden[bib]:
+			switch truth.Hidden[bib] {
+			case DeleteMode:
 				b.suppressed[i] = append(b.suppressed[i], bib)
+				b.deleted[i] = true
+			case HideMode:
+				b.suppressed[i] = append(b.suppressed[i], bib)
+				hiddenHere = append(hiddenHere, bib)
 			default:
 				kept = append(kept, bib)
 				if _, ok := truth.Runners[bib]; !ok {
@@ -213,6 +268,7 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 		}
 		r.Bibs = kept
 		b.photos[i] = r.photo(org, event, ph)
+		b.photos[i].HiddenBibs = hiddenHere
 	}
 	if err := ps.err(); err != nil {
 		return nil, err

@@ -38,6 +38,11 @@ type Photo struct {
 
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// HiddenBibs are bibs dropped from the photo at a runner's request
+	// (hide), kept so that a later request to delete that runner's photos
+	// finds it. Never shown.
+	HiddenBibs []string `json:"-"`
 }
 
 // Dimensions are an image's size in pixels.

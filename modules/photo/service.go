@@ -51,8 +51,9 @@ type Truth interface {
 	PhotographerVersions(ctx context.Context, ids []string) (map[string]int64, error)
 	// HideBib records a runner's privacy request for a bib.
 	HideBib(ctx context.Context, org, event, bib, mode string) error
-	// HiddenBibs returns which of bibs have a privacy request in event.
-	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]bool, error)
+	// HiddenBibs returns the privacy requests among bibs in event: bib →
+	// HideMode or DeleteMode.
+	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]string, error)
 
 	// SyncState returns the photographer's sync checkpoint, creating one at
 	// the current profile version if there is none.
@@ -86,6 +87,9 @@ const (
 	// Failed: the write did not complete (Err says why); retrying the same
 	// record is safe.
 	Failed WriteStatus = "failed"
+	// Suppressed: not kept, because a runner asked for every photo of one
+	// of its bibs in the event to be deleted (SuppressedBibs says which).
+	Suppressed WriteStatus = "suppressed"
 )
 
 // WriteResult is the outcome of writing one photo.

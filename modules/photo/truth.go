@@ -62,8 +62,9 @@ type IngestTruth struct {
 	Assigned map[string]bool
 	// Runners holds the asked-for bibs that are among the event's runners.
 	Runners map[string]Runner
-	// Hidden holds the asked-for bibs hidden at a runner's request.
-	Hidden map[string]bool
+	// Hidden holds the asked-for bibs with a runner's privacy request:
+	// bib → HideMode or DeleteMode.
+	Hidden map[string]string
 }
 
 // SyncState is the checkpoint of one photographer's sync walk.

@@ -79,6 +79,7 @@ func toPhotoItem(p *photo.Photo) *PhotoItem {
 		Bibs: nonNil(p.Bibs), BibCount: len(p.Bibs), FaceIDs: nonNil(p.FaceIDs), FaceCount: len(p.FaceIDs),
 		PhotographerID: p.PhotographerID, PhotographerHandle: p.PhotographerHandle, PhotographerDisplayName: p.PhotographerDisplayName,
 		CreatedAt: photo.ISOMillis(p.CreatedAt), UpdatedAt: photo.ISOMillis(p.UpdatedAt),
+		HiddenBibs: p.HiddenBibs,
 	}
 	if p.PhotographerID != "" {
 		it.GSI2PK = PhotogGSI2PK.Build(p.PhotographerID)

@@ -517,10 +517,12 @@ func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *Photo
 		case it == nil:
 			// An index entry without its PHOTO: just drop it.
 			return false, v.bibs.Delete(bk).Run(ctx)
+		case !slices.Contains(it.Bibs, b.Bib) && (mode != photo.DeleteMode || !slices.Contains(it.HiddenBibs, b.Bib)):
+			// A stale entry (left by a failed or lost write): the photo
+			// neither shows the bib nor had it hidden. Drop only the entry.
+			return false, v.bibs.Delete(bk).Run(ctx)
 		case mode == photo.DeleteMode:
 			err = s.deletePhoto(ctx, v, it, b.Bib)
-		case !slices.Contains(it.Bibs, b.Bib):
-			return false, v.bibs.Delete(bk).Run(ctx)
 		default:
 			rest := slices.DeleteFunc(slices.Clone(it.Bibs), func(x string) bool { return x == b.Bib })
 			hidden := it.HiddenBibs

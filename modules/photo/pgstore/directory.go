@@ -241,7 +241,7 @@ func (s *Store) Runners(ctx context.Context, event string, bibs []string) (map[s
 func (s *Store) IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (photo.IngestTruth, error) {
 	t := photo.IngestTruth{
 		Photographers: map[string]photo.Photographer{}, Assigned: map[string]bool{},
-		Runners: map[string]photo.Runner{}, Hidden: map[string]bool{},
+		Runners: map[string]photo.Runner{}, Hidden: map[string]string{},
 	}
 	if photographers == nil {
 		photographers = []string{}
@@ -282,14 +282,14 @@ func (s *Store) IngestTruth(ctx context.Context, org, event string, photographer
 			}
 			return rows.Err()
 		})
-	b.Queue(`SELECT bib FROM hidden_bibs WHERE event_id = $1 AND bib = ANY($2)`, event, bibs).
+	b.Queue(`SELECT bib, mode FROM hidden_bibs WHERE event_id = $1 AND bib = ANY($2)`, event, bibs).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var bib string
-				if err := rows.Scan(&bib); err != nil {
+				var bib, mode string
+				if err := rows.Scan(&bib, &mode); err != nil {
 					return err
 				}
-				t.Hidden[bib] = true
+				t.Hidden[bib] = mode
 			}
 			return rows.Err()
 		})
@@ -321,18 +321,19 @@ func (s *Store) PhotographerVersions(ctx context.Context, ids []string) (map[str
 }
 
 // HiddenBibs implements photo.Truth.
-func (s *Store) HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT bib FROM hidden_bibs WHERE event_id = $1 AND bib = ANY($2)`, event, bibs)
+func (s *Store) HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT bib, mode FROM hidden_bibs WHERE event_id = $1 AND bib = ANY($2)`, event, bibs)
 	if err != nil {
 		return nil, translate(err, "hidden bibs", event)
 	}
-	list, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out := map[string]string{}
+	var bib, mode string
+	_, err = pgx.ForEachRow(rows, []any{&bib, &mode}, func() error {
+		out[bib] = mode
+		return nil
+	})
 	if err != nil {
 		return nil, translate(err, "hidden bibs", event)
-	}
-	out := make(map[string]bool, len(list))
-	for _, b := range list {
-		out[b] = true
 	}
 	return out, nil
 }

@@ -42,10 +42,10 @@ func (r recordBody) record() photo.Record {
 type ingestResult struct {
 	Index          int          `json:"index" doc:"Position in the request."`
 	ULID           string       `json:"ulid,omitempty"`
-	Status         string       `json:"status" enum:"created,exists,failed" doc:"created: written now. exists: a photo with this ulid was already stored; nothing was changed. failed: not written (or not completely, and then invisible); re-posting is safe."`
+	Status         string       `json:"status" enum:"created,exists,failed,suppressed" doc:"created: written now. exists: a photo with this ulid was already stored; nothing was changed. failed: not known to be written; re-posting is safe. suppressed: not kept, because a runner asked for every photo of one of its bibs (in suppressedBibs) to be deleted."`
 	Error          string       `json:"error,omitempty"`
 	UnmatchedBibs  []string     `json:"unmatchedBibs,omitempty" doc:"Bibs not among the event's runners: indexed and searchable, flagged for follow-up."`
-	SuppressedBibs []string     `json:"suppressedBibs,omitempty" doc:"Bibs dropped because the runner asked for them to be hidden in this event."`
+	SuppressedBibs []string     `json:"suppressedBibs,omitempty" doc:"Bibs with a runner's privacy request in this event: dropped from the photo (hide), or the reason it was not kept (delete)."`
 	Photo          *photo.Photo `json:"photo,omitempty" doc:"The stored photo."`
 }
 
@@ -71,10 +71,11 @@ type batchBody struct {
 
 type batchOutput struct {
 	Body struct {
-		Created int            `json:"created"`
-		Exists  int            `json:"exists"`
-		Failed  int            `json:"failed"`
-		Results []ingestResult `json:"results" doc:"One per photo, in request order."`
+		Created    int            `json:"created"`
+		Exists     int            `json:"exists"`
+		Failed     int            `json:"failed"`
+		Suppressed int            `json:"suppressed"`
+		Results    []ingestResult `json:"results" doc:"One per photo, in request order."`
 	}
 }
 
@@ -84,7 +85,7 @@ func (h *handlers) registerIngest(api huma.API) {
 	one.Description = "Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists " +
 		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
 		"The photographer must belong to your organization and be assigned to the event."
-	one.Responses = map[string]*huma.Response{"200": {Description: "The ulid already existed; nothing changed."}}
+	one.Responses = map[string]*huma.Response{"200": {Description: "The ulid already existed and nothing changed (status exists), or the photo was not kept because a runner asked for their photos to be deleted (status suppressed)."}}
 	huma.Register(api, one, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body recordBody
@@ -94,8 +95,8 @@ func (h *handlers) registerIngest(api huma.API) {
 			return nil, err
 		}
 		status := http.StatusCreated
-		if res.Status == photo.Exists {
-			status = http.StatusOK
+		if res.Status != photo.Created {
+			status = http.StatusOK // exists, or suppressed at a runner's request
 		}
 		return &ingestOutput{Status: status, Body: resultOf(0, in.Body.ULID, res)}, nil
 	}))
@@ -130,6 +131,8 @@ func (h *handlers) registerIngest(api huma.API) {
 				out.Body.Created++
 			case photo.Exists:
 				out.Body.Exists++
+			case photo.Suppressed:
+				out.Body.Suppressed++
 			default:
 				out.Body.Failed++
 				h.log.Warn("photo-api: batch photo not written", "index", i, "err", r.Err)

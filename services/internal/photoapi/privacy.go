@@ -29,8 +29,9 @@ func (h *handlers) registerPrivacy(api huma.API) {
 		"A runner's privacy request: hide their bib, or delete every photo showing it", tagPrivacy, http.StatusOK)
 	pr.Description = "hide: the bib's index entries are deleted and the bib is struck from its photos, which stay in the gallery. " +
 		"delete: every photo showing the bib, or from which it was hidden before, is deleted with all its index entries. " +
-		"Either way the request is recorded first, and photos ingested later, or while the request runs, drop the bib " +
-		"(suppressedBibs). It reads every photo of the event once. Idempotent."
+		"Either way the request is recorded first, and applies to photos ingested later or while the request runs: " +
+		"hide drops the bib from them (suppressedBibs), delete does not keep them (status suppressed). " +
+		"It reads every photo of the event once. Idempotent."
 	huma.Register(api, pr, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath

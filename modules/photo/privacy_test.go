@@ -1,0 +1,150 @@
+package photo_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// privacyDuringIngest returns a service whose ingest reads the truth, then
+// sees bib's privacy request (mode) land, then writes.
+func privacyDuringIngest(t *testing.T, e *env, index photo.Index, bib, mode string) *photo.Service {
+	truth := &hookTruth{Truth: pgstore.New(e.pool)}
+	svc := photo.NewService(photo.Config{Truth: truth, Index: index})
+	truth.hook = func() {
+		if _, err := svc.RemoveBib(e.ctx, "o1", "e1", bib, mode); err != nil {
+			t.Error(err)
+		}
+	}
+	return svc
+}
+
+// A delete request landing between ingest's read and its writes: the photo
+// is not kept, and the result says so.
+func TestPrivacyDeleteDuringIngest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	for _, batch := range []bool{false, true} {
+		bib := map[bool]string{false: "1000", true: "1001"}[batch]
+		svc := privacyDuringIngest(t, e, e.store, bib, photo.DeleteMode)
+		rec := record(map[bool]int{false: 10, true: 11}[batch], "p1", bib, "1009")
+		var r photo.IngestResult
+		if batch {
+			r = must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t)[0]
+		} else {
+			r = must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+		}
+		if r.Status != photo.Suppressed || !slices.Equal(r.SuppressedBibs, []string{bib}) {
+			t.Fatalf("batch=%v: %s suppressed %v, want suppressed [%s]", batch, r.Status, r.SuppressedBibs, bib)
+		}
+		if _, err := svc.Photo(e.ctx, "o1", "e1", rec.ULID); !errors.Is(err, photo.ErrNotFound) {
+			t.Fatalf("batch=%v: the photo survives its delete request: %v", batch, err)
+		}
+		for _, it := range e.scan() {
+			if s(it, "ulid") == rec.ULID {
+				t.Fatalf("batch=%v: item %s left", batch, s(it, "SK"))
+			}
+		}
+	}
+}
+
+// After a delete request, a photo showing the bib is not written at all;
+// after a hide, it is written without the bib, and a later delete request
+// still finds it.
+func TestPrivacyAppliesToLaterPhotos(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t)
+	res := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(1, "p1", "1002", "1003"), record(2, "p1", "1003")}))(t)
+	if res[0].Status != photo.Suppressed || res[1].Status != photo.Created {
+		t.Fatalf("after a delete request: %s, %s; want suppressed, created", res[0].Status, res[1].Status)
+	}
+	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1003", photo.PageRequest{}))(t); len(pg.Photos) != 1 {
+		t.Fatalf("bib 1003 on %d photos, want only the unsuppressed one", len(pg.Photos))
+	}
+
+	a := must(e.svc.Ingest(e.ctx, "o1", "e1", record(3, "p1", "1000")))(t)
+	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t)
+	b := must(e.svc.Ingest(e.ctx, "o1", "e1", record(4, "p1", "1000", "1001")))(t)
+	if b.Status != photo.Created || !slices.Equal(b.Photo.Bibs, []string{"1001"}) || !slices.Equal(b.SuppressedBibs, []string{"1000"}) {
+		t.Fatalf("after a hide: %s bibs %v suppressed %v", b.Status, b.Photo.Bibs, b.SuppressedBibs)
+	}
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 2 {
+		t.Fatalf("delete after hide changed %d photos, want 2 (one hidden by the request, one at ingest)", n)
+	}
+	for _, id := range []string{a.Photo.ULID, b.Photo.ULID} {
+		if _, err := e.svc.Photo(e.ctx, "o1", "e1", id); !errors.Is(err, photo.ErrNotFound) {
+			t.Fatalf("photo %s survives the delete request: %v", id, err)
+		}
+	}
+}
+
+// A stale index entry (left by a post whose PHOTO put failed, re-posted
+// with other bibs) must not make a delete request delete a photo that
+// neither shows the bib nor had it hidden; the entry itself is dropped.
+func TestPrivacyDeleteIgnoresStaleEntries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	rec := record(40, "p1", "1000")
+	lossy := ddb.New(lossyClient{Client: e.ddb.Client, failPut: func(sk string) bool { return sk == "PHOTO#"+rec.ULID }},
+		ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
+	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+	if res := must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t); res[0].Status != photo.Failed {
+		t.Fatalf("first post %s, want failed", res[0].Status)
+	}
+	rec.Bibs = []string{"1001"}
+	if res := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t); res[0].Status != photo.Created {
+		t.Fatalf("re-post %s, want created", res[0].Status)
+	}
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 0 {
+		t.Fatalf("delete request for 1000 changed %d photos, want 0", n)
+	}
+	if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); err != nil {
+		t.Fatalf("the photo showing only 1001 was deleted: %v", err)
+	}
+	for _, it := range e.scan() {
+		if s(it, "EntityType") == "BIB_INDEX" && s(it, "bib") == "1000" {
+			t.Fatalf("stale entry %s left", s(it, "SK"))
+		}
+	}
+}
+
+// lostAnswerIndex reports the first photo of every CreateBatch as Failed
+// though it was written (the put's answer lost).
+type lostAnswerIndex struct{ photo.Index }
+
+func (l lostAnswerIndex) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) ([]photo.WriteResult, error) {
+	out, err := l.Index.CreateBatch(ctx, org, ps)
+	if err == nil && len(out) > 0 && out[0].Status == photo.Created {
+		out[0] = photo.WriteResult{Status: photo.Failed, Err: context.DeadlineExceeded}
+	}
+	return out, err
+}
+
+// A photo reported Failed may have been written: a hide landing during its
+// ingest is applied to it too.
+func TestPrivacyAppliesToFailedButWrittenPhotos(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	svc := privacyDuringIngest(t, e, lostAnswerIndex{e.store}, "1000", photo.HideMode)
+	rec := record(30, "p1", "1000", "1001")
+	if res := must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t); res[0].Status != photo.Failed {
+		t.Fatalf("result %s, want failed (as the wrapper reports)", res[0].Status)
+	}
+	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
+		t.Fatalf("hidden bib 1000 still finds %d photo(s)", len(pg.Photos))
+	}
+	if p := must(e.svc.Photo(e.ctx, "o1", "e1", rec.ULID))(t); !slices.Equal(p.Bibs, []string{"1001"}) {
+		t.Fatalf("stored photo lists %v, want [1001]", p.Bibs)
+	}
+}
