@@ -124,3 +124,19 @@ func checkLogs(t *testing.T, env *asynceventtest.Env, r *asyncevent.Request) {
 		t.Fatalf("%s: log ends at %s, request is %s", r.RequestID, last.ToStatus, r.Status)
 	}
 }
+
+// hookStore wraps a Store to run another actor's step at a chosen point,
+// so that a test injects an interleaving deterministically.
+type hookStore struct {
+	asyncevent.Store
+	// afterTransition runs after each Transition that succeeded.
+	afterTransition func(t *asyncevent.Transition)
+}
+
+func (h *hookStore) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	err := h.Store.Transition(ctx, t)
+	if err == nil && h.afterTransition != nil {
+		h.afterTransition(t)
+	}
+	return err
+}

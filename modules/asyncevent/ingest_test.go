@@ -471,3 +471,57 @@ func TestLockWithoutEventEndNeverExpires(t *testing.T) {
 		t.Fatalf("lock of an event without an end has ttl %s", num(lock, "ttl"))
 	}
 }
+
+// The sweep stops re-queueing failed enqueues only when a re-send fails.
+// A re-queued request that a worker failed for another reason before the
+// sweep read it back (FAILED_FINAL / FAILED_VALIDATION) was re-queued: it
+// is counted and the sweep goes on.
+func TestSweepGoesOnWhenAWorkerFailsARequeuedRequest(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 10)
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	ids := []string{participate(t, env.Service, "ev", "u1").RequestID, participate(t, env.Service, "ev", "u2").RequestID}
+	env.SQS.SetSendFault(nil)
+
+	var fired atomic.Bool
+	var failedByWorker string
+	hs := &hookStore{Store: env.Store}
+	hs.afterTransition = func(tr *asyncevent.Transition) {
+		if tr.To != asyncevent.StatusQueued || !fired.CompareAndSwap(false, true) {
+			return
+		}
+		// The first re-queued request is QUEUED: a worker takes it and
+		// fails it, before the sweep reads it back.
+		failedByWorker = tr.RequestID
+		for _, w := range []*asyncevent.Transition{
+			{From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: tr.At + 1, StartedAt: tr.At + 1, Message: "processing"},
+			{From: []asyncevent.Status{asyncevent.StatusProcessing}, To: asyncevent.StatusFailedFinal, At: tr.At + 2, FinishedAt: tr.At + 2,
+				UIResult: asyncevent.ResultFailed, ResultCode: asyncevent.CodeFailedValidation, FailureClass: asyncevent.NonRetryable,
+				ErrorCode: "UNKNOWN_EVENT", ErrorMessage: "injected", Message: "UNKNOWN_EVENT"},
+		} {
+			w.RequestID, w.EventID, w.UserID = tr.RequestID, tr.EventID, tr.UserID
+			if err := env.Store.Transition(ctx, w); err != nil {
+				t.Errorf("worker's %s: %v", w.To, err)
+			}
+		}
+	}
+	svc := asyncevent.New(hs, env.Queue, nil, asyncevent.Config{})
+	res, err := svc.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
+	if err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2, FailedEnqueueRequeued: 2}) {
+		t.Fatalf("sweep: %+v %v, want both failed enqueues re-queued", res, err)
+	}
+	for _, id := range ids {
+		r := env.Request(t, id)
+		want := asyncevent.StatusQueued
+		if id == failedByWorker {
+			want = asyncevent.StatusFailedFinal
+		}
+		if r.Status != want {
+			t.Errorf("%s is %s/%s, want %s", id, r.Status, r.ResultCode, want)
+		}
+	}
+	if n, err := env.Queue.Depth(ctx); err != nil || n != 2 {
+		t.Fatalf("queue depth %d %v, want 2 (both re-sent)", n, err)
+	}
+}

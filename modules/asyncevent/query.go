@@ -88,8 +88,10 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 			}
 			after, err := s.RequeueFailed(ctx, r.RequestID)
 			switch {
-			case err == nil && after.Status == StatusFailedFinal:
+			case err == nil && after.Status == StatusFailedFinal && after.ResultCode == CodeFailedIngestEnqueue:
 				// The queue still refuses: stop re-queueing (counting on).
+				// (Only the re-send fails it so: a worker that already
+				// failed the re-queued request sets another code.)
 				sendFailing = true
 			case err == nil:
 				res.FailedEnqueueRequeued++
@@ -121,7 +123,9 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 // Any other request, or a lottery entry once the draw has started, is
 // ErrNotRequeueable. Of concurrent calls that read the same failure, one
 // re-queues it and the others get ErrNotRequeueable. It returns the request
-// as it is afterwards (FAILED_FINAL again if the send failed again).
+// as it is afterwards: FAILED_FINAL / FAILED_INGEST_ENQUEUE again if the
+// send failed again; once sent, a worker may already have moved it on
+// (even to FAILED_FINAL with another result code).
 func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request, error) {
 	if !ValidID(requestID) {
 		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
