@@ -159,8 +159,11 @@ func run(ctx context.Context, cfg Config) (err error) {
 			switch {
 			case err != nil:
 				cancelServices(fmt.Errorf("%s: %w", s.Name, err))
-			case !h.ready[i].Load() && svcCtx.Err() == nil:
+			case svcCtx.Err() == nil && !h.ready[i].Load():
 				cancelServices(fmt.Errorf("%s: stopped before it was ready", s.Name))
+			case svcCtx.Err() == nil:
+				// A service runs until the runner stops it.
+				cancelServices(fmt.Errorf("%s: stopped unexpectedly", s.Name))
 			}
 		})
 	}

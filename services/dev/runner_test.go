@@ -192,6 +192,19 @@ func TestRunServiceStoppedBeforeReady(t *testing.T) {
 	}
 }
 
+// A service that returns while the runner runs, even after it was ready,
+// stops the runner: health must never say ok for a service that is gone.
+func TestRunServiceStoppedAfterReady(t *testing.T) {
+	err := run(context.Background(), Config{
+		Addr:     "127.0.0.1:0",
+		Database: uniqueDB(),
+		Services: []Service{{Name: "brief", Run: func(_ context.Context, env Env) error { env.Ready(); return nil }}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "brief: stopped unexpectedly") {
+		t.Fatalf("run = %v, want the service named as stopped unexpectedly", err)
+	}
+}
+
 // Until every service is ready, health answers 503 "starting" and says
 // which service is not ready yet; the runner announces itself only after.
 func TestHealthSaysStartingUntilReady(t *testing.T) {
