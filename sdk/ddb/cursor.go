@@ -29,11 +29,18 @@ type cursorBody struct {
 // cursorEncoding is unpadded base64url that rejects non-canonical input.
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
-// cursorAEAD derives the cursor cipher from Config.CursorKey: AES-256-GCM
-// under an HKDF-SHA256 key, so a cursor is both opaque (it names no table,
-// index, key or tenant to whoever holds it) and authenticated.
-func cursorAEAD(secret []byte) (cipher.AEAD, error) {
-	key, err := hkdf.Key(sha256.New, secret, nil, "pacer sdk/ddb cursor v2", 32)
+// cursorSaltSize is the random salt opening each cursor.
+const cursorSaltSize = 16
+
+// cursorAEAD derives one cursor's cipher: AES-256-GCM under
+// HKDF-SHA256(Config.CursorKey, salt). Each cursor has its own random salt
+// and so its own key, which seals that cursor only: a fixed nonce is then
+// safe, and there is no limit on how many cursors one CursorKey issues
+// (with one key and random 96-bit nonces, GCM's margin runs out after
+// about 2^32 messages). The cursor is opaque (it names no table, index,
+// key or tenant to whoever holds it) and authenticated.
+func cursorAEAD(secret, salt []byte) (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, secret, salt, "pacer sdk/ddb cursor v2", 32)
 	if err != nil {
 		return nil, err
 	}
@@ -44,18 +51,25 @@ func cursorAEAD(secret []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// encodeCursor seals a cursor: base64url(nonce || AES-GCM(json)).
+// cursorNonce is GCM's nonce: fixed, since every key seals one cursor.
+var cursorNonce = make([]byte, 12)
+
+// encodeCursor seals a cursor: base64url(salt || AES-GCM(json)).
 func (db *DB) encodeCursor(b cursorBody) (string, error) {
 	b.V = 2
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return "", err
 	}
-	nonce := make([]byte, db.cursor.NonceSize(), db.cursor.NonceSize()+len(raw)+db.cursor.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+	out := make([]byte, cursorSaltSize, cursorSaltSize+len(raw)+16)
+	if _, err := rand.Read(out); err != nil {
 		return "", err
 	}
-	return cursorEncoding.EncodeToString(db.cursor.Seal(nonce, nonce, raw, nil)), nil
+	aead, err := cursorAEAD(db.cfg.CursorKey, out)
+	if err != nil {
+		return "", err
+	}
+	return cursorEncoding.EncodeToString(aead.Seal(out, cursorNonce, raw, nil)), nil
 }
 
 // decodeCursor opens a cursor, checks that it was issued for exactly this
@@ -67,11 +81,14 @@ func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, 
 	// Strict: reject non-zero padding bits, so each cursor has exactly one
 	// spelling and a changed character never decodes to the same bytes.
 	sealed, err := cursorEncoding.DecodeString(s)
-	n := db.cursor.NonceSize()
-	if err != nil || len(sealed) < n+db.cursor.Overhead() {
+	if err != nil || len(sealed) < cursorSaltSize+16 {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
-	raw, err := db.cursor.Open(nil, sealed[:n], sealed[n:], nil)
+	aead, err := cursorAEAD(db.cfg.CursorKey, sealed[:cursorSaltSize])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCursor, err)
+	}
+	raw, err := aead.Open(nil, cursorNonce, sealed[cursorSaltSize:], nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: not issued with this key, or altered", ErrCursor)
 	}

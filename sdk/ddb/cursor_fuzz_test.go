@@ -82,7 +82,7 @@ func TestCursorDecode(t *testing.T) {
 			t.Fatalf("cursor reveals %q", secret)
 		}
 	}
-	// Two cursors for the same position differ (random nonce) and both work.
+	// Two cursors for the same position differ (random salt) and both work.
 	again, err := db.encodeCursor(cursorBody{Table: fuzzWant.Table, Index: fuzzWant.Index, PK: fuzzWant.PK, Key: fuzzKey})
 	if err != nil || again == genuine {
 		t.Fatalf("second cursor %q (%v): want a different spelling", again, err)
@@ -134,7 +134,7 @@ func FuzzCursorDecode(f *testing.F) {
 	f.Add("eyJ2IjoxfQ.AAAA", 1, byte(2))
 	f.Add("e30.", 0, byte(0))
 	f.Fuzz(func(t *testing.T, s string, pos int, x byte) {
-		// Cursors carry a random nonce, so each process (the fuzzer runs
+		// Cursors carry a random salt, so each process (the fuzzer runs
 		// several) issues its own spelling of the genuine cursor: one that
 		// opens must be a sealing of exactly the genuine position.
 		if it, err := db.decodeCursor(s, fuzzWant, fuzzAttrs); err == nil && !sameKey(it, fuzzKey) {

@@ -2,9 +2,7 @@ package ddb
 
 import (
 	"context"
-	"crypto/cipher"
 	"crypto/rand"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -12,8 +10,9 @@ import (
 
 // Config tunes a DB. The zero value works.
 type Config struct {
-	// CursorKey seals pagination cursors (AES-256-GCM under a key derived
-	// with HKDF-SHA256): they are opaque and cannot be forged or altered.
+	// CursorKey seals pagination cursors (AES-256-GCM under a per-cursor
+	// key derived with HKDF-SHA256 and a random salt): they are opaque and
+	// cannot be forged or altered.
 	// Use a secret of at least 32 bytes, shared by every instance that may
 	// receive a cursor.
 	// Empty means a random key per process: cursors then do not survive a
@@ -40,7 +39,6 @@ type Config struct {
 type DB struct {
 	client Client
 	cfg    Config
-	cursor cipher.AEAD
 }
 
 // New returns a DB over client.
@@ -66,11 +64,7 @@ func New(client Client, cfg Config) *DB {
 	if cfg.BatchBackoffMax == 0 {
 		cfg.BatchBackoffMax = 2 * time.Second
 	}
-	aead, err := cursorAEAD(cfg.CursorKey)
-	if err != nil {
-		panic(fmt.Sprintf("ddb: cursor key: %v", err)) // HKDF-SHA256 and AES-256 accept any key
-	}
-	return &DB{client: client, cfg: cfg, cursor: aead}
+	return &DB{client: client, cfg: cfg}
 }
 
 // Client returns the underlying client.
