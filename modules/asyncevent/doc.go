@@ -44,7 +44,8 @@
 // always counts them). The re-queue reopens the request to RECEIVED in one
 // logged, conditional write outside Lifecycle, in which FAILED_FINAL stays
 // terminal for workers, then enqueues it as ingest does. A lottery entry
-// can be re-queued only while the lottery is OPEN (before the draw).
+// can be re-queued only while the lottery is OPEN (before the draw): the
+// reopen's transaction checks it, so a draw starting meanwhile wins.
 //
 // # Ordering
 //

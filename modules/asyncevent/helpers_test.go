@@ -131,6 +131,15 @@ type hookStore struct {
 	asyncevent.Store
 	// afterTransition runs after each Transition that succeeded.
 	afterTransition func(t *asyncevent.Transition)
+	// beforeReopen runs just before ReopenFailedEnqueue.
+	beforeReopen func(requestID string)
+}
+
+func (h *hookStore) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error {
+	if h.beforeReopen != nil {
+		h.beforeReopen(requestID)
+	}
+	return h.Store.ReopenFailedEnqueue(ctx, requestID, finishedAt, at, openEvent)
 }
 
 func (h *hookStore) Transition(ctx context.Context, t *asyncevent.Transition) error {

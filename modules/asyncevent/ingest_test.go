@@ -211,7 +211,7 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	// A caller that read the first failure is too late: it must not
 	// re-queue the second one.
 	var se *asyncevent.StateError
-	if err := env.Store.ReopenFailedEnqueue(ctx, p.RequestID, firstFailure, r.FinishedAt+1); !errors.As(err, &se) {
+	if err := env.Store.ReopenFailedEnqueue(ctx, p.RequestID, firstFailure, r.FinishedAt+1, ""); !errors.As(err, &se) {
 		t.Fatalf("stale reopen: %v, want a StateError", err)
 	}
 	// The sweep, asked to re-queue while SQS still fails, stops at the

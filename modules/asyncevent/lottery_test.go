@@ -356,3 +356,38 @@ func TestLotteryRequeueOnlyBeforeTheDraw(t *testing.T) {
 		t.Fatalf("refused re-queue changed the request: %s/%s", r.Status, r.ResultCode)
 	}
 }
+
+// A draw that starts after RequeueFailed found the lottery OPEN but before
+// it reopens the entry wins: the re-queue is ErrNotRequeueable and changes
+// nothing, rather than report success for an entry the worker could only
+// reject as late.
+func TestLotteryRequeueRacingTheDraw(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
+		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	failed := participate(t, env.Service, "raffle", "out")
+	env.SQS.SetSendFault(nil)
+
+	hs := &hookStore{Store: env.Store, beforeReopen: func(string) {
+		// The draw starts: OPEN → DRAWING.
+		if err := env.Store.MoveEvent(ctx, "raffle", asyncevent.EventOpen, asyncevent.EventDrawing, nil); err != nil {
+			t.Errorf("draw start: %v", err)
+		}
+	}}
+	svc := asyncevent.New(hs, env.Queue, nil, asyncevent.Config{})
+	if r, err := svc.RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
+		t.Fatalf("re-queue racing the draw: %+v, %v; want ErrNotRequeueable", r, err)
+	}
+	r := env.Request(t, failed.RequestID)
+	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
+		t.Fatalf("refused re-queue changed the request: %s/%s", r.Status, r.ResultCode)
+	}
+	checkLogs(t, env, r)
+	if n, err := env.Queue.Depth(ctx); err != nil || n != 0 {
+		t.Fatalf("queue depth %d %v, want 0", n, err)
+	}
+}

@@ -55,8 +55,10 @@ type Store interface {
 	// it removes finishedAt and the failure fields, sets uiResult PENDING
 	// and requeuedAt = at, and writes the StatusLog, in one transaction, on
 	// condition that its finishedAt is still finishedAt (the failure the
-	// caller read, not a later one). *StateError if not.
-	ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64) error
+	// caller read, not a later one): *StateError if not. When openEvent is
+	// not "", the same transaction checks that that event is OPEN:
+	// *EventStateError if not (the request is checked first).
+	ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error
 
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)

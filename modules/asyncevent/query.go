@@ -140,22 +140,25 @@ func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request
 	if r.Status != StatusFailedFinal || r.ResultCode != CodeFailedIngestEnqueue {
 		return nil, fmt.Errorf("%w: %s is %s/%s", ErrNotRequeueable, requestID, r.Status, r.ResultCode)
 	}
+	// After the draw started a re-queued lottery entry could only be
+	// rejected as late, though it was admitted before the cutoff: the
+	// reopen is conditional on the lottery being OPEN, in its transaction,
+	// so that a draw starting meanwhile wins.
+	openEvent := ""
 	if r.EventType == Lottery {
-		// After the draw started a re-queued entry could only be rejected
-		// as late, though it was admitted before the cutoff.
-		cfg, err := s.store.GetEvent(ctx, r.EventID, true)
-		if err != nil {
-			return nil, err
-		}
-		if cfg.Status != EventOpen {
-			return nil, fmt.Errorf("%w: the lottery %s is %s; re-queue entries before the draw", ErrNotRequeueable, r.EventID, cfg.Status)
-		}
+		openEvent = r.EventID
 	}
 	at := max(s.now(), r.FinishedAt+1) // its logs stay in order
-	err = s.store.ReopenFailedEnqueue(ctx, requestID, r.FinishedAt, at)
+	err = s.store.ReopenFailedEnqueue(ctx, requestID, r.FinishedAt, at, openEvent)
 	var se *StateError
-	if errors.As(err, &se) {
+	var ese *EventStateError
+	switch {
+	case errors.As(err, &se):
 		return nil, fmt.Errorf("%w: %s changed meanwhile", ErrNotRequeueable, requestID)
+	case errors.As(err, &ese) && ese.Current != nil:
+		return nil, fmt.Errorf("%w: the lottery %s is %s; re-queue entries before the draw", ErrNotRequeueable, r.EventID, ese.Current.Status)
+	case errors.As(err, &ese):
+		return nil, ese // the event does not exist: ErrEventNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)

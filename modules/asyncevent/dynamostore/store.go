@@ -346,16 +346,22 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 		return asyncevent.ErrCapacityLeft
 	}
 	if r := te.Reason("event"); r != nil {
-		ese := &asyncevent.EventStateError{EventID: t.EventID}
-		if r.Item != nil {
-			ese.Current = new(asyncevent.EventConfig)
-			if derr := r.Decode(ese.Current); derr != nil {
-				return derr
-			}
-		}
-		return ese
+		return eventStateErr(t.EventID, r)
 	}
 	return err
+}
+
+// eventStateErr turns a failed event condition in a transaction into an
+// *asyncevent.EventStateError.
+func eventStateErr(eventID string, r *ddb.TxReason) error {
+	ese := &asyncevent.EventStateError{EventID: eventID}
+	if r.Item != nil {
+		ese.Current = new(asyncevent.EventConfig)
+		if derr := r.Decode(ese.Current); derr != nil {
+			return derr
+		}
+	}
+	return ese
 }
 
 // SetPhase implements asyncevent.Store.
@@ -419,7 +425,7 @@ func (s *Store) SweepCandidates(ctx context.Context, before int64) iter.Seq2[*as
 }
 
 // ReopenFailedEnqueue implements asyncevent.Store.
-func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64) error {
+func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error {
 	u := s.requests.Update(requestKey(requestID)).
 		Set("status", string(asyncevent.StatusReceived)).
 		Set("uiResult", string(asyncevent.ResultPending)).
@@ -429,10 +435,15 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 		If(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue)))).
 		If(expression.Name("finishedAt").Equal(expression.Value(finishedAt))).
 		Label("request")
-	err := s.db.Transact(ctx, u.Op(), s.logs.Create(&asyncevent.StatusLog{
+	ops := []*ddb.Op{u.Op(), s.logs.Create(&asyncevent.StatusLog{
 		RequestID: requestID, FromStatus: asyncevent.StatusFailedFinal, ToStatus: asyncevent.StatusReceived,
 		OccurredAt: at, Message: "operator re-queue", TTL: logTTL(at),
-	}).Label("log"))
+	}).Label("log")}
+	if openEvent != "" {
+		ops = append(ops, s.configs.Check(configKey(openEvent)).
+			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
+	}
+	err := s.db.Transact(ctx, ops...)
 	var te *ddb.TxError
 	if errors.As(err, &te) {
 		if r := te.Reason("request"); r != nil {
@@ -444,6 +455,9 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 				}
 			}
 			return se
+		}
+		if r := te.Reason("event"); r != nil {
+			return eventStateErr(openEvent, r)
 		}
 		if te.Reason("log") != nil {
 			// Another re-queue of the same failure wrote this log first.
