@@ -14,14 +14,13 @@
 // # Crash consistency
 //
 // Ingest puts the IdempotencyLock and the Request (RECEIVED) in one
-// transaction, conditional on the event being OPEN, sends the message,
-// then moves RECEIVED → QUEUED (setting queuedAt and the GSI keys). A
-// duplicate learns the stored requestId from the cancelled transaction's
-// reason, without a read. A worker that gets a message whose request is
-// still RECEIVED (ingest died after the send) processes it, taking the
-// message's SentTimestamp as queuedAt. For FIRST_COME the capacity
-// decrement and PROCESSING → SUCCEEDED are one transaction, so
-// capacityTotal − capacityRemaining == #SUCCEEDED always.
+// transaction, sends the message, then moves RECEIVED → QUEUED (setting
+// queuedAt and the GSI keys). A duplicate learns the stored requestId from
+// the cancelled transaction's reason, without a read. A worker that gets a
+// message whose request is still RECEIVED (ingest died after the send)
+// processes it, taking the message's SentTimestamp as queuedAt. For
+// FIRST_COME the capacity decrement and PROCESSING → SUCCEEDED are one
+// transaction, so capacityTotal − capacityRemaining == #SUCCEEDED always.
 // Every status transition writes its StatusLog item in the same
 // transaction as the transition.
 //
@@ -62,18 +61,9 @@
 // (TransactWriteItems, SendMessage, TransactWriteItems), Service caches
 // EventConfig items in process for Config.EventCacheTTL (default 2 s).
 // The first participation of an event in a process costs one extra
-// GetItem. The cache decides the times (opensAt, closesAt, the lottery
-// cutoff: timestamps, and so exact) and refuses events it knows are not
-// OPEN, but it does not decide the status: ingest's lock transaction
-// checks, in the same TransactWriteItems, that the event is OPEN. So a
-// status change (CloseEvent, the draw starting) is exact at ingest in every
-// process: a participation that read a stale OPEN config is refused with
-// nothing written, and that config is dropped so the next one reads the
-// event again. A duplicate is still answered with its stored requestId.
-// Every new participation thus reads the event's CONFIG item in its
-// transaction (a condition check, billed as a transactional write; while
-// a lottery worker counts an entry on that item the two may conflict, and
-// the transaction is retried). Unknown events are not cached.
+// GetItem. A status change of an event (e.g. the draw starting) reaches
+// ingest within the TTL; the lottery cutoff is a timestamp and so is exact.
+// Unknown events are not cached.
 //
 // # Lottery
 //

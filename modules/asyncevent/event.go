@@ -130,10 +130,8 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 // capacity or ClosesAt would: OPEN → CLOSED. Requests already accepted are
 // still processed. Closing a closed event returns it unchanged. A lottery
 // closes at its cutoff and is finished by the draw, so closing one is
-// ErrNotFirstCome. Participations stop at once, in every process: ingest's
-// lock transaction checks that the event is OPEN, so a process whose
-// cached config still says OPEN has its next participation refused
-// (ErrEventClosed, nothing written) and drops that config.
+// ErrNotFirstCome. Participations stop at once in this process and within
+// Config.EventCacheTTL in the others.
 func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)

@@ -18,14 +18,9 @@ type Participation struct {
 // A new participation costs 3 AWS calls once the event's config is cached:
 // the lock + request transaction, the SendMessage, and the RECEIVED →
 // QUEUED transaction. A duplicate costs 1 and returns the stored
-// requestId (even once the event has closed, if this process still has it
-// cached as OPEN). Unknown or closed events are rejected before anything
-// is written: from the cached config, and, since that may be stale, by the
-// lock transaction itself, which checks that the event is OPEN. If that
-// check fails nothing is written, the cached config is dropped and the
-// participation is refused as the event's status says (ErrEventClosed,
-// ErrLotteryClosed). If the enqueue fails the request becomes FAILED_FINAL
-// / FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
+// requestId. Unknown or closed events are rejected before anything is
+// written. If the enqueue fails the request becomes FAILED_FINAL /
+// FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
 func (s *Service) Participate(ctx context.Context, eventID, userID string) (Participation, error) {
 	if !ValidID(eventID) {
 		return Participation{}, fmt.Errorf("%w: eventId", ErrInvalidID)
@@ -61,21 +56,8 @@ func (s *Service) Participate(ctx context.Context, eventID, userID string) (Part
 	if end := cfg.EndsAt(); end > 0 {
 		lockTTL = (max(end, now) + LockTTLAfter.Milliseconds()) / 1000
 	}
-	existing, dup, err := s.store.CreateRequest(ctx, r, lockTTL, true)
-	var ese *EventStateError
-	switch {
-	case errors.As(err, &ese):
-		// The cached config was stale: the event was closed (or its draw
-		// started) since it was read. Nothing was written; read it afresh
-		// next time.
-		s.forgetEvent(eventID)
-		if ese.Current != nil {
-			if aerr := admits(ese.Current, now); aerr != nil {
-				return Participation{}, aerr
-			}
-		}
-		return Participation{}, ese
-	case err != nil:
+	existing, dup, err := s.store.CreateRequest(ctx, r, lockTTL)
+	if err != nil {
 		return Participation{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if dup {

@@ -154,7 +154,7 @@ func TestLottery(t *testing.T) {
 	// A message that reaches a worker after the draw started is rejected
 	// with a clear code, not entered.
 	late := &asyncevent.Request{RequestID: "late1", EventID: "lotto", UserID: "late", EventType: asyncevent.Lottery, Status: asyncevent.StatusReceived, RequestedAt: time.Now().UnixMilli()}
-	if _, _, err := env.Store.CreateRequest(ctx, late, 0, false); err != nil {
+	if _, _, err := env.Store.CreateRequest(ctx, late, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Queue.Send(ctx, asyncevent.Message{RequestID: "late1", EventID: "lotto", UserID: "late", EventType: asyncevent.Lottery}.Encode()); err != nil {

@@ -24,11 +24,8 @@ type Store interface {
 
 	// CreateRequest writes the IdempotencyLock and the Request (RECEIVED),
 	// with its first StatusLog, in one transaction. If the lock exists it
-	// writes nothing and returns the stored requestId with dup true. With
-	// requireOpen the same transaction checks that r's event is OPEN: if
-	// it is not (and the lock does not exist) it writes nothing and returns
-	// *EventStateError.
-	CreateRequest(ctx context.Context, r *Request, lockTTL int64, requireOpen bool) (existing string, dup bool, err error)
+	// writes nothing and returns the stored requestId with dup true.
+	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
 	// Transition applies t atomically (see Transition).
 	Transition(ctx context.Context, t *Transition) error
 	// SetPhase changes a PROCESSING request's uiPhase from → to.

@@ -123,7 +123,7 @@ func TestNonRetryableFailures(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	now := time.Now().UnixMilli()
 	r := &asyncevent.Request{RequestID: "orphan1", EventID: "ghost", UserID: "u1", EventType: asyncevent.FirstCome, Status: asyncevent.StatusReceived, RequestedAt: now}
-	if _, _, err := env.Store.CreateRequest(ctx, r, 0, false); err != nil {
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Queue.Send(ctx, asyncevent.Message{RequestID: "orphan1", EventID: "ghost", UserID: "u1", EventType: asyncevent.FirstCome}.Encode()); err != nil {
@@ -336,7 +336,7 @@ func TestWorkerFollowsAStatusThatMovesUnderIt(t *testing.T) {
 	now := time.Now().UnixMilli()
 	r := &asyncevent.Request{RequestID: "race1", EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
 		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
-	if _, _, err := env.Store.CreateRequest(ctx, r, 0, false); err != nil {
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int64

@@ -22,10 +22,8 @@
 // Every status transition is a TransactWriteItems holding the conditional
 // request update, the StatusLog put and any guard (capacity decrement,
 // sold-out check, event-open check), so a log never disagrees with its
-// request. Ingest's first transaction (lock, request, first StatusLog) also
-// checks that the event is OPEN. Transactions cancelled only by a
-// TransactionConflict are retried with jittered backoff by ddb.DB.Transact
-// itself.
+// request. Transactions cancelled only by a TransactionConflict are retried
+// with jittered backoff by ddb.DB.Transact itself.
 package dynamostore
 
 import (
@@ -182,33 +180,23 @@ func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asynceve
 }
 
 // CreateRequest implements asyncevent.Store.
-func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64, requireOpen bool) (string, bool, error) {
+func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
 	lock := &asyncevent.Lock{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
 	log := &asyncevent.StatusLog{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
-	ops := []*ddb.Op{
+	err := s.db.Transact(ctx,
 		s.locks.Create(lock).Label("lock"),
 		s.requests.Create(r).Label("request"),
 		s.logs.Create(log).Label("log"),
-	}
-	if requireOpen {
-		ops = append(ops, s.configs.Check(configKey(r.EventID)).
-			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
-	}
-	err := s.db.Transact(ctx, ops...)
+	)
 	var te *ddb.TxError
 	if errors.As(err, &te) {
-		// A duplicate first: its caller gets the stored id whatever the
-		// event's status.
 		if reason := te.Reason("lock"); reason != nil && reason.Item != nil {
 			var old asyncevent.Lock
 			if err := reason.Decode(&old); err != nil {
 				return "", false, err
 			}
 			return old.RequestID, true, nil
-		}
-		if reason := te.Reason("event"); reason != nil {
-			return "", false, eventStateErr(r.EventID, reason)
 		}
 	}
 	if err != nil {

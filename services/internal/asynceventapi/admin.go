@@ -163,8 +163,8 @@ func registerAdmin(api huma.API, d *Deps) {
 
 	huma.Register(api, huma.Operation{
 		OperationID: "close-event", Method: http.MethodPost, Path: "/admin/events/{eventId}/close", Summary: "Close a FIRST_COME event early",
-		Description: "OPEN → CLOSED: new participations are refused (409 event-closed) from now on, in every API process (ingest checks the event's status " +
-			"in the transaction that accepts a participation); requests already accepted are still processed. Closing a closed event returns it unchanged. " +
+		Description: "OPEN → CLOSED: new participations are refused (409 event-closed) from now on in this API process and, in the others, " +
+			"once their event cache expires (2 s by default); requests already accepted are still processed. Closing a closed event returns it unchanged. " +
 			"A LOTTERY closes at its lotteryCutoffAt and is finished by the draw: 409 not-first-come.",
 		Tags: tags, Security: server.Bearer,
 		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},

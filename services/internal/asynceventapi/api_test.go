@@ -386,43 +386,6 @@ func TestCloseEventEndpoint(t *testing.T) {
 	expect(t, e.api.Post("/admin/events/nope/close", adm), http.StatusNotFound)
 }
 
-// An API process whose event cache still says OPEN after another process
-// closed the event answers 409 event-closed at once (ingest's transaction
-// checks the event); before that, a user who already participated still
-// gets their requestId.
-func TestCloseByAnotherProcess(t *testing.T) {
-	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{EventCacheTTL: time.Hour}})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := humatest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, false))
-	if _, err := env.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
-		t.Fatal(err)
-	}
-	resp := api.Post("/events/ev/participations", token(t, "u1")) // caches the event as OPEN
-	expect(t, resp, http.StatusAccepted)
-	first := decode[map[string]any](t, resp)
-
-	other := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{})
-	if _, err := other.CloseEvent(context.Background(), "ev"); err != nil {
-		t.Fatal(err)
-	}
-	resp = api.Post("/events/ev/participations", token(t, "u1"))
-	if resp.Code/100 != 2 {
-		t.Fatalf("u1 again: %d %s", resp.Code, resp.Body.String())
-	}
-	if again := decode[map[string]any](t, resp); again["requestId"] != first["requestId"] {
-		t.Fatalf("u1 again: %v, want requestId %v", again, first["requestId"])
-	}
-	resp = api.Post("/events/ev/participations", token(t, "u2"))
-	expect(t, resp, http.StatusConflict)
-	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"event-closed" {
-		t.Fatalf("participation after another process closed the event: %v", p)
-	}
-}
-
 // POST /admin/requests/{id}/requeue re-queues a request whose enqueue
 // failed, admins only; anything else is 409 not-requeueable. The sweep
 // counts such requests and re-queues them only with failedEnqueue=requeue.
