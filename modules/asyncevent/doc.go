@@ -61,9 +61,17 @@
 // (TransactWriteItems, SendMessage, TransactWriteItems), Service caches
 // EventConfig items in process for Config.EventCacheTTL (default 2 s).
 // The first participation of an event in a process costs one extra
-// GetItem. A status change of an event (e.g. the draw starting) reaches
-// ingest within the TTL; the lottery cutoff is a timestamp and so is exact.
-// Unknown events are not cached.
+// GetItem (strongly consistent). A status change (a close, the draw
+// starting) made through a Service drops its own cached copy at once, and
+// reads in flight do not cache the old status; other processes see it when
+// their copy expires, within the TTL. The lottery cutoff is a timestamp and
+// so is exact everywhere. Unknown events are not cached.
+//
+// Why not check the event's status inside ingest's transaction, which
+// would make a close exact everywhere? Every participation would then
+// touch the event's CONFIG item in a transaction, and concurrent
+// transactions on one item conflict: a spike on one event would become a
+// queue of TransactionConflict retries, the opposite of what ingest is for.
 //
 // # Lottery
 //

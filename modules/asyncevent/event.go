@@ -130,8 +130,9 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 // capacity or ClosesAt would: OPEN → CLOSED. Requests already accepted are
 // still processed. Closing a closed event returns it unchanged. A lottery
 // closes at its cutoff and is finished by the draw, so closing one is
-// ErrNotFirstCome. Participations stop at once in this process and within
-// Config.EventCacheTTL in the others.
+// ErrNotFirstCome. Participations stop at once in this process (a read in
+// flight does not cache the old status) and within Config.EventCacheTTL in
+// the others; see the package doc on the event cache.
 func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)

@@ -1,7 +1,9 @@
 package asyncevent_test
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,5 +102,51 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 		if !errors.Is(err, asyncevent.ErrInvalidEvent) || !errors.As(err, &ee) || ee.Field != field || ee.Reason == "" {
 			t.Errorf("%+v: %v, want an EventError naming %s", in, err, field)
 		}
+	}
+}
+
+// slowEventStore holds the first GetEvent of an event until released, so a
+// read can be in flight while the event changes.
+type slowEventStore struct {
+	asyncevent.Store
+	held    atomic.Bool
+	reading chan struct{}
+	release chan struct{}
+}
+
+func (s *slowEventStore) GetEvent(ctx context.Context, id string, strong bool) (*asyncevent.EventConfig, error) {
+	cfg, err := s.Store.GetEvent(ctx, id, strong)
+	if s.held.CompareAndSwap(false, true) { // only the first read waits
+		close(s.reading)
+		<-s.release
+	}
+	return cfg, err
+}
+
+// A participation whose event read was in flight when the event was closed
+// goes through (it was accepted before the close was known), but does not
+// cache the OPEN status it read: the next participation in the closing
+// process is refused.
+func TestCloseEventBeatsAReadInFlight(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "fc", 5)
+	slow := &slowEventStore{Store: env.Store, reading: make(chan struct{}), release: make(chan struct{})}
+	svc := asyncevent.New(slow, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Participate(ctx, "fc", "early")
+		done <- err
+	}()
+	<-slow.reading
+	if _, err := svc.CloseEvent(ctx, "fc"); err != nil {
+		t.Fatal(err)
+	}
+	close(slow.release)
+	if err := <-done; err != nil {
+		t.Fatalf("participation read before the close: %v", err)
+	}
+	if _, err := svc.Participate(ctx, "fc", "late"); !errors.Is(err, asyncevent.ErrEventClosed) {
+		t.Fatalf("participation after the close: %v, want ErrEventClosed", err)
 	}
 }

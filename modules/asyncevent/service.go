@@ -46,6 +46,9 @@ type Service struct {
 	mu      sync.Mutex
 	events  map[string]cachedEvent
 	soldOut map[string]bool
+	// forgets counts forgetEvent calls: a read that began before one is
+	// not cached (it may hold the status the change replaced).
+	forgets uint64
 }
 
 type cachedEvent struct {
@@ -92,29 +95,42 @@ func (s *Service) event(ctx context.Context, eventID string) (*EventConfig, erro
 			return c.cfg, nil
 		}
 	}
-	cfg, err := s.store.GetEvent(ctx, eventID, false)
+	s.mu.Lock()
+	gen := s.forgets
+	s.mu.Unlock()
+	// Strongly consistent: an eventually consistent read could return the
+	// status before a change (a close, a draw) and cache it for the TTL.
+	cfg, err := s.store.GetEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, err
 	}
-	s.cacheEvent(cfg)
+	s.cacheEvent(cfg, gen)
 	return cfg, nil
 }
 
-func (s *Service) cacheEvent(cfg *EventConfig) {
+// cacheEvent caches cfg, read when forgets was gen, unless a change was
+// forgotten since.
+func (s *Service) cacheEvent(cfg *EventConfig, gen uint64) {
 	if s.cfg.EventCacheTTL <= 0 {
 		return
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.forgets != gen {
+		return
+	}
 	if len(s.events) > 10000 { // bound memory: drop everything, it refills
 		clear(s.events)
 	}
 	s.events[cfg.EventID] = cachedEvent{cfg: cfg, expires: time.Now().Add(s.cfg.EventCacheTTL)}
-	s.mu.Unlock()
 }
 
+// forgetEvent drops a changed event from the cache, and keeps reads that
+// were in flight from caching what they read.
 func (s *Service) forgetEvent(eventID string) {
 	s.mu.Lock()
 	delete(s.events, eventID)
+	s.forgets++
 	s.mu.Unlock()
 }
 
