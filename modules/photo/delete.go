@@ -30,7 +30,9 @@ func (s *Service) RemoveBib(ctx context.Context, org, event, bib, mode string) (
 	if _, err := s.truth.Event(ctx, org, event); err != nil {
 		return 0, err
 	}
-	if err := s.truth.HideBib(ctx, org, event, bib, mode); err != nil {
+	// Walk with the mode in force: a hide after a delete is still a delete.
+	mode, err := s.truth.HideBib(ctx, org, event, bib, mode)
+	if err != nil {
 		return 0, err
 	}
 	return s.index.RemoveBib(ctx, org, event, bib, mode, s.now())

@@ -2,7 +2,6 @@ package photo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 )
@@ -91,77 +90,79 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 // settlePrivacy closes the race between ingest and a runner's privacy
 // request. RemoveBib records the request in Postgres before it walks the
 // photos; prepare read the requests before the photos were written. So a
-// photo written while a request ran may have been missed by both: after the
-// writes, ingest reads the requests again for the bibs of the photos it
-// wrote, found, or may have written (Failed), and applies them exactly as
-// if prepare had seen them: a hidden bib is struck from the photo (and
-// reported in SuppressedBibs), a photo showing a bib whose runner asked for
-// deletion is deleted (Suppressed). An error here fails the ingest: its
-// retry finds the photos and settles them.
+// photo written while a request ran may have been missed by both. After
+// the writes, ingest reads the requests again for every bib of every
+// record (those it kept, those prepare already suppressed, and the stored
+// photo's when the ulid existed) and applies each to the stored photo with
+// the same guarded step as RemoveBib (Index.ApplyPrivacy): hide strikes the
+// bib, delete deletes the photo if it shows the bib or had it hidden. This
+// covers photos reported Failed (perhaps written) and retries of an ingest
+// whose settling failed. An error here fails the ingest; its retry settles
+// again.
 func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *prepared, out []IngestResult) error {
-	shown := func(i int) *Photo {
-		switch out[i].Status {
-		case Created, Exists:
-			return out[i].Photo
-		case Failed:
-			return batch.photos[i] // perhaps written: its answer may have been lost
+	candidates := make([][]string, len(out))
+	var all []string
+	for i, r := range out {
+		c := slices.Concat(batch.photos[i].Bibs, batch.photos[i].HiddenBibs, batch.suppressed[i])
+		if r.Photo != nil {
+			c = append(c, r.Photo.Bibs...)
 		}
+		slices.Sort(c)
+		candidates[i] = slices.Compact(c)
+		all = append(all, candidates[i]...)
+	}
+	if len(all) == 0 {
 		return nil
 	}
-	var bibs []string
-	for i := range out {
-		if p := shown(i); p != nil {
-			bibs = append(bibs, p.Bibs...)
-		}
-	}
-	if len(bibs) == 0 {
-		return nil
-	}
-	slices.Sort(bibs)
-	hidden, err := s.truth.HiddenBibs(ctx, event, slices.Compact(bibs))
-	if err != nil || len(hidden) == 0 {
+	slices.Sort(all)
+	modes, err := s.truth.HiddenBibs(ctx, event, slices.Compact(all))
+	if err != nil || len(modes) == 0 {
 		return err
 	}
 	now := s.now()
 	for i := range out {
-		p := shown(i)
-		if p == nil {
+		var requested []string
+		for _, bib := range candidates[i] {
+			if modes[bib] != "" {
+				requested = append(requested, bib)
+			}
+		}
+		if len(requested) == 0 {
 			continue
 		}
-		var kept, struck, deleted []string
-		for _, bib := range p.Bibs {
-			switch hidden[bib] {
-			case DeleteMode:
-				deleted = append(deleted, bib)
-			case HideMode:
-				struck = append(struck, bib)
-			default:
-				kept = append(kept, bib)
+		ulid := batch.photos[i].ULID
+		var after *Photo
+		deleted := false
+		for _, bib := range requested {
+			p, del, err := s.index.ApplyPrivacy(ctx, org, event, ulid, bib, modes[bib], now)
+			if err != nil {
+				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", ulid, bib, err)
 			}
+			after, deleted = p, deleted || del
 		}
-		if len(deleted) > 0 {
-			if _, err := s.index.Delete(ctx, org, event, p.ULID); err != nil && !errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", p.ULID, deleted[0], err)
-			}
-			out[i].WriteResult = WriteResult{Status: Suppressed}
-			out[i].SuppressedBibs = append(out[i].SuppressedBibs, deleted...)
-			continue
-		}
-		for _, bib := range struck {
-			if _, err := s.index.StrikeBib(ctx, org, event, p.ULID, bib, now); err != nil {
-				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", p.ULID, bib, err)
-			}
-		}
-		if len(struck) > 0 {
-			out[i].SuppressedBibs = append(out[i].SuppressedBibs, struck...)
-			if out[i].Photo != nil {
-				c := *out[i].Photo
-				c.Bibs, c.BibCount = append([]string{}, kept...), len(kept)
-				out[i].Photo = &c
-			}
+		r := &out[i]
+		r.SuppressedBibs = union(r.SuppressedBibs, requested)
+		r.UnmatchedBibs = slices.DeleteFunc(r.UnmatchedBibs, func(b string) bool { return slices.Contains(requested, b) })
+		switch {
+		case after == nil && (deleted || r.Status != Failed):
+			// Gone at a runner's request (or never written for it).
+			r.WriteResult = WriteResult{Status: Suppressed}
+		case after != nil && r.Status == Suppressed:
+			// Not written, but a photo with this ulid is stored and does not
+			// show the bib: report it as the existing photo.
+			r.WriteResult = WriteResult{Status: Exists, Photo: after}
+		case after != nil && r.Status != Failed:
+			r.Photo = after
 		}
 	}
 	return nil
+}
+
+// union returns a sorted, duplicate-free union of a and b.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // prepared is a validated batch, ready to write.

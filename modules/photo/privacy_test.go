@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
@@ -146,5 +148,127 @@ func TestPrivacyAppliesToFailedButWrittenPhotos(t *testing.T) {
 	}
 	if p := must(e.svc.Photo(e.ctx, "o1", "e1", rec.ULID))(t); !slices.Equal(p.Bibs, []string{"1001"}) {
 		t.Fatalf("stored photo lists %v, want [1001]", p.Bibs)
+	}
+}
+
+// failApplyOnce fails the first ApplyPrivacy (a transient DynamoDB error).
+type failApplyOnce struct {
+	photo.Index
+	done atomic.Bool
+}
+
+func (f *failApplyOnce) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*photo.Photo, bool, error) {
+	if f.done.CompareAndSwap(false, true) {
+		return nil, false, errors.New("transient error")
+	}
+	return f.Index.ApplyPrivacy(ctx, org, event, ulid, bib, mode, now)
+}
+
+// If settling a delete request fails, the ingest fails, and its retry
+// (which prepare already suppresses) still deletes the stored photo.
+func TestPrivacyRetryAfterAFailedSettle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	svc := privacyDuringIngest(t, e, &failApplyOnce{Index: e.store}, "1000", photo.DeleteMode)
+	rec := record(60, "p1", "1000", "1001")
+	if _, err := svc.Ingest(e.ctx, "o1", "e1", rec); err == nil {
+		t.Fatal("the first ingest succeeded though settling failed")
+	}
+	r := must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+	if r.Status != photo.Suppressed {
+		t.Fatalf("retry: %s, want suppressed", r.Status)
+	}
+	if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); !errors.Is(err, photo.ErrNotFound) {
+		t.Fatalf("the photo survives the delete request: %v", err)
+	}
+}
+
+// A re-post of a stored ulid with another bib, under a delete request for
+// that bib, neither deletes the stored photo (it never showed the bib) nor
+// claims it was not kept: it is reported as existing.
+func TestPrivacyRepostDoesNotDeleteAPhotoNotShowingTheBib(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	rec := record(64, "p1", "1001")
+	must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+	// The delete request lands during a batch re-post whose result is
+	// Failed (its answer lost), and before a plain re-post.
+	svc := privacyDuringIngest(t, e, lostAnswerIndex{e.store}, "1000", photo.DeleteMode)
+	rec.Bibs = []string{"1000"}
+	must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t)
+	r := must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+	if r.Status != photo.Exists || r.Photo == nil || !slices.Equal(r.Photo.Bibs, []string{"1001"}) {
+		t.Fatalf("re-post: %s %+v, want exists with the stored photo", r.Status, r.Photo)
+	}
+	if p, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); err != nil || !slices.Equal(p.Bibs, []string{"1001"}) {
+		t.Fatalf("stored photo: %+v %v, want it kept with [1001]", p, err)
+	}
+}
+
+// A bib hidden at ingest and escalated to a delete request while the ingest
+// runs: the photo (which had it hidden) is deleted.
+func TestPrivacyHiddenAtIngestThenDeleteDuringIngest(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	for _, batch := range []bool{false, true} {
+		bib := map[bool]string{false: "1000", true: "1002"}[batch]
+		must(e.svc.RemoveBib(e.ctx, "o1", "e1", bib, photo.HideMode))(t)
+		svc := privacyDuringIngest(t, e, e.store, bib, photo.DeleteMode)
+		rec := record(map[bool]int{false: 62, true: 63}[batch], "p1", bib, "1001")
+		var r photo.IngestResult
+		if batch {
+			r = must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t)[0]
+		} else {
+			r = must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+		}
+		if r.Status != photo.Suppressed {
+			t.Fatalf("batch=%v: %s, want suppressed", batch, r.Status)
+		}
+		if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); !errors.Is(err, photo.ErrNotFound) {
+			t.Fatalf("batch=%v: the photo survives the delete request: %v", batch, err)
+		}
+	}
+}
+
+// A hide request after a delete request walks as the delete still in force.
+func TestPrivacyHideAfterDeleteStaysADelete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	rec := record(65, "p1", "1000", "1001")
+	must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+	// The delete request is recorded; its walk did not run.
+	if _, err := pgstore.New(e.pool).HideBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode); err != nil {
+		t.Fatal(err)
+	}
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); n != 1 {
+		t.Fatalf("changed %d photos, want 1", n)
+	}
+	if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); !errors.Is(err, photo.ErrNotFound) {
+		t.Fatalf("photo survives, though the request in force for 1000 is delete: %v", err)
+	}
+}
+
+// The same requests give the same report whether they landed before or
+// during the ingest.
+func TestPrivacyReportsDoNotDependOnTiming(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.org("o1", "e1", "p1")
+	truth := &hookTruth{Truth: pgstore.New(e.pool)}
+	svc := photo.NewService(photo.Config{Truth: truth, Index: e.store})
+	truth.hook = func() {
+		must(svc.RemoveBib(e.ctx, "o1", "e1", "1001", photo.HideMode))(t)
+		must(svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t)
+	}
+	during := must(svc.Ingest(e.ctx, "o1", "e1", record(67, "p1", "1000", "1001", "1002", "7777")))(t)
+	after := must(e.svc.Ingest(e.ctx, "o1", "e1", record(68, "p1", "1000", "1001", "1002", "7777")))(t)
+	if during.Status != photo.Suppressed || after.Status != photo.Suppressed ||
+		!slices.Equal(during.SuppressedBibs, after.SuppressedBibs) || !slices.Equal(during.UnmatchedBibs, after.UnmatchedBibs) {
+		t.Fatalf("during: %s suppressed %v unmatched %v; after: %s suppressed %v unmatched %v",
+			during.Status, during.SuppressedBibs, during.UnmatchedBibs, after.Status, after.SuppressedBibs, after.UnmatchedBibs)
 	}
 }

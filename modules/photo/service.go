@@ -49,8 +49,9 @@ type Truth interface {
 	Runners(ctx context.Context, event string, bibs []string) (map[string]Runner, error)
 	// PhotographerVersions returns the current profile versions.
 	PhotographerVersions(ctx context.Context, ids []string) (map[string]int64, error)
-	// HideBib records a runner's privacy request for a bib.
-	HideBib(ctx context.Context, org, event, bib, mode string) error
+	// HideBib records a runner's privacy request for a bib and returns the
+	// mode now in force: DeleteMode outranks HideMode.
+	HideBib(ctx context.Context, org, event, bib, mode string) (string, error)
 	// HiddenBibs returns the privacy requests among bibs in event: bib →
 	// HideMode or DeleteMode.
 	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]string, error)
@@ -130,10 +131,13 @@ type Index interface {
 	// photo showing it is deleted with all its index entries. It returns how
 	// many photos it changed.
 	RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error)
-	// StrikeBib removes bib from one photo as HideMode does (its BIB_INDEX
-	// item deleted, the bib struck from the PHOTO); it reports whether it
-	// changed anything. A missing photo is not an error.
-	StrikeBib(ctx context.Context, org, event, ulid, bib string, now time.Time) (bool, error)
+	// ApplyPrivacy applies a privacy request for bib (HideMode or
+	// DeleteMode) to one photo as RemoveBib does, reading it strongly
+	// consistently: a hide strikes the bib, a delete deletes the photo if it
+	// shows the bib or had it hidden, and an index entry for the bib that
+	// the photo does not back is dropped. It returns the photo as it is
+	// afterwards (nil if absent) and whether it deleted it.
+	ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*Photo, bool, error)
 }
 
 // Config configures a Service.

@@ -493,17 +493,37 @@ func (s *Store) RemoveBib(ctx context.Context, org, event, bib, mode string, now
 	return changed, nil
 }
 
-// StrikeBib implements photo.Index: it strikes bib from one photo as a hide
-// does.
-func (s *Store) StrikeBib(ctx context.Context, org, event, ulid, bib string, now time.Time) (bool, error) {
+// ApplyPrivacy implements photo.Index.
+func (s *Store) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*photo.Photo, bool, error) {
 	v := s.scope(org)
-	it, err := v.photos.GetStrong(ctx, PhotoKey(org, event, ulid))
-	if errors.Is(err, ddb.ErrNotFound) {
-		it = nil
-	} else if err != nil {
-		return false, translate(err)
+	k := PhotoKey(org, event, ulid)
+	get := func() (*PhotoItem, error) {
+		it, err := v.photos.GetStrong(ctx, k)
+		if errors.Is(err, ddb.ErrNotFound) {
+			return nil, nil
+		}
+		return it, translate(err)
 	}
-	return s.removeBibFrom(ctx, v, &BibItem{OrgID: org, EventID: event, Bib: bib, ULID: ulid}, it, photo.HideMode, now)
+	it, err := get()
+	if err != nil {
+		return nil, false, err
+	}
+	changed, err := s.removeBibFrom(ctx, v, &BibItem{OrgID: org, EventID: event, Bib: bib, ULID: ulid}, it, mode, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if changed && mode == photo.DeleteMode {
+		return nil, true, nil
+	}
+	if changed {
+		if it, err = get(); err != nil {
+			return nil, false, err
+		}
+	}
+	if it == nil {
+		return nil, false, nil
+	}
+	return it.toPhoto(), false, nil
 }
 
 // removeBibFrom applies mode to one photo (it; nil if absent) for its index

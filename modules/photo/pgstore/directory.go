@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -339,20 +340,22 @@ func (s *Store) HiddenBibs(ctx context.Context, event string, bibs []string) (ma
 }
 
 // HideBib records a privacy request; "delete" outranks "hide".
-func (s *Store) HideBib(ctx context.Context, org, event, bib, mode string) error {
-	tag, err := s.pool.Exec(ctx,
+func (s *Store) HideBib(ctx context.Context, org, event, bib, mode string) (string, error) {
+	var stored string
+	err := s.pool.QueryRow(ctx,
 		`INSERT INTO hidden_bibs (event_id, bib, mode)
 		 SELECT $2, $3, $4 WHERE EXISTS (SELECT 1 FROM events WHERE organizer_id = $1 AND event_id = $2)
 		 ON CONFLICT (event_id, bib) DO UPDATE
-		 SET mode = CASE WHEN hidden_bibs.mode = 'delete' THEN 'delete' ELSE EXCLUDED.mode END, requested_at = now()`,
-		org, event, bib, mode)
+		 SET mode = CASE WHEN hidden_bibs.mode = 'delete' THEN 'delete' ELSE EXCLUDED.mode END, requested_at = now()
+		 RETURNING mode`,
+		org, event, bib, mode).Scan(&stored)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", photo.NotFound("event", event)
+	}
 	if err != nil {
-		return translate(err, "hidden bib", bib)
+		return "", translate(err, "hidden bib", bib)
 	}
-	if tag.RowsAffected() == 0 {
-		return photo.NotFound("event", event)
-	}
-	return nil
+	return stored, nil
 }
 
 // SyncState returns a photographer's sync checkpoint, creating one at the
