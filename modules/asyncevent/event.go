@@ -144,6 +144,10 @@ func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig,
 	if cfg.EventType != FirstCome {
 		return nil, fmt.Errorf("%w: %s is a %s; it closes at lotteryCutoffAt", ErrNotFirstCome, eventID, cfg.EventType)
 	}
+	// Whatever happens next (closed already, perhaps by another process;
+	// closed now; a write whose answer was lost), this process must not go
+	// on with a cached OPEN copy.
+	defer s.forgetEvent(eventID)
 	if cfg.Status == EventClosed {
 		return cfg, nil
 	}
@@ -158,7 +162,6 @@ func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig,
 	default:
 		cfg.Status, cfg.UpdatedAt = EventClosed, now
 	}
-	s.forgetEvent(eventID)
 	return cfg, nil
 }
 

@@ -150,3 +150,23 @@ func TestCloseEventBeatsAReadInFlight(t *testing.T) {
 		t.Fatalf("participation after the close: %v, want ErrEventClosed", err)
 	}
 }
+
+// Closing an event that another process closed already still drops this
+// process's cached OPEN copy: a close that returned is in force here.
+func TestCloseOfAClosedEventDropsTheCache(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "fc", 5)
+	a := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
+	b := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
+	participate(t, a, "fc", "u1") // a caches OPEN
+	if _, err := b.CloseEvent(ctx, "fc"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := a.CloseEvent(ctx, "fc"); err != nil || cfg.Status != asyncevent.EventClosed {
+		t.Fatalf("close in a: %+v %v", cfg, err)
+	}
+	if _, err := a.Participate(ctx, "fc", "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+		t.Fatalf("participation in a after its own close returned: %v, want ErrEventClosed", err)
+	}
+}
