@@ -53,7 +53,7 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 
 	// Hide 1000: it disappears from search and from the photos' bibs, the
 	// photos stay in the gallery, bib 1001 is still found.
-	n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t)
+	n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed
 	if n != 3 {
 		t.Fatalf("hide changed %d photos", n)
 	}
@@ -73,7 +73,7 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 		t.Fatalf("bib 1001 on %d photos", len(pg.Photos))
 	}
 	// Idempotent, and later photos do not bring the bib back.
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); n != 0 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 0 {
 		t.Fatalf("second hide changed %d", n)
 	}
 	later := must(e.svc.Ingest(e.ctx, "o1", "e1", record(10, "p1", "1000", "1003")))(t)
@@ -82,7 +82,7 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 	}
 
 	// Delete 1002: photos 3 and 4 go entirely, with photo 3's 1001 entry.
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t); n != 2 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t).Changed; n != 2 {
 		t.Fatalf("delete changed %d photos", n)
 	}
 	for _, it := range e.scan() {
@@ -106,10 +106,10 @@ func TestPrivacyDeleteAfterHide(t *testing.T) {
 	e.org("o1", "e1", "p1")
 	ps := []photo.Record{record(0, "p1", "1000", "1001"), record(1, "p1", "1000"), record(2, "p1", "1002")}
 	must(e.svc.IngestBatch(e.ctx, "o1", "e1", ps))(t)
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); n != 2 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 2 {
 		t.Fatalf("hide changed %d photos, want 2", n)
 	}
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 2 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed; n != 2 {
 		t.Fatalf("delete after hide changed %d photos, want 2", n)
 	}
 	gallery := must(e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos

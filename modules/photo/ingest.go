@@ -2,8 +2,11 @@ package photo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 )
 
 // IngestResult is the outcome of ingesting one record.
@@ -73,6 +76,14 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 	if len(photos) > 0 {
 		res, err := write(photos)
 		if err != nil {
+			// The photos may have been written all the same (an answer
+			// lost): settle privacy requests on them before failing.
+			for _, i := range todo {
+				ws[i] = WriteResult{Status: Failed, Err: err}
+			}
+			if serr := s.settlePrivacy(ctx, org, event, batch, batch.results(ws)); serr != nil {
+				s.log.Warn("photo: settle privacy requests after a failed write", "err", serr)
+			}
 			return nil, err
 		}
 		for k, i := range todo {
@@ -91,25 +102,30 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 // request. RemoveBib records the request in Postgres before it walks the
 // photos; prepare read the requests before the photos were written. So a
 // photo written while a request ran may have been missed by both. After
-// the writes, ingest reads the requests again for every bib of every
-// record (those it kept, those prepare already suppressed, and the stored
-// photo's when the ulid existed) and applies each to the stored photo with
-// the same guarded step as RemoveBib (Index.ApplyPrivacy): hide strikes the
-// bib, delete deletes the photo if it shows the bib or had it hidden. This
-// covers photos reported Failed (perhaps written) and retries of an ingest
-// whose settling failed. An error here fails the ingest; its retry settles
-// again.
+// the writes, ingest reads the requests again (one Postgres query) and
+// applies those prepare did not already apply, with the same guarded step
+// as RemoveBib (Index.ApplyPrivacy: hide strikes the bib, delete deletes
+// the photo only if it shows the bib or had it hidden):
+//
+//   - created: bibs it shows that now have a request, and bibs prepare hid
+//     that are now under a delete request;
+//   - exists: the stored photo's bibs with a request, and the posted ones
+//     under a delete request;
+//   - suppressed by prepare: whether a photo with the ulid is stored (an
+//     earlier attempt whose settling failed) that shows the bib;
+//   - failed (perhaps written): every posted bib with a request.
+//
+// With no request among the bibs it costs no DynamoDB call; records are
+// settled in parallel. An error fails the ingest; its retry settles again.
 func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *prepared, out []IngestResult) error {
-	candidates := make([][]string, len(out))
 	var all []string
 	for i, r := range out {
-		c := slices.Concat(batch.photos[i].Bibs, batch.photos[i].HiddenBibs, batch.suppressed[i])
+		all = append(all, batch.photos[i].Bibs...)
+		all = append(all, batch.photos[i].HiddenBibs...)
+		all = append(all, batch.suppressed[i]...)
 		if r.Photo != nil {
-			c = append(c, r.Photo.Bibs...)
+			all = append(all, r.Photo.Bibs...)
 		}
-		slices.Sort(c)
-		candidates[i] = slices.Compact(c)
-		all = append(all, candidates[i]...)
 	}
 	if len(all) == 0 {
 		return nil
@@ -119,41 +135,73 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *p
 	if err != nil || len(modes) == 0 {
 		return err
 	}
-	now := s.now()
-	for i := range out {
-		var requested []string
-		for _, bib := range candidates[i] {
-			if modes[bib] != "" {
-				requested = append(requested, bib)
+	with := func(bibs []string, ok func(mode string) bool) []string {
+		var out []string
+		for _, b := range bibs {
+			if m := modes[b]; m != "" && ok(m) {
+				out = append(out, b)
 			}
 		}
-		if len(requested) == 0 {
+		return out
+	}
+	anyMode := func(string) bool { return true }
+	isDelete := func(m string) bool { return m == DeleteMode }
+	todo := make([][]string, len(out))
+	for i, r := range out {
+		p := batch.photos[i]
+		switch r.Status {
+		case Created:
+			todo[i] = union(with(p.Bibs, anyMode), with(p.HiddenBibs, isDelete))
+		case Exists:
+			todo[i] = union(with(r.Photo.Bibs, anyMode), with(slices.Concat(p.Bibs, p.HiddenBibs, batch.suppressed[i]), isDelete))
+		case Suppressed:
+			todo[i] = with(batch.suppressed[i], isDelete)
+		case Failed:
+			todo[i] = union(with(slices.Concat(p.Bibs, p.HiddenBibs, batch.suppressed[i]), anyMode), nil)
+		}
+	}
+	now := s.now()
+	errs := make([]error, len(out))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := range out {
+		if len(todo[i]) == 0 {
 			continue
 		}
-		ulid := batch.photos[i].ULID
-		var after *Photo
-		deleted := false
-		for _, bib := range requested {
-			p, del, err := s.index.ApplyPrivacy(ctx, org, event, ulid, bib, modes[bib], now)
-			if err != nil {
-				return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", ulid, bib, err)
-			}
-			after, deleted = p, deleted || del
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = s.settleOne(ctx, org, event, batch.photos[i].ULID, todo[i], modes, now, &out[i])
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// settleOne applies the requests for bibs to one record's photo and
+// corrects its result.
+func (s *Service) settleOne(ctx context.Context, org, event, ulid string, bibs []string, modes map[string]string, now time.Time, r *IngestResult) error {
+	var after *Photo
+	deleted := false
+	for _, bib := range bibs {
+		p, del, err := s.index.ApplyPrivacy(ctx, org, event, ulid, bib, modes[bib], now)
+		if err != nil {
+			return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", ulid, bib, err)
 		}
-		r := &out[i]
-		r.SuppressedBibs = union(r.SuppressedBibs, requested)
-		r.UnmatchedBibs = slices.DeleteFunc(r.UnmatchedBibs, func(b string) bool { return slices.Contains(requested, b) })
-		switch {
-		case after == nil && (deleted || r.Status != Failed):
-			// Gone at a runner's request (or never written for it).
-			r.WriteResult = WriteResult{Status: Suppressed}
-		case after != nil && r.Status == Suppressed:
-			// Not written, but a photo with this ulid is stored and does not
-			// show the bib: report it as the existing photo.
-			r.WriteResult = WriteResult{Status: Exists, Photo: after}
-		case after != nil && r.Status != Failed:
-			r.Photo = after
-		}
+		after, deleted = p, deleted || del
+	}
+	r.SuppressedBibs = union(r.SuppressedBibs, bibs)
+	r.UnmatchedBibs = slices.DeleteFunc(r.UnmatchedBibs, func(b string) bool { return slices.Contains(bibs, b) })
+	switch {
+	case after == nil && (deleted || r.Status != Failed):
+		// Gone at a runner's request (or never written for it).
+		r.WriteResult = WriteResult{Status: Suppressed}
+	case after != nil && r.Status == Suppressed:
+		// Not written, but a photo with this ulid is stored and does not
+		// show the bib: report it as the existing photo.
+		r.WriteResult = WriteResult{Status: Exists, Photo: after}
+	case after != nil && r.Status != Failed:
+		r.Photo = after
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func TestPrivacyAppliesToLaterPhotos(t *testing.T) {
 	if b.Status != photo.Created || !slices.Equal(b.Photo.Bibs, []string{"1001"}) || !slices.Equal(b.SuppressedBibs, []string{"1000"}) {
 		t.Fatalf("after a hide: %s bibs %v suppressed %v", b.Status, b.Photo.Bibs, b.SuppressedBibs)
 	}
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 2 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed; n != 2 {
 		t.Fatalf("delete after hide changed %d photos, want 2 (one hidden by the request, one at ingest)", n)
 	}
 	for _, id := range []string{a.Photo.ULID, b.Photo.ULID} {
@@ -107,7 +107,7 @@ func TestPrivacyDeleteIgnoresStaleEntries(t *testing.T) {
 	if res := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec}))(t); res[0].Status != photo.Created {
 		t.Fatalf("re-post %s, want created", res[0].Status)
 	}
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t); n != 0 {
+	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed; n != 0 {
 		t.Fatalf("delete request for 1000 changed %d photos, want 0", n)
 	}
 	if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); err != nil {
@@ -244,8 +244,8 @@ func TestPrivacyHideAfterDeleteStaysADelete(t *testing.T) {
 	if _, err := pgstore.New(e.pool).HideBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode); err != nil {
 		t.Fatal(err)
 	}
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); n != 1 {
-		t.Fatalf("changed %d photos, want 1", n)
+	if res := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t); res.Changed != 1 || res.Mode != photo.DeleteMode {
+		t.Fatalf("hide after delete: %+v, want 1 photo changed and the mode in force, delete", res)
 	}
 	if _, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); !errors.Is(err, photo.ErrNotFound) {
 		t.Fatalf("photo survives, though the request in force for 1000 is delete: %v", err)

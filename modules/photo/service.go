@@ -135,8 +135,9 @@ type Index interface {
 	// DeleteMode) to one photo as RemoveBib does, reading it strongly
 	// consistently: a hide strikes the bib, a delete deletes the photo if it
 	// shows the bib or had it hidden, and an index entry for the bib that
-	// the photo does not back is dropped. It returns the photo as it is
-	// afterwards (nil if absent) and whether it deleted it.
+	// the photo does not back is dropped. An absent photo is left alone. It
+	// returns the photo as it is afterwards (nil if absent) and whether it
+	// deleted it.
 	ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*Photo, bool, error)
 }
 

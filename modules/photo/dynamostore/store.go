@@ -432,7 +432,14 @@ func (s *Store) Delete(ctx context.Context, org, event, ulid string) (*photo.Pho
 // deletePhoto deletes a PHOTO (if unchanged) and the BIB_INDEX items of its
 // bibs and of extra (a bib whose index entry points at it), atomically.
 func (s *Store) deletePhoto(ctx context.Context, v view, it *PhotoItem, extra string) error {
-	ops := []*ddb.Op{v.photos.Delete(photoItemKey(it)).If(unchanged(it)).Label("photo")}
+	del := v.photos.Delete(photoItemKey(it)).If(unchanged(it)).If(expression.AttributeExists(expression.Name(Schema.PK)))
+	if extra != "" {
+		// The photo at this key must show the bib or have had it hidden:
+		// the item read may since have been deleted and its ulid re-posted
+		// (a new item has no version either).
+		del.If(expression.Contains(expression.Name("bibs"), extra).Or(expression.Contains(expression.Name("hiddenBibs"), extra)))
+	}
+	ops := []*ddb.Op{del.Label("photo")}
 	bibs := it.Bibs
 	if extra != "" && !slices.Contains(bibs, extra) {
 		bibs = append(slices.Clone(bibs), extra)
@@ -505,7 +512,9 @@ func (s *Store) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode st
 		return it, translate(err)
 	}
 	it, err := get()
-	if err != nil {
+	if err != nil || it == nil {
+		// No photo: nothing to apply (RemoveBib's walk drops index entries
+		// without a photo).
 		return nil, false, err
 	}
 	changed, err := s.removeBibFrom(ctx, v, &BibItem{OrgID: org, EventID: event, Bib: bib, ULID: ulid}, it, mode, now)
@@ -515,10 +524,10 @@ func (s *Store) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode st
 	if changed && mode == photo.DeleteMode {
 		return nil, true, nil
 	}
-	if changed {
-		if it, err = get(); err != nil {
-			return nil, false, err
-		}
+	// The photo as it is now: this write, or one that raced it (the
+	// request's own walk), may have changed it.
+	if it, err = get(); err != nil {
+		return nil, false, err
 	}
 	if it == nil {
 		return nil, false, nil
@@ -554,7 +563,10 @@ func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *Photo
 				v.photos.Update(photoItemKey(it)).
 					Set("bibs", rest).Set("bibCount", len(rest)).Set("hiddenBibs", hidden).
 					Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
-					If(unchanged(it)).Label("photo").Op())
+					// The bibs written are derived from those read: the same
+					// item must still hold them (not a re-post of the ulid).
+					If(unchanged(it)).If(expression.Name("bibs").Equal(expression.Value(nonNil(it.Bibs)))).
+					Label("photo").Op())
 		}
 		if err == nil {
 			return true, nil

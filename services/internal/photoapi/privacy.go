@@ -10,7 +10,7 @@ import (
 type privacyOutput struct {
 	Body struct {
 		Bib     string `json:"bib"`
-		Mode    string `json:"mode"`
+		Mode    string `json:"mode" doc:"The request in force: delete outranks hide, so a hide after a delete answers delete."`
 		Changed int    `json:"changed" doc:"Photos changed by this call (0 when repeated)."`
 	}
 }
@@ -39,12 +39,12 @@ func (h *handlers) registerPrivacy(api huma.API) {
 			Mode string `json:"mode" enum:"hide,delete"`
 		}
 	}) (*privacyOutput, error) {
-		n, err := h.svc.RemoveBib(ctx, org, in.EventID, in.Bib, in.Body.Mode)
+		res, err := h.svc.RemoveBib(ctx, org, in.EventID, in.Bib, in.Body.Mode)
 		if err != nil {
 			return nil, err
 		}
 		out := &privacyOutput{}
-		out.Body.Bib, out.Body.Mode, out.Body.Changed = in.Bib, in.Body.Mode, n
+		out.Body.Bib, out.Body.Mode, out.Body.Changed = in.Bib, res.Mode, res.Changed
 		return out, nil
 	}))
 }
