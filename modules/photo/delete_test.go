@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/pacerhq/pacer/modules/photo"
-	"github.com/pacerhq/pacer/modules/photo/pgstore"
 )
 
 func TestDeletePhotoRemovesItsIndexEntries(t *testing.T) {
@@ -148,13 +147,7 @@ func TestPrivacyRequestDuringIngest(t *testing.T) {
 		if batch {
 			bib = "1001"
 		}
-		truth := &hookTruth{Truth: pgstore.New(e.pool)}
-		svc := photo.NewService(photo.Config{Truth: truth, Index: e.store})
-		truth.hook = func() {
-			if _, err := svc.RemoveBib(e.ctx, "o1", "e1", bib, photo.HideMode); err != nil {
-				t.Error(err)
-			}
-		}
+		svc := privacyDuringIngest(t, e, e.store, bib, photo.HideMode)
 		var results []photo.IngestResult
 		if batch {
 			results = must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(20, "p1", bib, "1009"), record(21, "p1", bib)}))(t)

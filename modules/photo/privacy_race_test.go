@@ -256,14 +256,8 @@ func TestPrivacyRaceApplyPrivacyReturnsStalePhoto(t *testing.T) {
 			must(e.svc.RemoveBib(e.ctx, "o1", "e1", bib, mode))(t)
 		}}
 		db := ddb.New(c, ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-		truth := &hookTruth{Truth: pgstore.New(e.pool)}
-		truth.hook = func() {
-			// The request is recorded while ingest runs (its walk comes later).
-			if _, err := pgstore.New(e.pool).HideBib(e.ctx, "o1", "e1", bib, mode); err != nil {
-				t.Error(err)
-			}
-		}
-		svc := photo.NewService(photo.Config{Truth: truth, Index: dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+		// The request is recorded while ingest runs (its walk comes later).
+		svc := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), bib, mode)
 		r := must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
 		stored, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID)
 		t.Logf("%s: result %s bibs %v suppressed %v; stored %v err %v", mode, r.Status, bibsOf(r), r.SuppressedBibs, stored, err)
@@ -289,13 +283,7 @@ func TestPrivacyRaceApplyPrivacyStaleAfterDelete(t *testing.T) {
 		must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode))(t)
 	}}
 	db := ddb.New(c, ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-	truth := &hookTruth{Truth: pgstore.New(e.pool)}
-	truth.hook = func() {
-		if _, err := pgstore.New(e.pool).HideBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode); err != nil {
-			t.Error(err)
-		}
-	}
-	svc := photo.NewService(photo.Config{Truth: truth, Index: dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+	svc := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), "1001", photo.DeleteMode)
 	rec.Bibs = []string{"1001"}
 	r := must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
 	_, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID)

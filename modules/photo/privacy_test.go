@@ -27,6 +27,17 @@ func privacyDuringIngest(t *testing.T, e *env, index photo.Index, bib, mode stri
 	return svc
 }
 
+// requestRecordedDuringIngest is privacyDuringIngest for a request that is
+// recorded in Postgres while ingest runs, but whose walk has not run yet.
+func requestRecordedDuringIngest(t *testing.T, e *env, index photo.Index, bib, mode string) *photo.Service {
+	truth := &hookTruth{Truth: pgstore.New(e.pool), hook: func() {
+		if _, err := pgstore.New(e.pool).HideBib(e.ctx, "o1", "e1", bib, mode); err != nil {
+			t.Error(err)
+		}
+	}}
+	return photo.NewService(photo.Config{Truth: truth, Index: index})
+}
+
 // A delete request landing between ingest's read and its writes: the photo
 // is not kept, and the result says so.
 func TestPrivacyDeleteDuringIngest(t *testing.T) {

@@ -28,7 +28,9 @@ type Config struct {
 	// BatchBackoffMax (default 2 s).
 	BatchRetries int
 	// TxConflictRetries is how many times DB.Transact retries a
-	// transaction cancelled only by TransactionConflict (default 8; -1
+	// transaction cancelled only by TransactionConflict, and a single write
+	// (Op.Run, Update.Run) refused with TransactionConflictException
+	// because its item is in a transaction in flight (default 8; -1
 	// disables). The backoff is the batch backoff.
 	TxConflictRetries int
 	BatchBackoff      time.Duration

@@ -2,6 +2,7 @@ package ddb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -129,7 +130,26 @@ func (o *Op) Run(ctx context.Context) error {
 	return err
 }
 
+// run executes the operation, retrying it while DynamoDB refuses it with
+// TransactionConflict (the item is in a transaction in flight; nothing was
+// applied, and the AWS retryer does not retry this error), as DB.Transact
+// retries conflicted transactions: Config.TxConflictRetries times with the
+// batch backoff.
 func (o *Op) run(ctx context.Context, rv types.ReturnValue) (Item, error) {
+	bo := o.table.db.retrier()
+	for attempt := 0; ; attempt++ {
+		it, err := o.runOnce(ctx, rv)
+		var tc *types.TransactionConflictException
+		if !errors.As(err, &tc) || attempt >= o.table.db.cfg.TxConflictRetries {
+			return it, err
+		}
+		if serr := sleep(ctx, bo.NextBackOff()); serr != nil {
+			return it, err
+		}
+	}
+}
+
+func (o *Op) runOnce(ctx context.Context, rv types.ReturnValue) (Item, error) {
 	e, err := o.expr()
 	if err != nil {
 		return nil, err

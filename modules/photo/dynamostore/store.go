@@ -240,20 +240,9 @@ const batchPutConcurrency = 16
 // createdAt does). Every losing post repairs after its own writes, so the
 // last write to each entry agrees with the stored photo.
 func (s *Store) commit(ctx context.Context, v view, pi *PhotoItem) (*PhotoItem, error) {
-	var err error
-	for attempt := 0; ; attempt++ {
-		err = v.photos.Create(pi).Run(ctx)
-		// On DynamoDB a put on an item inside a pending transaction (a
-		// single-photo create, a delete, a privacy change) is refused with
-		// TransactionConflict, which the AWS retryer does not retry.
-		var tc *types.TransactionConflictException
-		if !errors.As(err, &tc) || attempt >= maxConflictRetries {
-			break
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return nil, err
-		}
-	}
+	// A put on a photo inside a transaction in flight (a single-photo
+	// create, a delete, a privacy change) is retried by the SDK.
+	err := v.photos.Create(pi).Run(ctx)
 	var ce *ddb.ConditionError
 	if !errors.As(err, &ce) || !ce.Exists() {
 		if err != nil {
