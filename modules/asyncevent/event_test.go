@@ -1,7 +1,6 @@
 package asyncevent_test
 
 import (
-	"context"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -105,24 +104,6 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 	}
 }
 
-// slowEventStore holds the first GetEvent of an event until released, so a
-// read can be in flight while the event changes.
-type slowEventStore struct {
-	asyncevent.Store
-	held    atomic.Bool
-	reading chan struct{}
-	release chan struct{}
-}
-
-func (s *slowEventStore) GetEvent(ctx context.Context, id string, strong bool) (*asyncevent.EventConfig, error) {
-	cfg, err := s.Store.GetEvent(ctx, id, strong)
-	if s.held.CompareAndSwap(false, true) { // only the first read waits
-		close(s.reading)
-		<-s.release
-	}
-	return cfg, err
-}
-
 // A participation whose event read was in flight when the event was closed
 // goes through (it was accepted before the close was known), but does not
 // cache the OPEN status it read: the next participation in the closing
@@ -131,18 +112,26 @@ func TestCloseEventBeatsAReadInFlight(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "fc", 5)
-	slow := &slowEventStore{Store: env.Store, reading: make(chan struct{}), release: make(chan struct{})}
+	// The first event read waits, after reading, until released.
+	var held atomic.Bool
+	reading, release := make(chan struct{}), make(chan struct{})
+	slow := &hookStore{Store: env.Store, afterGetEvent: func() {
+		if held.CompareAndSwap(false, true) {
+			close(reading)
+			<-release
+		}
+	}}
 	svc := asyncevent.New(slow, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
 	done := make(chan error, 1)
 	go func() {
 		_, err := svc.Participate(ctx, "fc", "early")
 		done <- err
 	}()
-	<-slow.reading
+	<-reading
 	if _, err := svc.CloseEvent(ctx, "fc"); err != nil {
 		t.Fatal(err)
 	}
-	close(slow.release)
+	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("participation read before the close: %v", err)
 	}

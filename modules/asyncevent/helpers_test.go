@@ -133,6 +133,16 @@ type hookStore struct {
 	afterTransition func(t *asyncevent.Transition)
 	// beforeReopen runs just before ReopenFailedEnqueue.
 	beforeReopen func(requestID string)
+	// afterGetEvent runs after each GetEvent, before it returns.
+	afterGetEvent func()
+}
+
+func (h *hookStore) GetEvent(ctx context.Context, id string, strong bool) (*asyncevent.EventConfig, error) {
+	cfg, err := h.Store.GetEvent(ctx, id, strong)
+	if h.afterGetEvent != nil {
+		h.afterGetEvent()
+	}
+	return cfg, err
 }
 
 func (h *hookStore) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error {
