@@ -34,7 +34,7 @@ type Config struct {
 	DynamoDB ddb.Client
 	SQS      sqsqueue.Client
 
-	CursorKey     []byte        // signs pagination cursors
+	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	Log           *slog.Logger
 }

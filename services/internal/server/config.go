@@ -15,7 +15,7 @@ import (
 // refuses to.
 const DevJWTSecret = "pacer-dev-secret-do-not-use-in-production"
 
-// DevCursorKey is the documented cursor-signing key used in dev mode when
+// DevCursorKey is the documented cursor-sealing key used in dev mode when
 // PACER_CURSOR_KEY is unset.
 const DevCursorKey = "pacer-dev-cursor-key-do-not-use-in-production"
 
