@@ -212,9 +212,8 @@ func (q *Queue) Delete(ctx context.Context, handles []string) error {
 	return nil
 }
 
-// Depths implements asyncevent.DeadLetters: ApproximateNumberOfMessages of
-// the main queue and the DLQ. (AWS counts visible messages only;
-// local-aws-sqs also counts in-flight ones.)
+// Depths implements asyncevent.DeadLetters: the depth (see Depth) of the
+// main queue and of the DLQ.
 func (q *Queue) Depths(ctx context.Context) (int, int, error) {
 	main, err := q.depth(ctx, q.url)
 	if err != nil {
@@ -224,21 +223,40 @@ func (q *Queue) Depths(ctx context.Context) (int, int, error) {
 	return main, dead, err
 }
 
-// Depth returns the main queue's ApproximateNumberOfMessages.
+// Depth returns the main queue's backlog: ApproximateNumberOfMessages plus
+// ApproximateNumberOfMessagesDelayed, the messages waiting to be received.
+// Counting delayed messages matters even with DelaySeconds 0: local-aws-sqs
+// marks a message it has just accepted as delayed until its next timer tick,
+// so ApproximateNumberOfMessages alone can miss a send that already
+// returned. (AWS counts visible messages only and calls both figures
+// approximate; local-aws-sqs also counts in-flight ones.)
 func (q *Queue) Depth(ctx context.Context) (int, error) { return q.depth(ctx, q.url) }
 
-// DeadDepth returns the DLQ's ApproximateNumberOfMessages.
+// DeadDepth returns the DLQ's depth, counted as Depth counts it.
 func (q *Queue) DeadDepth(ctx context.Context) (int, error) { return q.depth(ctx, q.dlqURL) }
 
 func (q *Queue) depth(ctx context.Context, url string) (int, error) {
 	out, err := q.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl:       aws.String(url),
-		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages},
+		QueueUrl: aws.String(url),
+		AttributeNames: []types.QueueAttributeName{
+			types.QueueAttributeNameApproximateNumberOfMessages,
+			types.QueueAttributeNameApproximateNumberOfMessagesDelayed,
+		},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqsqueue: depth of %s: %w", url, err)
 	}
-	n, _ := strconv.Atoi(out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)])
+	n := 0
+	for _, name := range []types.QueueAttributeName{
+		types.QueueAttributeNameApproximateNumberOfMessages,
+		types.QueueAttributeNameApproximateNumberOfMessagesDelayed,
+	} {
+		v, err := strconv.Atoi(out.Attributes[string(name)])
+		if err != nil {
+			return 0, fmt.Errorf("sqsqueue: depth of %s: %s is %q", url, name, out.Attributes[string(name)])
+		}
+		n += v
+	}
 	return n, nil
 }
 

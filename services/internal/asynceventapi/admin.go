@@ -112,8 +112,8 @@ type DeadMessageView struct {
 
 type dlqOutput struct {
 	Body struct {
-		MainDepth int               `json:"mainDepth" doc:"ApproximateNumberOfMessages of the main queue"`
-		DeadDepth int               `json:"deadDepth" doc:"ApproximateNumberOfMessages of the DLQ"`
+		MainDepth int               `json:"mainDepth" doc:"Messages waiting in the main queue (ApproximateNumberOfMessages + ApproximateNumberOfMessagesDelayed)"`
+		DeadDepth int               `json:"deadDepth" doc:"Messages waiting in the DLQ (ApproximateNumberOfMessages + ApproximateNumberOfMessagesDelayed)"`
 		Messages  []DeadMessageView `json:"messages"`
 	}
 }

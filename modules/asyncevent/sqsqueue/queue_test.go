@@ -1,0 +1,69 @@
+package sqsqueue_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/standin"
+)
+
+func TestMain(m *testing.M) {
+	standin.RunTests(m, standin.Config{SQS: true})
+}
+
+func open(t *testing.T) *sqsqueue.Queue {
+	t.Helper()
+	if os.Getenv("AWS_ENDPOINT_URL_SQS") == "" {
+		t.Fatal("AWS_ENDPOINT_URL_SQS is not set: TestMain starts local-aws-sqs; run `make deps` first")
+	}
+	cfg, err := awsclient.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := sqsqueue.Open(context.Background(), awsclient.SQS(cfg), sqsqueue.Config{
+		Name: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()), Ensure: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// A send that has returned is in the depth at once: local-aws-sqs holds a
+// just-accepted message as "delayed" until its next timer tick, even with
+// DelaySeconds 0, so Depth must count delayed messages too.
+func TestDepthCountsEverySendAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := open(t)
+	for i := 1; i <= 100; i++ {
+		if err := q.Send(ctx, fmt.Sprintf(`{"n":%d}`, i)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := q.Depth(ctx); err != nil || n != i {
+			t.Fatalf("after %d sends: depth %d (%v)", i, n, err)
+		}
+	}
+	if main, dead, err := q.Depths(ctx); err != nil || main != 100 || dead != 0 {
+		t.Fatalf("depths %d/%d (%v), want 100/0", main, dead, err)
+	}
+	ms, err := q.Receive(ctx, 10, 0, time.Minute)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("receive: %d %v", len(ms), err)
+	}
+	handles := make([]string, len(ms))
+	for i, m := range ms {
+		handles[i] = m.ReceiptHandle
+	}
+	if err := q.Delete(ctx, handles); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.Depth(ctx); err != nil || n != 100-len(ms) {
+		t.Fatalf("after deleting %d: depth %d (%v)", len(ms), n, err)
+	}
+}
