@@ -151,7 +151,7 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 			}
 			return nil
 		}
-		now := s.now()
+		now := max(s.now(), r.LastChange()+1)
 		tr := &Transition{
 			RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
 			From: []Status{StatusProcessing}, To: StatusSucceeded, At: now, FinishedAt: now,

@@ -99,6 +99,12 @@ type Request struct {
 	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
+// LastChange is the latest time recorded on r (epoch millis). A
+// transition of r is timed after it: times on a request only move forward.
+func (r *Request) LastChange() int64 {
+	return max(r.RequestedAt, r.QueuedAt, r.StartedAt, r.FinishedAt)
+}
+
 // QueueDelay is startedAt − queuedAt, or 0 when either is unknown.
 func (r *Request) QueueDelay() int64 { return delay(r.QueuedAt, r.StartedAt) }
 

@@ -68,6 +68,10 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 		start.UIPhase, start.RequireEventOpen = "", false
 		err = s.store.Transition(ctx, start)
 	}
+	// The steps that follow are timed after this one (or, on a
+	// redelivery, after what an earlier delivery recorded), so that they
+	// do not lose a write to Store.Transition's forward-time condition.
+	floor := start.At + 1
 	var se *StateError
 	switch {
 	case err == nil:
@@ -80,6 +84,7 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 			return Outcome{Ack: true, Result: "done-already"}
 		case cur.Status == StatusProcessing:
 			// A redelivery after a crash or a timeout: continue.
+			floor = cur.LastChange() + 1
 			if msg.EventType == Lottery {
 				if cur.UIPhase != "" {
 					return Outcome{Ack: true, Result: "collecting"}
@@ -94,26 +99,27 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 	}
 	switch msg.EventType {
 	case FirstCome:
-		return s.takeSeat(ctx, msg, d)
+		return s.takeSeat(ctx, msg, d, floor)
 	default: // Lottery
 		if !closed {
 			return Outcome{Ack: true, Result: "collecting"}
 		}
-		return s.lotteryClosed(ctx, msg, d)
+		return s.lotteryClosed(ctx, msg, d, floor)
 	}
 }
 
-// takeSeat finishes a PROCESSING FIRST_COME request.
-func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery) Outcome {
+// takeSeat finishes a PROCESSING FIRST_COME request, timed no earlier
+// than floor.
+func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery, floor int64) Outcome {
 	for range 3 {
-		now := s.now()
+		now := max(s.now(), floor)
 		if s.isSoldOut(msg.EventID) {
 			err := s.store.Transition(ctx, rejectCapacity(msg, d, now))
 			if err == nil {
 				return Outcome{Ack: true, Result: "rejected"}
 			}
 			if !errors.Is(err, ErrCapacityLeft) {
-				return s.settle(ctx, msg, d, err)
+				return s.settle(ctx, msg, d, err, floor)
 			}
 			s.setSoldOut(msg.EventID, false) // seats were added
 		}
@@ -127,7 +133,7 @@ func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery) Outcome
 			return Outcome{Ack: true, Result: "succeeded"}
 		}
 		if !errors.Is(err, ErrCapacityExhausted) {
-			return s.settle(ctx, msg, d, err)
+			return s.settle(ctx, msg, d, err, floor)
 		}
 		s.setSoldOut(msg.EventID, true)
 	}
@@ -144,14 +150,15 @@ func rejectCapacity(msg Message, d Delivery, now int64) *Transition {
 }
 
 // lotteryClosed finishes a PROCESSING lottery request that arrived after
-// the draw started (or whose event does not exist).
-func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery) Outcome {
+// the draw started (or whose event does not exist), timed no earlier than
+// floor.
+func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery, floor int64) Outcome {
 	if _, err := s.store.GetEvent(ctx, msg.EventID, false); errors.Is(err, ErrEventNotFound) {
-		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist")
+		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist", floor)
 	} else if err != nil {
 		return s.retry(ctx, msg, d, err)
 	}
-	now := s.now()
+	now := max(s.now(), floor)
 	err := s.store.Transition(ctx, &Transition{
 		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 		From: []Status{StatusProcessing}, To: StatusRejected, At: now,
@@ -159,17 +166,18 @@ func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery) Ou
 		UIPhase: PhaseAnnounced, Message: "entry arrived after the draw started",
 	})
 	if err != nil {
-		return s.settle(ctx, msg, d, err)
+		return s.settle(ctx, msg, d, err, floor)
 	}
 	return Outcome{Ack: true, Result: "rejected"}
 }
 
-// settle handles an error from a final transition.
-func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error) Outcome {
+// settle handles an error from a final transition timed no earlier than
+// floor.
+func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error, floor int64) Outcome {
 	var se *StateError
 	switch {
 	case errors.Is(err, ErrEventNotFound):
-		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist")
+		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist", floor)
 	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
 		return Outcome{Ack: true, Result: "done-already"}
 	case errors.As(err, &se) && se.Current == nil:
@@ -178,9 +186,10 @@ func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error
 	return s.retry(ctx, msg, d, err)
 }
 
-// fail makes a PROCESSING request FAILED_FINAL (non-retryable) and acks.
-func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, message string) Outcome {
-	now := s.now()
+// fail makes a PROCESSING request FAILED_FINAL (non-retryable), timed no
+// earlier than floor, and acks.
+func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, message string, floor int64) Outcome {
+	now := max(s.now(), floor)
 	err := s.store.Transition(ctx, &Transition{
 		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 		From: []Status{StatusProcessing}, To: StatusFailedFinal, At: now,

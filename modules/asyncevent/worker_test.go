@@ -364,3 +364,48 @@ func TestWorkerFollowsAStatusThatMovesUnderIt(t *testing.T) {
 	}
 	checkLogs(t, env, got)
 }
+
+// A worker whose clock reading predates ingest's QUEUED update, but whose
+// write lands after it (so its first try, from QUEUED, finds the status it
+// expects), still records PROCESSING after QUEUED: times on a request only
+// move forward, whichever process's clock took them.
+func TestWorkerTransitionIsTimedAfterWhatItFollows(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	now := time.Now().UnixMilli()
+	r := &asyncevent.Request{RequestID: "race2", EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
+		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race2", EventID: "ev", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusReceived}, To: asyncevent.StatusQueued, At: now + 50, QueuedAt: now + 50}); err != nil {
+		t.Fatalf("ingest's update: %v", err)
+	}
+	env.Calls.Reset()
+	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race2", EventID: "ev", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued, asyncevent.StatusReceived}, To: asyncevent.StatusProcessing,
+		At: now + 10, StartedAt: now + 10, QueuedAt: now + 10, KeepQueuedAt: true})
+	if err != nil {
+		t.Fatalf("worker's transition: %v", err)
+	}
+	if n := env.Calls.Count("DynamoDB.TransactWriteItems"); n != 2 {
+		t.Fatalf("%d TransactWriteItems, want 2 (the refused early-timed try, then the retimed one)", n)
+	}
+	got := env.Request(t, "race2")
+	if got.Status != asyncevent.StatusProcessing || got.QueuedAt != now+50 || got.StartedAt != now+51 {
+		t.Fatalf("request %+v: want PROCESSING, queuedAt %d, startedAt %d", got, now+50, now+51)
+	}
+	checkLogs(t, env, got)
+	// A transition timed after everything recorded goes through in one write.
+	env.Calls.Reset()
+	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race2", EventID: "ev", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusProcessing}, To: asyncevent.StatusSucceeded, At: now + 100, FinishedAt: now + 100,
+		UIResult: asyncevent.ResultSuccess, ResultCode: asyncevent.CodeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.Calls.Count("DynamoDB.TransactWriteItems"); n != 1 {
+		t.Fatalf("%d TransactWriteItems, want 1", n)
+	}
+	checkLogs(t, env, env.Request(t, "race2"))
+}

@@ -209,6 +209,15 @@ func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTT
 // tries them in order, jumping to the request's current status when a
 // condition fails on another of them, so that the StatusLog names the
 // true source state.
+//
+// Times on a request only move forward: the write is conditional on t.At
+// being later than every time already recorded on the request. Processes
+// take their clock readings before they write (and their clocks may
+// differ), so a worker's reading can predate ingest's QUEUED update that
+// lands before the worker's write; the condition then fails, t's times
+// are moved to just after the latest recorded one and the write is tried
+// again. Without it the StatusLog (sorted by time) would list PROCESSING
+// before QUEUED and queueDelayMs would be negative.
 func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error {
 	if len(t.From) == 0 {
 		return fmt.Errorf("dynamostore: transition of %s to %s without a source state", t.RequestID, t.To)
@@ -224,14 +233,16 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 			return err
 		}
 		next := se.Current.Status
-		if next == from || !contains(t.From, next) || attempt >= 2*len(t.From) {
+		last := se.Current.LastChange()
+		early := next == from && last >= t.At // refused for its time, not its state
+		if (next == from && !early) || !contains(t.From, next) || attempt >= 2*len(t.From)+1 {
 			se.Want = t.From
 			return err
 		}
 		from = next
 		// The request moved after t's times were taken: this transition
 		// comes after that move, in the request and in its log.
-		if last := lastChange(se.Current); last >= t.At {
+		if last >= t.At {
 			shift := last + 1 - t.At
 			t.At += shift
 			if t.StartedAt != 0 {
@@ -244,10 +255,8 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 	}
 }
 
-// lastChange is the latest time recorded on a request.
-func lastChange(r *asyncevent.Request) int64 {
-	return max(r.RequestedAt, r.QueuedAt, r.StartedAt, r.FinishedAt)
-}
+// requestTimes are the request attributes Request.LastChange reads.
+var requestTimes = [...]string{"requestedAt", "queuedAt", "startedAt", "finishedAt"}
 
 func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 	for _, v := range ss {
@@ -295,6 +304,10 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 	}
 	if t.RequirePhase != "" {
 		u.If(expression.Name("uiPhase").Equal(expression.Value(string(t.RequirePhase))))
+	}
+	for _, name := range requestTimes {
+		n := expression.Name(name)
+		u.If(expression.AttributeNotExists(n).Or(n.LessThan(expression.Value(t.At))))
 	}
 	ops := []*ddb.Op{
 		u.Op(),
