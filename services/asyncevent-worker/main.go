@@ -21,6 +21,7 @@ func main() {
 	flag.IntVar(&cfg.Batch, "batch", cfg.Batch, "messages per receive, 1..10 (PACER_WORKER_BATCH)")
 	flag.DurationVar(&cfg.Visibility, "visibility", cfg.Visibility, "visibility timeout (PACER_WORKER_VISIBILITY)")
 	flag.DurationVar(&cfg.Wait, "wait", cfg.Wait, "long-poll wait, ≤ 20s (PACER_WORKER_WAIT)")
+	flag.DurationVar(&cfg.SweepEvery, "sweep-every", cfg.SweepEvery, "sweep for requests stranded in RECEIVED this often; 0 turns it off (PACER_WORKER_SWEEP_EVERY)")
 	flag.Parse()
 
 	server.Main("asyncevent-worker", func(ctx context.Context, log *slog.Logger) error {

@@ -36,6 +36,7 @@ type Config struct {
 
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
+	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
 	Log           *slog.Logger
 }
 
@@ -88,5 +89,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, Log: cfg.Log}), q, nil
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log}), q, nil
 }

@@ -344,7 +344,7 @@ func registerAdmin(api huma.API, d *Deps) {
 	huma.Register(api, huma.Operation{
 		OperationID: "sweep-stranded", Method: http.MethodPost, Path: "/admin/requests/sweep", Summary: "Requeue requests stranded in RECEIVED",
 		Description: "Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. " +
-			"Scans the table, so run it as a periodic operator job, not per request. Each request is requeued at most once per delay, however often this runs. " +
+			"Scans the table, so it is a periodic job, not a per-request call: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min); call this to run it now, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. " +
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue).",
 		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *sweepInput) (*sweepOutput, error) {

@@ -13,6 +13,16 @@
 //	PACER_WORKER_BATCH              messages per receive, 1..10 (default 10)
 //	PACER_WORKER_VISIBILITY         visibility timeout, e.g. 30s (default 30s)
 //	PACER_WORKER_WAIT               long-poll wait, up to 20s (default 10s)
+//	PACER_WORKER_SWEEP_EVERY        how often this worker sweeps for stranded requests (default 10m; 0 turns it off)
+//
+// The sweep (asyncevent.Service.SweepStranded) re-enqueues requests left
+// RECEIVED by an ingest that died between its two writes, so that nothing
+// is stranded even if nobody reads the request. It scans the table, so its
+// cost grows with the table: each worker sweeps once per interval (jittered
+// by up to a fifth, so that workers do not scan together). With many
+// workers, turn it off on all but one or two, or set 0 everywhere and call
+// the admin API's POST /admin/requests/sweep from a scheduler. It never
+// re-queues FAILED_INGEST_ENQUEUE requests: that stays an operator's call.
 //
 // Against local-aws-sqs use a short wait (e.g. 1s): it answers a long poll
 // only when the batch is full or the wait has passed, whereas SQS answers
@@ -40,6 +50,8 @@ type Config struct {
 	Batch       int
 	Visibility  time.Duration
 	Wait        time.Duration
+	// SweepEvery is how often to sweep for stranded requests (0: never).
+	SweepEvery time.Duration
 
 	// Ready, if set, is called once the table and queue are open and the
 	// worker starts receiving.
@@ -54,6 +66,7 @@ func ConfigFromEnv() Config {
 		Batch:       server.EnvInt("PACER_WORKER_BATCH", 10),
 		Visibility:  server.EnvDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
 		Wait:        server.EnvDuration("PACER_WORKER_WAIT", 10*time.Second),
+		SweepEvery:  server.EnvDuration("PACER_WORKER_SWEEP_EVERY", 10*time.Minute),
 	}
 }
 
@@ -72,13 +85,19 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
-		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait)
+		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait, "sweepEvery", cfg.SweepEvery)
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		sweep(ctx, svc, cfg.SweepEvery, log)
+	}()
 	err = consumer.Run(ctx, q, svc.Handler(), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
+	<-swept
 	log.Info("asyncevent-worker stopped")
 	return err
 }

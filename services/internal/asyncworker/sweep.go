@@ -1,0 +1,47 @@
+package asyncworker
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+)
+
+// sweep calls svc.SweepStranded every interval (each wait jittered by up
+// to a fifth) until ctx is cancelled. An interval of 0 or less does
+// nothing. A failed sweep is logged and tried again at the next tick: the
+// sweep is idempotent.
+func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
+	if every <= 0 {
+		return
+	}
+	t := time.NewTimer(jitter(every))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := svc.SweepStranded(ctx, asyncevent.SweepOptions{})
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			log.Warn("asyncevent-worker: sweep failed; trying again at the next interval", "err", err, "every", every)
+		case res.Stranded > 0 || res.FailedEnqueue > 0:
+			log.Info("asyncevent-worker: swept", "stranded", res.Stranded, "requeued", res.Requeued,
+				"failedEnqueue", res.FailedEnqueue)
+		default:
+			log.Debug("asyncevent-worker: swept, nothing stranded")
+		}
+		t.Reset(jitter(every))
+	}
+}
+
+// jitter returns d shortened by a random amount up to a fifth of d.
+func jitter(d time.Duration) time.Duration {
+	return d - rand.N(d/5+1)
+}
