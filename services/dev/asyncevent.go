@@ -21,8 +21,9 @@ import (
 func init() {
 	services = append(services,
 		Service{
-			Name: "asyncevent-api",
-			Addr: server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
+			Name:    "asyncevent-api",
+			Addr:    server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
+			AddrVar: "PACER_ASYNCEVENT_ADDR",
 			Run: func(ctx context.Context, env Env) error {
 				cfg := asynceventapi.ConfigFromEnv()
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, env.AWS, env.Log

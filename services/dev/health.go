@@ -27,9 +27,33 @@ type health struct {
 	ready    []atomic.Bool   // set by each service's Env.Ready
 }
 
+// healthEndpoint serves GET /healthz from the moment the runner holds its
+// port: 503 "starting" (stage "stand-ins") while the stand-ins start, then
+// the full report of the health it is given.
+type healthEndpoint struct {
+	h        atomic.Pointer[health]
+	services []serviceReport
+}
+
+func (e *healthEndpoint) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", e.serve)
+	mux.HandleFunc("GET /{$}", e.serve)
+	return mux
+}
+
+func (e *healthEndpoint) serve(w http.ResponseWriter, r *http.Request) {
+	if h := e.h.Load(); h != nil {
+		h.serve(w, r)
+		return
+	}
+	writeReport(w, http.StatusServiceUnavailable, healthReport{Status: "starting", Stage: "stand-ins", Services: e.services})
+}
+
 // healthReport is the body of GET /healthz.
 type healthReport struct {
-	Status   string            `json:"status"` // "ok", "starting" (a service is not ready yet) or "unavailable"
+	Status   string            `json:"status"`          // "ok", "starting" (a service is not ready yet) or "unavailable"
+	Stage    string            `json:"stage,omitempty"` // while starting: "stand-ins", then "services"
 	DynamoDB string            `json:"dynamodb"`
 	SQS      string            `json:"sqs"`
 	Postgres string            `json:"postgres"` // host:port
@@ -41,13 +65,6 @@ type serviceReport struct {
 	Name  string `json:"name"`
 	URL   string `json:"url,omitempty"`
 	Ready bool   `json:"ready"`
-}
-
-func (h *health) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", h.serve)
-	mux.HandleFunc("GET /{$}", h.serve)
-	return mux
 }
 
 func (h *health) serve(w http.ResponseWriter, r *http.Request) {
@@ -107,9 +124,13 @@ func (h *health) serve(w http.ResponseWriter, r *http.Request) {
 		rep.Status = "unavailable"
 		code = http.StatusServiceUnavailable
 	case starting:
-		rep.Status = "starting"
+		rep.Status, rep.Stage = "starting", "services"
 		code = http.StatusServiceUnavailable
 	}
+	writeReport(w, code, rep)
+}
+
+func writeReport(w http.ResponseWriter, code int, rep healthReport) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)

@@ -18,8 +18,9 @@ import (
 // requests to try.
 func init() {
 	services = append(services, Service{
-		Name: "photo-api",
-		Addr: server.Env("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
+		Name:    "photo-api",
+		Addr:    server.Env("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
+		AddrVar: "PACER_PHOTO_ADDR",
 		Run: func(ctx context.Context, env Env) error {
 			awsCfg := env.AWS
 			return photoapi.Run(ctx, photoapi.Config{

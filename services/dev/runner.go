@@ -66,7 +66,7 @@ func run(ctx context.Context, cfg Config) (err error) {
 	ln := cfg.Listener
 	if ln == nil {
 		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
-			return portError("the dev runner's health endpoint", cfg.Addr, err)
+			return portError("the dev runner's health endpoint", cfg.Addr, "PACER_DEV_ADDR or -addr", err)
 		}
 	}
 	defer ln.Close()
@@ -83,9 +83,28 @@ func run(ctx context.Context, cfg Config) (err error) {
 			continue
 		}
 		if listeners[i], err = net.Listen("tcp", s.Addr); err != nil {
-			return portError(s.Name, s.Addr, err)
+			return portError(s.Name, s.Addr, s.AddrVar, err)
 		}
 	}
+
+	// Health answers from now on: "starting" until everything is up.
+	endpoint := &healthEndpoint{services: make([]serviceReport, len(cfg.Services))}
+	for i, s := range cfg.Services {
+		endpoint.services[i] = serviceReport{Name: s.Name}
+		if l := listeners[i]; l != nil {
+			endpoint.services[i].URL = "http://" + l.Addr().String()
+		}
+	}
+	srv := &http.Server{
+		Handler:           endpoint.routes(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer srv.Close() // on an early return; normally shut down gracefully below
 
 	userDB := os.Getenv("DATABASE_URL") != ""
 	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Postgres: true, Log: cfg.StandinLog})
@@ -129,9 +148,10 @@ func run(ctx context.Context, cfg Config) (err error) {
 		dynamo:   awsclient.DynamoDB(awsCfg),
 		sqs:      awsclient.SQS(awsCfg),
 		env:      env,
-		services: make([]serviceReport, len(cfg.Services)),
+		services: endpoint.services,
 		ready:    make([]atomic.Bool, len(cfg.Services)),
 	}
+	endpoint.h.Store(h)
 
 	// Services run until ctx is cancelled or one of them fails.
 	svcCtx, cancelServices := context.WithCancelCause(ctx)
@@ -141,10 +161,8 @@ func run(ctx context.Context, cfg Config) (err error) {
 	for i, s := range cfg.Services {
 		e := env
 		e.Addr, e.Listener = s.Addr, listeners[i]
-		h.services[i] = serviceReport{Name: s.Name}
 		if l := listeners[i]; l != nil {
 			e.Addr = l.Addr().String()
-			h.services[i].URL = "http://" + e.Addr
 		}
 		e.Log = cfg.Log.With("service", s.Name)
 		var once sync.Once
@@ -167,16 +185,6 @@ func run(ctx context.Context, cfg Config) (err error) {
 			}
 		})
 	}
-
-	srv := &http.Server{
-		Handler:           h.routes(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
-		IdleTimeout:       60 * time.Second,
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
 
 	// The banner comes once every service serves (or never, if one fails or
 	// Ctrl-C comes first): the URLs it prints answer.
@@ -239,9 +247,11 @@ func setenv(vars map[string]string) (restore func()) {
 	}
 }
 
-func portError(what, addr string, err error) error {
+// portError explains a failed listen on addr; how says which setting
+// moves it.
+func portError(what, addr, how string, err error) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("%s cannot listen on %s: the port is already in use (another `make run`?). Stop whatever holds it (ss -ltnp | grep %s) or choose another address (PACER_DEV_ADDR / -addr)", what, addr, portOf(addr))
+		return fmt.Errorf("%s cannot listen on %s: the port is already in use (another `make run`?). Stop whatever holds it (ss -ltnp | grep %s) or choose another address (%s)", what, addr, portOf(addr), how)
 	}
 	return fmt.Errorf("%s cannot listen on %s: %w", what, addr, err)
 }

@@ -179,6 +179,80 @@ func TestRunPortBusy(t *testing.T) {
 	}
 }
 
+// A busy service port names the setting that moves it.
+func TestRunServicePortBusyNamesItsSetting(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	err = run(context.Background(), Config{Addr: "127.0.0.1:0", Database: uniqueDB(), Services: []Service{
+		{Name: "photo-api", Addr: l.Addr().String(), AddrVar: "PACER_PHOTO_ADDR", Run: func(context.Context, Env) error { return nil }},
+	}})
+	if err == nil || !strings.Contains(err.Error(), "photo-api cannot listen on "+l.Addr().String()) ||
+		!strings.Contains(err.Error(), "(PACER_PHOTO_ADDR)") || strings.Contains(err.Error(), "PACER_DEV_ADDR") {
+		t.Fatalf("run with photo-api's port busy: %v, want it to name PACER_PHOTO_ADDR", err)
+	}
+}
+
+// Health answers from the moment the runner holds its port: 503 "starting"
+// at stage "stand-ins" while they start, never a refused or hanging
+// connection, then stage "services", then ok.
+func TestHealthAnswersWhileTheStandinsStart(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/healthz"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	announced := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, Config{Listener: ln, Database: uniqueDB(), OnReady: func(string) { close(announced) },
+			Services: []Service{{Name: "svc", Run: func(ctx context.Context, env Env) error { env.Ready(); <-ctx.Done(); return nil }}}})
+	}()
+	client := &http.Client{Timeout: 5 * time.Second}
+	stages := map[string]bool{}
+	for done := false; !done; {
+		select {
+		case <-announced:
+			done = true
+		case err := <-errc:
+			t.Fatalf("run: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Fatalf("health while starting: %v", err)
+		}
+		var rep healthReport
+		derr := json.NewDecoder(resp.Body).Decode(&rep)
+		resp.Body.Close()
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		switch {
+		case resp.StatusCode == http.StatusOK && rep.Status == "ok" && len(rep.Services) == 1 && rep.Services[0].Ready:
+			// Every service is ready; the banner may still be printing.
+		case resp.StatusCode == http.StatusServiceUnavailable && rep.Status == "starting" && (rep.Stage == "stand-ins" || rep.Stage == "services"):
+			stages[rep.Stage] = true
+			if len(rep.Services) != 1 || rep.Services[0].Name != "svc" || rep.Services[0].Ready {
+				t.Fatalf("services while starting: %+v", rep.Services)
+			}
+		default:
+			t.Fatalf("health %d %+v", resp.StatusCode, rep)
+		}
+	}
+	if !stages["stand-ins"] {
+		t.Fatalf("never saw stage stand-ins while the stand-ins started (saw %v)", stages)
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A service that returns without error before saying it is ready stops
 // the runner with a clear error instead of leaving it waiting.
 func TestRunServiceStoppedBeforeReady(t *testing.T) {

@@ -49,10 +49,13 @@ type Service struct {
 	// anything (a busy port fails at once) and hands the listener over in
 	// Env.Listener.
 	Addr string
+	// AddrVar names the setting that moves Addr, for the error when the
+	// port is taken (e.g. "PACER_PHOTO_ADDR").
+	AddrVar string
 	// Run creates the service's tables, queues and schema if they are
 	// missing, serves on env.Listener, calls env.Ready, serves until ctx is
-	// cancelled, then shuts down gracefully and returns nil. It must return within a few seconds of cancellation. An
-	// error stops the whole runner.
+	// cancelled, then shuts down gracefully and returns nil. It must return
+	// within a few seconds of cancellation. An error stops the whole runner.
 	Run func(ctx context.Context, env Env) error
 }
 

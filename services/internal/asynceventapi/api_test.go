@@ -427,3 +427,16 @@ func TestRequeueEndpoint(t *testing.T) {
 		t.Fatalf("u2 after the sweep: %s", r.Status)
 	}
 }
+
+// GET /healthz answers without a token (load balancers have none); every
+// other route still requires one.
+func TestHealthNeedsNoToken(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	resp := e.api.Get("/healthz")
+	expect(t, resp, http.StatusOK)
+	if got := decode[struct{ Status string }](t, resp); got.Status != "ok" {
+		t.Fatalf("health %s", resp.Body.String())
+	}
+	expect(t, e.api.Get("/me/participations"), http.StatusUnauthorized)
+}

@@ -49,6 +49,7 @@ const description = "First-come and lottery event participation. `POST /events/{
 // dev mode.
 func NewAPI(mux *http.ServeMux, d *Deps, v *auth.Verifier, dev bool) huma.API {
 	api := server.NewAPI(mux, Title, Version, description, true)
+	server.RegisterHealth(api)
 	if v != nil {
 		// Middlewares apply to operations registered after them.
 		server.Authenticate(api, v, dev)

@@ -85,26 +85,8 @@ func WriteOpenAPI(w io.Writer) error {
 	// in dev mode (they are ignored otherwise, and the text says so).
 	api := NewAPI(http.NewServeMux(), true)
 	Register(api, Deps{Service: photo.NewService(photo.Config{})})
-	registerHealth(api)
+	server.RegisterHealth(api)
 	return server.WriteOpenAPI(w, api)
-}
-
-func registerHealth(api huma.API) {
-	huma.Register(api, huma.Operation{
-		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Summary: "Liveness", Tags: []string{"Health"},
-	}, func(ctx context.Context, _ *struct{}) (*struct {
-		Body struct {
-			Status string `json:"status" example:"ok"`
-		}
-	}, error) {
-		out := &struct {
-			Body struct {
-				Status string `json:"status" example:"ok"`
-			}
-		}{}
-		out.Body.Status = "ok"
-		return out, nil
-	})
 }
 
 // Run applies the migrations, ensures the table, and serves the API until
@@ -159,7 +141,7 @@ func Run(ctx context.Context, cfg Config) error {
 	api := NewAPI(mux, cfg.Dev)
 	server.Authenticate(api, verifier, cfg.Dev)
 	Register(api, Deps{Service: svc, Log: cfg.Log})
-	registerHealth(api)
+	server.RegisterHealth(api)
 
 	l := cfg.Listener
 	if l == nil {
