@@ -32,7 +32,9 @@ type Store interface {
 	// *StateError if it is not PROCESSING in phase from.
 	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
 	// RecordAttempt notes a retryable failure on a request that is not
-	// terminal: attempts, last error code, message and time.
+	// terminal: attempts, last error code, message and time. A record with
+	// fewer attempts than the stored one (a slow earlier delivery) changes
+	// nothing and is not an error.
 	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
 
 	// MarkRequeued sets a request's requeuedAt to at, on condition that it

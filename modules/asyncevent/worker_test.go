@@ -409,3 +409,27 @@ func TestWorkerTransitionIsTimedAfterWhatItFollows(t *testing.T) {
 	}
 	checkLogs(t, env, env.Request(t, "race2"))
 }
+
+// Deliveries of one message can finish out of order: the record of an
+// earlier, slower delivery does not overwrite a later one's.
+func TestAttemptRecordsOnlyMoveForward(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 5)
+	id := participate(t, env.Service, "ev", "u1").RequestID
+	if err := env.Store.RecordAttempt(ctx, id, 3, "ThrottlingException", "third", 300); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.RecordAttempt(ctx, id, 1, "DEPENDENCY_ERROR", "first, late", 100); err != nil {
+		t.Fatalf("a late record: %v, want no error", err)
+	}
+	if r := env.Request(t, id); r.Attempts != 3 || r.LastErrorCode != "ThrottlingException" || r.LastErrorMessage != "third" {
+		t.Fatalf("after a late record: %+v", r)
+	}
+	if err := env.Store.RecordAttempt(ctx, id, 4, "TIMEOUT", "fourth", 400); err != nil {
+		t.Fatal(err)
+	}
+	if r := env.Request(t, id); r.Attempts != 4 || r.LastErrorCode != "TIMEOUT" {
+		t.Fatalf("after a fourth record: %+v", r)
+	}
+}

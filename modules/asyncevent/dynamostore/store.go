@@ -395,9 +395,18 @@ func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts in
 			expression.Value(string(asyncevent.StatusQueued)),
 			expression.Value(string(asyncevent.StatusProcessing))))
 	if attempts > 0 {
-		u.Set("attempts", attempts)
+		// Deliveries of one message can finish out of order (a slow first
+		// handling outlives its visibility timeout): a record older than
+		// the stored one changes nothing.
+		n := expression.Name("attempts")
+		u.Set("attempts", attempts).If(expression.AttributeNotExists(n).Or(n.LessThanEqual(expression.Value(attempts))))
 	}
-	return stateErr(requestID, u.Label("attempt").Run(ctx))
+	err := stateErr(requestID, u.Label("attempt").Run(ctx))
+	var se *asyncevent.StateError
+	if errors.As(err, &se) && se.Current != nil && !se.Current.Status.Terminal() && se.Current.Attempts > attempts {
+		return nil
+	}
+	return err
 }
 
 // MarkRequeued implements asyncevent.Store.
