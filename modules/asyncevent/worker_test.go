@@ -132,7 +132,7 @@ func TestNonRetryableFailures(t *testing.T) {
 	if err := env.Queue.Send(ctx, "this is not json"); err != nil {
 		t.Fatal(err)
 	}
-	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	env.StartWorkers(t, 1, consumer.Config{})
 	got := waitTerminal(t, env, []string{"orphan1"}, 20*time.Second)[0]
 	if got.Status != asyncevent.StatusFailedFinal || got.FailureClass != asyncevent.NonRetryable || got.ErrorCode != "UNKNOWN_EVENT" ||
 		got.ErrorMessage == "" || got.UIResult != asyncevent.ResultFailed || got.FinishedAt == 0 {
@@ -160,7 +160,11 @@ func TestRetryableFault(t *testing.T) {
 		}
 		return nil
 	})
-	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	// One delivery per receive: with a visibility not above the long-poll
+	// wait, local-aws-sqs hands out receives 1 and 2 in one batch, and the
+	// first could still be on its way to DynamoDB when the fault clears
+	// below, then succeed as attempt 1 (see StartWorkers).
+	env.StartWorkers(t, 1, consumer.Config{Visibility: 3 * time.Second})
 	asynceventtest.Eventually(t, 20*time.Second, "two failed attempts recorded", func() (bool, error) {
 		r := env.Request(t, p.RequestID)
 		return r.Attempts >= 2 && r.LastErrorCode == "ThrottlingException" && strings.Contains(r.LastErrorMessage, "injected"), nil
@@ -194,7 +198,10 @@ func TestDLQAndRedrive(t *testing.T) {
 		}
 		return nil
 	})
-	env.StartWorkers(t, 1, consumer.Config{Visibility: time.Second})
+	// Receives well apart (see StartWorkers): two deliveries of one message
+	// in one batch would record their attempts concurrently, and the
+	// attempt count is the last write, not the highest.
+	env.StartWorkers(t, 1, consumer.Config{Visibility: 3 * time.Second})
 	asynceventtest.Eventually(t, 30*time.Second, "3 messages in the DLQ", func() (bool, error) {
 		_, dead, err := env.Queue.Depths(ctx)
 		return dead == 3, err

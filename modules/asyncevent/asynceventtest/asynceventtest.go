@@ -100,6 +100,14 @@ func New(t testing.TB, opts Options) *Env {
 // StartWorkers starts n in-process worker instances, each with its own
 // domain service (own caches), sharing the env's clients. stop stops them
 // gracefully and waits; it is also registered as a cleanup.
+//
+// The visibility timeout (default 3 s) must exceed the long-poll wait
+// (default 1 s) by at least a second: local-aws-sqs starts a message's
+// visibility timeout when it picks the message during the long poll, not
+// when the poll returns, and keeps polling for the whole wait while the
+// batch is not full. With a visibility not above the wait, one message comes
+// back in the same batch with the next receive count, and two deliveries of
+// it run at once (real SQS never does that).
 func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func()) {
 	t.Helper()
 	if cfg.Visibility == 0 {
@@ -107,6 +115,9 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	}
 	if cfg.Wait == 0 {
 		cfg.Wait = time.Second
+	}
+	if cfg.Visibility < cfg.Wait+time.Second {
+		t.Fatalf("asynceventtest: visibility %s must be at least the wait %s plus 1 s (see StartWorkers)", cfg.Visibility, cfg.Wait)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

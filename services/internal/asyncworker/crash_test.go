@@ -104,7 +104,11 @@ func TestWorkerKilledMidFlight(t *testing.T) {
 	// modules/asyncevent covers that path deterministically).
 
 	start := time.Now()
-	env.StartWorkers(t, 1, consumer.Config{Visibility: 3 * time.Second})
+	// The child's 3 s visibility brings its messages back; this worker's
+	// own can be long. A message the slow child already received twice
+	// reaches it on its last receive before the DLQ (maxReceiveCount 3), and
+	// must not come back while this worker, on a loaded machine, decides it.
+	env.StartWorkers(t, 1, consumer.Config{Visibility: 15 * time.Second})
 	count := map[asyncevent.ResultCode]int{}
 	asynceventtest.Eventually(t, 60*time.Second, "every request to finish", func() (bool, error) {
 		count = map[asyncevent.ResultCode]int{}
