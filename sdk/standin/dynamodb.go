@@ -3,6 +3,7 @@ package standin
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,8 @@ import (
 	"strings"
 )
 
-// startDynamoDB runs DynamoDB Local in memory on a free loopback port.
+// startDynamoDB runs DynamoDB Local in memory on a free port (it cannot
+// pick one itself: -port 0 is refused).
 func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 	emu := filepath.Join(cfg.Dir, "dynamodb-local")
 	jar := filepath.Join(emu, "DynamoDBLocal.jar")
@@ -21,24 +23,26 @@ func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, "", err
-	}
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), java,
-		"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Djava.library.path="+filepath.Join(emu, "DynamoDBLocal_lib"),
-		"-jar", jar,
-		"-port", strconv.Itoa(port), "-inMemory", "-sharedDb", "-disableTelemetry")
-	cmd.Dir = emu
-	p, err := startProcess("DynamoDB Local", cmd, cfg.Log)
-	if err != nil {
-		return nil, "", err
-	}
-	endpoint := "http://" + hostPort(port)
-	err = waitReady(ctx, p, cfg.StartTimeout, func(ctx context.Context) error {
-		// Any HTTP answer to a DynamoDB call means the server is up.
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader("{}"))
+	p, port, err := startOnFreePort(ctx, "DynamoDB Local", cfg.StartTimeout, func(port int) (*process, error) {
+		cmd := exec.CommandContext(context.WithoutCancel(ctx), java,
+			"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+			"-Djava.library.path="+filepath.Join(emu, "DynamoDBLocal_lib"),
+			"-jar", jar,
+			"-port", strconv.Itoa(port), "-inMemory", "-sharedDb", "-disableTelemetry")
+		cmd.Dir = emu
+		// On a taken port Jetty's bind fails in the main thread and the JVM
+		// stays up; its output says so.
+		watch := newOutputWatch("Failed to bind", `Exception in thread "main"`)
+		out := io.MultiWriter(cfg.Log, watch)
+		cmd.Stdout, cmd.Stderr = out, out
+		p, err := startProcess("DynamoDB Local", cmd, cfg.Log)
+		if err == nil {
+			p.fatal = watch.hit
+		}
+		return p, err
+	}, func(ctx context.Context, port int) error {
+		// Any HTTP answer to a DynamoDB call means a server is up.
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+hostPort(port), strings.NewReader("{}"))
 		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
 		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 		resp, err := http.DefaultClient.Do(req)
@@ -49,8 +53,8 @@ func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 		return nil
 	})
 	if err != nil {
-		_ = p.stop()
 		return nil, "", err
 	}
+	endpoint := "http://" + hostPort(port)
 	return p, endpoint, nil
 }

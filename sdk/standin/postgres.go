@@ -99,26 +99,21 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 		cleanup()
 		return nil, "", fmt.Errorf("standin: initdb: %v\n%s", err, out)
 	}
-	port, err := freePort()
-	if err != nil {
-		cleanup()
-		return nil, "", err
-	}
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), filepath.Join(bin, "postgres"),
-		"-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off", "-c", "max_connections=200")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	p, err := startProcess("Postgres", cmd, cfg.Log)
+	p, port, err := startOnFreePort(ctx, "Postgres", cfg.StartTimeout, func(port int) (*process, error) {
+		cmd := exec.CommandContext(context.WithoutCancel(ctx), filepath.Join(bin, "postgres"),
+			"-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
+			"-c", "fsync=off", "-c", "max_connections=200")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		return startProcess("Postgres", cmd, cfg.Log)
+	}, func(ctx context.Context, port int) error {
+		return pingPostgres(ctx, fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port)))
+	})
 	if err != nil {
 		cleanup()
 		return nil, "", err
 	}
 	p.cleanup = cleanup
 	url := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port))
-	if err := waitReady(ctx, p, cfg.StartTimeout, func(ctx context.Context) error { return pingPostgres(ctx, url) }); err != nil {
-		_ = p.stop()
-		return nil, "", err
-	}
 	return p, url, nil
 }
 

@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +24,10 @@ type process struct {
 	cleanup func()
 	once    sync.Once
 	stdin   io.WriteCloser
+	// fatal, when set, is closed once the process's output says it cannot
+	// start; it may stay alive all the same (DynamoDB Local's JVM does when
+	// its port is taken).
+	fatal chan struct{}
 }
 
 // startProcess starts cmd in a new process group with Pdeathsig=SIGKILL, so
@@ -65,6 +71,57 @@ func (p *process) exited() bool {
 	}
 }
 
+// failed reports whether the process has ended or said it cannot start.
+func (p *process) failed() bool {
+	if p.exited() {
+		return true
+	}
+	if p.fatal == nil {
+		return false
+	}
+	select {
+	case <-p.fatal:
+		return true
+	default:
+		return false
+	}
+}
+
+// outputWatch is an io.Writer for a process's output that closes hit at the
+// first line containing one of marks.
+type outputWatch struct {
+	marks []string
+	hit   chan struct{}
+	mu    sync.Mutex
+	line  []byte
+	done  bool
+}
+
+func newOutputWatch(marks ...string) *outputWatch {
+	return &outputWatch{marks: marks, hit: make(chan struct{})}
+}
+
+func (w *outputWatch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range b {
+		if c != '\n' {
+			if len(w.line) < 4096 {
+				w.line = append(w.line, c)
+			}
+			continue
+		}
+		for _, m := range w.marks {
+			if !w.done && strings.Contains(string(w.line), m) {
+				w.done = true
+				close(w.hit)
+			}
+		}
+		w.line = w.line[:0]
+	}
+	return len(b), nil
+}
+
 // stop sends SIGTERM to the process group, waits up to 5 s, then SIGKILLs it.
 func (p *process) stop() error {
 	p.once.Do(func() {
@@ -100,6 +157,117 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// pickPort picks the port for a server that must be told its port (tests
+// replace it to hand out a taken one).
+var pickPort = freePort
+
+// portAttempts bounds the ports startOnFreePort tries.
+const portAttempts = 3
+
+// startOnFreePort starts a server that must be given its port: it picks a
+// free port, starts the server on it with start, and waits until ready
+// answers and the server itself listens on the port. The port is free when
+// picked but bound only once the server is up, and something else (another
+// test binary's stand-in, a test server) can take it in between; then the
+// server exits before it is ready, or something else answers in its stead.
+// Either way (start should set the process's fatal channel for a server
+// that stays up after failing to bind) the server is stopped and started
+// again on another port, up to portAttempts times.
+func startOnFreePort(ctx context.Context, name string, timeout time.Duration, start func(port int) (*process, error), ready func(ctx context.Context, port int) error) (*process, int, error) {
+	var err error
+	for range portAttempts {
+		var port int
+		if port, err = pickPort(); err != nil {
+			return nil, 0, err
+		}
+		var p *process
+		if p, err = start(port); err != nil {
+			return nil, 0, err
+		}
+		err = waitReady(ctx, p, timeout, func(ctx context.Context) error {
+			if err := ready(ctx, port); err != nil {
+				return err
+			}
+			return p.owns(port)
+		})
+		if err == nil {
+			return p, port, nil
+		}
+		failed := p.failed()
+		_ = p.stop()
+		if !failed || ctx.Err() != nil {
+			return nil, 0, err
+		}
+		err = fmt.Errorf("%w (tried port %d: taken?)", err, port)
+	}
+	return nil, 0, fmt.Errorf("standin: %s did not start on %d ports: %w", name, portAttempts, err)
+}
+
+// owns returns an error if something other than the process listens on
+// port so far; nil if the process does, or if /proc cannot tell.
+func (p *process) owns(port int) error {
+	if listens, known := p.listensOn(port); known && !listens {
+		return fmt.Errorf("%s does not listen on port %d (yet), something else answers there", p.name, port)
+	}
+	return nil
+}
+
+// listensOn reports whether the process holds a socket listening on port;
+// known is false when /proc cannot tell.
+func (p *process) listensOn(port int) (listens, known bool) {
+	inodes, err := listeningSockets(port)
+	if err != nil {
+		return false, false
+	}
+	dir := filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "fd")
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false, false
+	}
+	for _, fd := range fds {
+		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		if err != nil {
+			continue
+		}
+		if inode, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(inode, "]")] {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// listeningSockets returns the inodes of the TCP sockets (IPv4 and IPv6)
+// listening on port, from /proc/net.
+func listeningSockets(port int) (map[string]bool, error) {
+	inodes := map[string]bool{}
+	read := 0
+	var lastErr error
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		read++
+		lines := strings.Split(string(b), "\n")
+		for _, line := range lines[min(1, len(lines)):] {
+			// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+			fs := strings.Fields(line)
+			if len(fs) < 10 || fs[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			_, hexPort, ok := strings.Cut(fs[1], ":")
+			if n, err := strconv.ParseUint(hexPort, 16, 16); ok && err == nil && int(n) == port {
+				inodes[fs[9]] = true
+			}
+		}
+	}
+	if read == 0 {
+		return nil, lastErr
+	}
+	return inodes, nil
+}
+
 // waitReady polls ready until it returns nil, the process exits, or the
 // timeout passes.
 func waitReady(ctx context.Context, p *process, timeout time.Duration, ready func(context.Context) error) error {
@@ -109,6 +277,9 @@ func waitReady(ctx context.Context, p *process, timeout time.Duration, ready fun
 	for {
 		if p != nil && p.exited() {
 			return fmt.Errorf("standin: %s exited before it was ready: %v", p.name, p.waitErr)
+		}
+		if p != nil && p.failed() {
+			return fmt.Errorf("standin: %s failed to start (see its output)", p.name)
 		}
 		rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
 		last = ready(rctx)
