@@ -31,9 +31,10 @@
 // returns its id as a duplicate; reading the request (GET, by its owner or
 // an admin) once it has been RECEIVED for Config.RequeueAfter enqueues it
 // again, at most once per RequeueAfter, and a worker finishes it. Requests
-// nobody reads are found by Service.SweepStranded (a filtered table Scan;
-// the admin API's POST /admin/requests/sweep), an operator job to run
-// periodically. A lottery draw waits while any of its entries is still
+// nobody reads are found by Service.SweepStranded (a filtered table Scan),
+// which every asyncevent-worker runs periodically (PACER_WORKER_SWEEP_EVERY,
+// default 10 min) and the admin API runs on demand (POST
+// /admin/requests/sweep). A lottery draw waits while any of its entries is still
 // RECEIVED (Draw returns ErrDrawPending saying how many to sweep); one
 // healed after the draw started anyway is REJECTED_LOTTERY_CLOSED.
 //

@@ -408,21 +408,7 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{RequeueAfter: time.Minute, Now: now}})
 	firstCome(t, env, "ev", 5)
 	ok := participate(t, env.Service, "ev", "fine") // queued normally: never swept
-	env.SQS.SetSendFault(asynceventtest.Throttle)
-	var n atomic.Int64
-	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
-		if n.Add(1)%2 == 0 { // each participation's second transaction: marking it FAILED_FINAL
-			return asynceventtest.Throttle
-		}
-		return nil
-	})
-	for _, u := range []string{"u1", "u2"} {
-		if _, err := env.Service.Participate(ctx, "ev", u); !errors.Is(err, asyncevent.ErrUnavailable) {
-			t.Fatalf("%s: %v, want ErrUnavailable", u, err)
-		}
-	}
-	env.SQS.SetSendFault(nil)
-	env.Dynamo.SetTxFault(nil)
+	env.Strand(t, "ev", "u1", "u2")
 	if d, _ := env.Queue.Depth(ctx); d != 1 {
 		t.Fatalf("queue depth %d, want only the normal request's message", d)
 	}

@@ -285,19 +285,7 @@ func TestLotteryDrawWaitsForStrandedEntries(t *testing.T) {
 		participate(t, env.Service, "raffle", fmt.Sprintf("u%d", i))
 	}
 	// The fifth: the send fails, and so does marking it failed.
-	env.SQS.SetSendFault(asynceventtest.Throttle)
-	var n atomic.Int64
-	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
-		if n.Add(1) == 2 {
-			return asynceventtest.Throttle
-		}
-		return nil
-	})
-	if _, err := env.Service.Participate(ctx, "raffle", "stranded"); !errors.Is(err, asyncevent.ErrUnavailable) {
-		t.Fatalf("stranded participation: %v", err)
-	}
-	env.SQS.SetSendFault(nil)
-	env.Dynamo.SetTxFault(nil)
+	env.Strand(t, "raffle", "stranded")
 	env.StartWorkers(t, 1, consumer.Config{})
 	asynceventtest.Eventually(t, 30*time.Second, "4 entries collecting", func() (bool, error) {
 		st, err := env.Service.EventStats(ctx, "raffle")

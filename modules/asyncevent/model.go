@@ -83,8 +83,9 @@ type Request struct {
 	LastErrorMessage string `dynamodbav:"lastErrorMessage,omitempty"`
 	LastErrorAt      int64  `dynamodbav:"lastErrorAt,omitempty"`
 
-	// RequeuedAt is when a read last enqueued the request again because it
-	// was stranded in RECEIVED (see Service.GetRequest).
+	// RequeuedAt is when the request was last enqueued again: stranded in
+	// RECEIVED (Service.GetRequest, the sweep) or re-opened by an operator
+	// after its enqueue failed (Service.RequeueFailed).
 	RequeuedAt int64 `dynamodbav:"requeuedAt,omitempty"`
 
 	// IdempotencyKey is the key of the request's IdempotencyLock,
@@ -99,10 +100,11 @@ type Request struct {
 	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 
-// LastChange is the latest time recorded on r (epoch millis). A
-// transition of r is timed after it: times on a request only move forward.
+// LastChange is the latest time recorded on r (epoch millis), including
+// when it was last re-queued. A transition of r is timed after it: times on
+// a request only move forward.
 func (r *Request) LastChange() int64 {
-	return max(r.RequestedAt, r.QueuedAt, r.StartedAt, r.FinishedAt)
+	return max(r.RequestedAt, r.QueuedAt, r.StartedAt, r.FinishedAt, r.RequeuedAt)
 }
 
 // QueueDelay is startedAt − queuedAt, or 0 when either is unknown.

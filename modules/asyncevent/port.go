@@ -26,15 +26,19 @@ type Store interface {
 	// with its first StatusLog, in one transaction. If the lock exists it
 	// writes nothing and returns the stored requestId with dup true.
 	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
-	// Transition applies t atomically (see Transition).
+	// Transition applies t atomically (see Transition). Times on a request
+	// only move forward: if t.At is not later than every time recorded on
+	// the request (Request.LastChange), the store moves t.At, t.StartedAt
+	// and t.FinishedAt to just after it, in t itself, and writes that.
 	Transition(ctx context.Context, t *Transition) error
 	// SetPhase changes a PROCESSING request's uiPhase from → to.
 	// *StateError if it is not PROCESSING in phase from.
 	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
 	// RecordAttempt notes a retryable failure on a request that is not
-	// terminal: attempts, last error code, message and time. A record with
-	// fewer attempts than the stored one (a slow earlier delivery) changes
-	// nothing and is not an error.
+	// terminal: attempts (the receive count of the delivery that failed),
+	// last error code, message and time. The last record wins: a redrive
+	// or re-queue sends a new message whose receive count starts again at
+	// 1, so a lower count is not necessarily an older record.
 	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
 
 	// MarkRequeued sets a request's requeuedAt to at, on condition that it

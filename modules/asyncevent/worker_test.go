@@ -417,26 +417,32 @@ func TestWorkerTransitionIsTimedAfterWhatItFollows(t *testing.T) {
 	checkLogs(t, env, env.Request(t, "race2"))
 }
 
-// Deliveries of one message can finish out of order: the record of an
-// earlier, slower delivery does not overwrite a later one's.
-func TestAttemptRecordsOnlyMoveForward(t *testing.T) {
+// An operator's re-queue counts as a change: a worker whose clock reading
+// predates it still records PROCESSING after the re-queue's log.
+func TestTransitionIsTimedAfterARequeue(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 5)
-	id := participate(t, env.Service, "ev", "u1").RequestID
-	if err := env.Store.RecordAttempt(ctx, id, 3, "ThrottlingException", "third", 300); err != nil {
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	failed := participate(t, env.Service, "ev", "u1") // FAILED_INGEST_ENQUEUE
+	env.SQS.SetSendFault(nil)
+	r := env.Request(t, failed.RequestID)
+	if r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
+		t.Fatalf("request %+v, want FAILED_INGEST_ENQUEUE", r)
+	}
+	later := r.FinishedAt + 1000
+	if err := env.Store.ReopenFailedEnqueue(ctx, r.RequestID, r.FinishedAt, later, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Store.RecordAttempt(ctx, id, 1, "DEPENDENCY_ERROR", "first, late", 100); err != nil {
-		t.Fatalf("a late record: %v, want no error", err)
-	}
-	if r := env.Request(t, id); r.Attempts != 3 || r.LastErrorCode != "ThrottlingException" || r.LastErrorMessage != "third" {
-		t.Fatalf("after a late record: %+v", r)
-	}
-	if err := env.Store.RecordAttempt(ctx, id, 4, "TIMEOUT", "fourth", 400); err != nil {
+	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: r.RequestID, EventID: "ev", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued, asyncevent.StatusReceived}, To: asyncevent.StatusProcessing,
+		At: later - 500, StartedAt: later - 500, QueuedAt: later - 500, KeepQueuedAt: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r := env.Request(t, id); r.Attempts != 4 || r.LastErrorCode != "TIMEOUT" {
-		t.Fatalf("after a fourth record: %+v", r)
+	got := env.Request(t, r.RequestID)
+	if got.Status != asyncevent.StatusProcessing || got.StartedAt != later+1 {
+		t.Fatalf("request %+v: want PROCESSING, startedAt %d", got, later+1)
 	}
+	checkLogs(t, env, got)
 }

@@ -152,6 +152,31 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
 }
 
+// Strand makes each user's participation in eventID end as an ingest that
+// dies between its writes would leave it: RECEIVED, with no message. (The
+// send fails, and so does marking the request failed; Participate answers
+// ErrUnavailable.) The faults are cleared before it returns.
+func (e *Env) Strand(t testing.TB, eventID string, users ...string) {
+	t.Helper()
+	e.SQS.SetSendFault(Throttle)
+	var n atomic.Int64
+	e.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
+		if n.Add(1)%2 == 0 { // each participation's second transaction: marking it FAILED_FINAL
+			return Throttle
+		}
+		return nil
+	})
+	defer func() {
+		e.SQS.SetSendFault(nil)
+		e.Dynamo.SetTxFault(nil)
+	}()
+	for _, u := range users {
+		if _, err := e.Service.Participate(context.Background(), eventID, u); !errors.Is(err, asyncevent.ErrUnavailable) {
+			t.Fatalf("asynceventtest: stranding %s's participation: %v, want ErrUnavailable", u, err)
+		}
+	}
+}
+
 // Request reads a request (strongly consistent), failing the test on error.
 func (e *Env) Request(t testing.TB, id string) *asyncevent.Request {
 	t.Helper()

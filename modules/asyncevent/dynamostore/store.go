@@ -256,7 +256,7 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 }
 
 // requestTimes are the request attributes Request.LastChange reads.
-var requestTimes = [...]string{"requestedAt", "queuedAt", "startedAt", "finishedAt"}
+var requestTimes = [...]string{"requestedAt", "queuedAt", "startedAt", "finishedAt", "requeuedAt"}
 
 func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 	for _, v := range ss {
@@ -395,18 +395,9 @@ func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts in
 			expression.Value(string(asyncevent.StatusQueued)),
 			expression.Value(string(asyncevent.StatusProcessing))))
 	if attempts > 0 {
-		// Deliveries of one message can finish out of order (a slow first
-		// handling outlives its visibility timeout): a record older than
-		// the stored one changes nothing.
-		n := expression.Name("attempts")
-		u.Set("attempts", attempts).If(expression.AttributeNotExists(n).Or(n.LessThanEqual(expression.Value(attempts))))
+		u.Set("attempts", attempts)
 	}
-	err := stateErr(requestID, u.Label("attempt").Run(ctx))
-	var se *asyncevent.StateError
-	if errors.As(err, &se) && se.Current != nil && !se.Current.Status.Terminal() && se.Current.Attempts > attempts {
-		return nil
-	}
-	return err
+	return stateErr(requestID, u.Label("attempt").Run(ctx))
 }
 
 // MarkRequeued implements asyncevent.Store.

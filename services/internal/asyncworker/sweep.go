@@ -10,14 +10,16 @@ import (
 )
 
 // sweep calls svc.SweepStranded every interval (each wait jittered by up
-// to a fifth) until ctx is cancelled. An interval of 0 or less does
-// nothing. A failed sweep is logged and tried again at the next tick: the
-// sweep is idempotent.
+// to a fifth) until ctx is cancelled; the first sweep comes at a random
+// point of the first interval, so that workers started together do not
+// scan together and a worker restarted often still sweeps. An interval of
+// 0 or less does nothing. A failed sweep is logged and tried again at the
+// next tick: the sweep is idempotent.
 func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
 	if every <= 0 {
 		return
 	}
-	t := time.NewTimer(jitter(every))
+	t := time.NewTimer(rand.N(every))
 	defer t.Stop()
 	for {
 		select {
@@ -32,6 +34,8 @@ func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, lo
 		case err != nil:
 			log.Warn("asyncevent-worker: sweep failed; trying again at the next interval", "err", err, "every", every)
 		case res.Stranded > 0 || res.FailedEnqueue > 0:
+			// failedEnqueue > 0 repeats every interval until an operator
+			// re-queues them (POST /admin/requests/sweep?failedEnqueue=requeue).
 			log.Info("asyncevent-worker: swept", "stranded", res.Stranded, "requeued", res.Requeued,
 				"failedEnqueue", res.FailedEnqueue)
 		default:

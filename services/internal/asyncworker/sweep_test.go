@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
@@ -26,21 +23,7 @@ func TestWorkerSweepFinishesStrandedRequests(t *testing.T) {
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
 		t.Fatal(err)
 	}
-	env.SQS.SetSendFault(asynceventtest.Throttle)
-	var n atomic.Int64
-	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
-		if n.Add(1)%2 == 0 { // each participation's second transaction: marking it FAILED_FINAL
-			return asynceventtest.Throttle
-		}
-		return nil
-	})
-	for _, u := range []string{"u1", "u2"} {
-		if _, err := env.Service.Participate(ctx, "ev", u); !errors.Is(err, asyncevent.ErrUnavailable) {
-			t.Fatalf("%s: %v, want ErrUnavailable", u, err)
-		}
-	}
-	env.SQS.SetSendFault(nil)
-	env.Dynamo.SetTxFault(nil)
+	env.Strand(t, "ev", "u1", "u2")
 	var ids []string
 	for r, err := range env.Store.SweepCandidates(ctx, time.Now().Add(time.Hour).UnixMilli()) {
 		if err != nil {

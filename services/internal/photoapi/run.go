@@ -84,8 +84,8 @@ func WriteOpenAPI(w io.Writer) error {
 	// The spec documents the dev-mode headers, as the service honours them
 	// in dev mode (they are ignored otherwise, and the text says so).
 	api := NewAPI(http.NewServeMux(), true)
-	Register(api, Deps{Service: photo.NewService(photo.Config{})})
 	server.RegisterHealth(api)
+	Register(api, Deps{Service: photo.NewService(photo.Config{})})
 	return server.WriteOpenAPI(w, api)
 }
 
@@ -139,9 +139,9 @@ func Run(ctx context.Context, cfg Config) error {
 
 	mux := http.NewServeMux()
 	api := NewAPI(mux, cfg.Dev)
+	server.RegisterHealth(api)
 	server.Authenticate(api, verifier, cfg.Dev)
 	Register(api, Deps{Service: svc, Log: cfg.Log})
-	server.RegisterHealth(api)
 
 	l := cfg.Listener
 	if l == nil {
