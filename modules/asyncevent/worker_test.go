@@ -340,12 +340,7 @@ func TestFirstCome500(t *testing.T) {
 func TestWorkerFollowsAStatusThatMovesUnderIt(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	now := time.Now().UnixMilli()
-	r := &asyncevent.Request{RequestID: "race1", EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
-		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
-	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
-		t.Fatal(err)
-	}
+	now := createReceived(t, env, "race1")
 	var calls atomic.Int64
 	var inHook atomic.Bool
 	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
@@ -379,12 +374,7 @@ func TestWorkerFollowsAStatusThatMovesUnderIt(t *testing.T) {
 func TestWorkerTransitionIsTimedAfterWhatItFollows(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	now := time.Now().UnixMilli()
-	r := &asyncevent.Request{RequestID: "race2", EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
-		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
-	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
-		t.Fatal(err)
-	}
+	now := createReceived(t, env, "race2")
 	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: "race2", EventID: "ev", UserID: "u1",
 		From: []asyncevent.Status{asyncevent.StatusReceived}, To: asyncevent.StatusQueued, At: now + 50, QueuedAt: now + 50}); err != nil {
 		t.Fatalf("ingest's update: %v", err)
@@ -445,4 +435,18 @@ func TestTransitionIsTimedAfterARequeue(t *testing.T) {
 		t.Fatalf("request %+v: want PROCESSING, startedAt %d", got, later+1)
 	}
 	checkLogs(t, env, got)
+}
+
+// createReceived writes a RECEIVED first-come request id of user u1 in
+// event ev, as ingest's first transaction does, and returns its
+// requestedAt.
+func createReceived(t *testing.T, env *asynceventtest.Env, id string) int64 {
+	t.Helper()
+	now := time.Now().UnixMilli()
+	r := &asyncevent.Request{RequestID: id, EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome,
+		Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: now}
+	if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	return now
 }
