@@ -137,18 +137,28 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		checkID(ps, prefix+"photographerId", r.PhotographerID)
 	}
 	if len(ps.list) == n {
-		field := prefix + "createdAt"
+		// The ulid's time orders the gallery and the photographer index, so
+		// it is checked even when createdAt is given: a ulid from the year
+		// 10889 would sit first in "newest first" for ever.
+		id, _ := ulid.ParseStrict(r.ULID)
+		idTime := ulid.Time(id.Time())
+		if !plausibleTime(idTime, now) {
+			ps.add(prefix+"ulid", "its time must be after 2000 and not in the future", nil)
+		}
 		if r.CreatedAt.IsZero() {
-			// The default comes from the ulid: a bad time is the ulid's.
-			id, _ := ulid.ParseStrict(r.ULID)
-			r.CreatedAt, field = ulid.Time(id.Time()), prefix+"ulid"
+			r.CreatedAt = idTime // the default
+		} else if r.CreatedAt = MillisUTC(r.CreatedAt); !plausibleTime(r.CreatedAt, now) {
+			ps.add(prefix+"createdAt", "must be after 2000 and not in the future", nil)
 		}
 		r.CreatedAt = MillisUTC(r.CreatedAt)
-		if r.CreatedAt.Year() < 2000 || r.CreatedAt.After(now.Add(24*time.Hour)) {
-			ps.add(field, "its time must be after 2000 and not in the future", nil)
-		}
 	}
 	return r
+}
+
+// plausibleTime reports whether t is a plausible time for a photo: from
+// 2000 on and not more than a day ahead of now (clock skew).
+func plausibleTime(t, now time.Time) bool {
+	return t.Year() >= 2000 && !t.After(now.Add(24*time.Hour))
 }
 
 // photo builds the Photo a validated record becomes.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
@@ -243,6 +244,9 @@ func TestHostileInput(t *testing.T) {
 		{"cutoff beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "LOTTERY", "winners": 1, "lotteryCutoffAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "lotteryCutoffAt"},
 		{"closesAt beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "closesAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "closesAt"},
 		{"title with control char", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\x00b"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
+		{"capacity written 5e0", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":5e0}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 422, "body.capacity"},
+		{"capacity given twice", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":-1,"capacity":5}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "body.capacity"},
+		{"title not UTF-8", post("/admin/events", strings.NewReader("{\"eventId\":\"x\",\"eventType\":\"FIRST_COME\",\"capacity\":1,\"title\":\"\xff\xfe\"}"), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := c.do()
@@ -442,4 +446,31 @@ func TestHealthNeedsNoToken(t *testing.T) {
 		t.Fatalf("health %s", resp.Body.String())
 	}
 	expect(t, e.api.Get("/me/participations"), http.StatusUnauthorized)
+}
+
+// A draw given a seed that does not hash to the event's commitment is a
+// 422 naming body.seed, and draws nothing.
+func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: time.Millisecond}})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := humatest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, false))
+	seed := strings.Repeat("ab", 32)
+	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
+		Winners: 1, LotteryCutoffAt: time.Now().Add(50 * time.Millisecond).UnixMilli(), SeedCommitment: asyncevent.Commit([]byte(seed))}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	admin := token(t, "a", auth.RoleAdmin)
+	resp := api.Post("/admin/events/raffle/draw", admin, map[string]any{"seed": strings.Repeat("cd", 32)})
+	expect(t, resp, http.StatusUnprocessableEntity)
+	if p := decode[huma.ErrorModel](t, resp); len(p.Errors) != 1 || p.Errors[0].Location != "body.seed" {
+		t.Fatalf("problem %s, want one error at body.seed", resp.Body.String())
+	}
+	if ev, err := env.Service.GetEvent(context.Background(), "raffle"); err != nil || ev.Status != asyncevent.EventOpen {
+		t.Fatalf("event after a refused draw: %+v %v", ev, err)
+	}
 }

@@ -28,7 +28,7 @@ var problems = []struct {
 }{
 	{asyncevent.ErrInvalidID, http.StatusUnprocessableEntity, "invalid-id", "", ""},
 	{asyncevent.ErrInvalidEvent, http.StatusUnprocessableEntity, "invalid-event", "", ""},
-	{asyncevent.ErrSeed, http.StatusUnprocessableEntity, "seed-mismatch", "", ""},
+	{asyncevent.ErrSeed, http.StatusUnprocessableEntity, "seed-mismatch", "", "body.seed"},
 	{asyncevent.ErrCursor, http.StatusBadRequest, "invalid-cursor", "the cursor is malformed, was altered, or was issued for another list", "query.cursor"},
 	{asyncevent.ErrEventNotFound, http.StatusNotFound, "event-not-found", "", ""},
 	{asyncevent.ErrRequestNotFound, http.StatusNotFound, "request-not-found", "", ""},

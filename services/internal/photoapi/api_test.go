@@ -282,6 +282,15 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"size beyond int64", "POST", "/events/e1/photos", []any{tok, with("size", json.Number("9223372036854775808"))}, 422, "body.size"},
 		{"ulid from before 2000", "POST", "/events/e1/photos", []any{tok, with("ulid", "00000000000000000000000001")}, 422, "body.ulid"},
 		{"event date in year 0", "POST", "/events", []any{tok, map[string]any{"eventId": "y0", "name": "Y", "startsOn": "0000-01-01"}}, 422, "body.startsOn"},
+		{"createdAt in year 1", "POST", "/events/e1/photos", []any{tok, with("createdAt", "0001-01-01T00:00:00Z")}, 422, "body.createdAt"},
+		{"ulid from year 10889 with a createdAt", "POST", "/events/e1/photos", []any{tok, func() map[string]any {
+			r := with("ulid", "7ZZZZZZZZZZZZZZZZZZZZZZZZY")
+			r["createdAt"] = "2024-01-01T00:00:00Z"
+			return r
+		}()}, 422, "body.ulid"},
+		{"width written 1e3", "POST", "/events/e1/photos", []any{tok, with("dimensions", map[string]any{"width": json.Number("1e3"), "height": 1})}, 422, "body.dimensions.width"},
+		{"duplicate key", "POST", "/events", []any{tok, strings.NewReader(`{"eventId":"d1","name":"D","eventId":"d2"}`)}, 400, "body.eventId"},
+		{"name not UTF-8", "POST", "/events", []any{tok, strings.NewReader("{\"eventId\":\"u8\",\"name\":\"\xff\xfe\"}")}, 400, "not valid UTF-8"},
 		{"organizer missing from the database", "POST", "/events", []any{orgToken(t, "ghost"), map[string]any{"eventId": "g1", "name": "G"}}, 404, "organizer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -304,6 +313,9 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 	}
 	if n := e.items(); n != 0 {
 		t.Fatalf("hostile input wrote %d items", n)
+	}
+	for _, id := range []string{"d1", "d2", "u8"} {
+		e.do("GET", "/events/"+id, 404, tok)
 	}
 	if p := decode[photo.Photographer](t, body(e.do("GET", "/photographers/p1", 200, tok))); p.Version != 1 {
 		t.Fatalf("rejected patches changed the photographer: version %d", p.Version)

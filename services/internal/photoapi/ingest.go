@@ -34,6 +34,12 @@ func (r recordBody) record() photo.Record {
 	}
 	if r.CreatedAt != nil {
 		rec.CreatedAt = *r.CreatedAt
+		if rec.CreatedAt.IsZero() {
+			// 0001-01-01T00:00:00Z was sent: keep it apart from "absent"
+			// (which takes the ulid's time) so that it is refused as a
+			// createdAt before 2000.
+			rec.CreatedAt = rec.CreatedAt.Add(time.Millisecond)
+		}
 	}
 	return rec
 }

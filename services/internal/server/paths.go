@@ -19,7 +19,8 @@ import (
 //     errors, keeping the 405's Allow header;
 //   - lower-cases the request's media type (Content-Type: Application/Json),
 //     which is case-insensitive (RFC 9110 §8.3.1) but which Huma matches
-//     as written.
+//     as written, and drops a JSON type's parameters (see
+//     normalizeMediaType).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -38,11 +39,14 @@ func guard(next http.Handler) http.Handler {
 }
 
 // normalizeMediaType lower-cases the type/subtype of a Content-Type value
-// and trims the space around it, keeping its parameters as sent.
+// and trims the space around it. A JSON type loses its parameters: JSON is
+// UTF-8 whatever charset says (RFC 8259 §8.1; the body is checked), and
+// Huma would read a '+' inside a parameter (a=b+c) as a structured-syntax
+// suffix and refuse the type. Other types keep their parameters as sent.
 func normalizeMediaType(ct string) string {
 	mt, params, ok := strings.Cut(ct, ";")
 	mt = strings.ToLower(strings.TrimSpace(mt))
-	if !ok {
+	if !ok || mt == "application/json" || strings.HasSuffix(mt, "+json") {
 		return mt
 	}
 	return mt + ";" + params

@@ -157,12 +157,13 @@ func TestMuxErrorsAreProblems(t *testing.T) {
 }
 
 // Media types are case-insensitive (RFC 9110 §8.3.1): Application/Json is
-// JSON. Its parameters are kept; other media types are still refused.
+// JSON, whatever its parameters say; other media types are still refused.
 func TestContentTypeCaseInsensitive(t *testing.T) {
 	base := serveAPI(t)
 	client := &http.Client{Timeout: 5 * time.Second}
 	for ct, status := range map[string]int{
 		"application/json": 200, "Application/Json": 200, "APPLICATION/JSON; charset=utf-8": 200, " application/JSON ;charset=UTF-8": 200,
+		"application/json; a=b+c": 200, "application/problem+json; x=y+z": 200,
 		"text/plain": 415, "Text/Plain": 415,
 	} {
 		resp, err := client.Post(base+"/events/e1/participations", ct, strings.NewReader(`{"note":"hi"}`))

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -45,9 +47,61 @@ func init() {
 	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 		se := newError(status, msg, errs...)
 		if m, ok := se.(*huma.ErrorModel); ok {
+			for _, d := range m.Errors {
+				describeDecodeError(d)
+				describeBodyError(d)
+			}
 			clipProblem(m)
 		}
 		return se
+	}
+}
+
+// decodeError matches encoding/json's *UnmarshalTypeError text, which Huma
+// reports at location "body" when a value that passed the schema does not
+// fit the Go field (5e0 or 1.0 for an integer, 300 for an int8): the value,
+// the struct field's JSON path after its struct's name, and the Go type.
+var decodeError = regexp.MustCompile(`^json: cannot unmarshal (\w+)(?: (.+))? into Go struct field \w*\.(\S+) of type (\S+)$`)
+
+// bodyErrorText matches a bodyError's text.
+var bodyErrorText = regexp.MustCompile(`^(.+) \(at (body\S*)\)$`)
+
+// describeBodyError moves a strictJSON refusal, which Huma reports at
+// "body", to the location it names, and echoes no value: the body is what
+// it refused.
+func describeBodyError(d *huma.ErrorDetail) {
+	if d == nil || d.Location != "body" {
+		return
+	}
+	if m := bodyErrorText.FindStringSubmatch(d.Message); m != nil {
+		d.Message, d.Location, d.Value = m[1], m[2], nil
+	}
+}
+
+// describeDecodeError rewrites such an error to name the field
+// (body.capacity) in the client's terms, without Go type names.
+func describeDecodeError(d *huma.ErrorDetail) {
+	if d == nil || d.Location != "body" {
+		return
+	}
+	m := decodeError.FindStringSubmatch(d.Message)
+	if m == nil {
+		return
+	}
+	kind, value, field, goType := m[1], m[2], m[3], m[4]
+	d.Location = "body." + field
+	switch {
+	case strings.Contains(goType, "int"):
+		d.Message = "expected an integer written with digits only (no fraction or exponent) and within the field's range"
+	case strings.Contains(goType, "float"):
+		d.Message = "expected a number within the field's range"
+	default:
+		d.Message = "expected a value of another type"
+	}
+	if value != "" {
+		d.Value = value
+	} else {
+		d.Value = kind
 	}
 }
 

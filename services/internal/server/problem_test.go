@@ -130,3 +130,46 @@ type quietTB struct{ *testing.T }
 
 func (quietTB) Log(...any)          {}
 func (quietTB) Logf(string, ...any) {}
+
+// A number that passes the schema but does not fit the Go field (5e0 or
+// 1.0 for an integer, 300 for an int8) is a 422 naming the field, in the
+// client's terms: no Go struct or type names.
+func TestProblemNamesTheFieldOfAnUndecodableNumber(t *testing.T) {
+	_, api := humatest.New(t)
+	type dims struct {
+		Width int64 `json:"width"`
+	}
+	huma.Register(api, huma.Operation{OperationID: "num", Method: http.MethodPost, Path: "/num"},
+		func(ctx context.Context, in *struct {
+			Body struct {
+				Capacity int64 `json:"capacity,omitempty"`
+				Small    int8  `json:"small,omitempty"`
+				Dims     *dims `json:"dimensions,omitempty"`
+			}
+		}) (*struct{}, error) {
+			return nil, nil
+		})
+	for body, want := range map[string][2]string{
+		`{"capacity":5e0}`:             {"body.capacity", "5e0"},
+		`{"capacity":1.0}`:             {"body.capacity", "1.0"},
+		`{"small":300}`:                {"body.small", "300"},
+		`{"dimensions":{"width":1e3}}`: {"body.dimensions.width", "1e3"},
+	} {
+		resp := api.Post("/num", strings.NewReader(body))
+		if resp.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: status %d: %s", body, resp.Code, resp.Body.String())
+		}
+		var p huma.ErrorModel
+		if err := json.Unmarshal(resp.Body.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Errors) != 1 || p.Errors[0].Location != want[0] || p.Errors[0].Value != want[1] {
+			t.Fatalf("%s: errors %s, want location %s value %s", body, resp.Body.String(), want[0], want[1])
+		}
+		for _, leak := range []string{"Go struct", "int64", "int8", "json: "} {
+			if strings.Contains(resp.Body.String(), leak) {
+				t.Fatalf("%s: the problem says %q: %s", body, leak, resp.Body.String())
+			}
+		}
+	}
+}

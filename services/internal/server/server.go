@@ -29,6 +29,8 @@ var Bearer = []map[string][]string{{BearerScheme: {}}}
 // impersonation headers.
 func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
 	cfg := huma.DefaultConfig(title, version)
+	cfg.Formats["application/json"] = strictJSON
+	cfg.Formats["json"] = strictJSON
 	cfg.Info.Description = description
 	if dev {
 		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +
