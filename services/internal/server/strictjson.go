@@ -52,74 +52,102 @@ func invalidUTF8(data []byte) int {
 	return len(data)
 }
 
+// maxKeyDepth bounds how deep duplicateKey follows nesting; encoding/json
+// refuses deeper documents (10000 levels) anyway.
+const maxKeyDepth = 10000
+
 // duplicateKey reports the location (body.a.b[2].c) of the first key that
-// repeats within one object of data. Malformed JSON reports nothing:
-// decoding it reports the syntax error.
+// repeats within one object of data, comparing keys after unescaping
+// ("\u0063apacity" is "capacity"). It is a single pass over the bytes, not
+// a parse: on malformed JSON it may report nothing, and decoding it then
+// reports the syntax error.
 func duplicateKey(data []byte) (string, bool) {
 	type frame struct {
 		object  bool
-		keys    map[string]bool
+		wantKey bool // in an object: the next string is a key
+		keys    map[string]struct{}
 		path    string
-		key     string // the current key, in an object
-		wantKey bool   // the next string is a key
-		index   int    // the current index, in an array
+		key     string // in an object: the current key
+		index   int    // in an array: the current index
 	}
-	var stack []*frame
-	// child is the location of the value that starts now.
-	child := func() string {
-		if len(stack) == 0 {
-			return "body"
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			return f.path + "." + f.key
-		}
-		return f.path + "[" + strconv.Itoa(f.index) + "]"
-	}
-	// done moves the innermost container past the value that just ended.
-	done := func() {
-		if len(stack) == 0 {
-			return
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			f.wantKey = true
-		} else {
-			f.index++
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				stack = append(stack, &frame{object: t == '{', wantKey: t == '{', path: child()})
-				continue
-			default: // '}' or ']'
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return "", false
-				}
+	var stack []frame
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '"':
+			end := stringEnd(data, i)
+			if end < 0 {
+				return "", false
 			}
-		case string:
-			if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey {
-				f := stack[len(stack)-1]
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				f := &stack[n-1]
+				key := unquote(data[i:end])
+				if _, dup := f.keys[key]; dup {
+					return f.path + "." + key, true
+				}
 				if f.keys == nil {
-					f.keys = map[string]bool{}
+					f.keys = map[string]struct{}{}
 				}
-				if f.keys[t] {
-					return f.path + "." + t, true
-				}
-				f.keys[t], f.key, f.wantKey = true, t, false
-				continue
+				f.keys[key], f.key, f.wantKey = struct{}{}, key, false
 			}
+			i = end
+		case '{', '[':
+			if len(stack) >= maxKeyDepth {
+				return "", false
+			}
+			path := "body"
+			if n := len(stack); n > 0 {
+				if f := &stack[n-1]; f.object {
+					path = f.path + "." + f.key
+				} else {
+					path = f.path + "[" + strconv.Itoa(f.index) + "]"
+				}
+			}
+			stack = append(stack, frame{object: c == '{', wantKey: c == '{', path: path})
+			i++
+		case '}', ']':
+			if len(stack) == 0 {
+				return "", false
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].object {
+					stack[n-1].wantKey = true
+				} else {
+					stack[n-1].index++
+				}
+			}
+			i++
+		default:
+			i++
 		}
-		done()
 	}
+	return "", false
+}
+
+// stringEnd returns the index just past the JSON string starting at
+// data[i] (a '"'), or -1 if it does not end.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// unquote returns the value of the JSON string raw (quotes included).
+func unquote(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw)
+	}
+	return s
 }
