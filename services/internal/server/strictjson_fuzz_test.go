@@ -1,0 +1,91 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzDuplicateKey checks duplicateKey, a byte scanner, against a second
+// implementation built on json.Decoder's tokens: on every valid JSON
+// document (in UTF-8) both name the same first duplicate key, or none.
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `[{"a":1},{"a":1,"a":2}]`, `{"a":"x\",\"a\":1","b":[1,{"c":2,"c":3}]}`,
+		`{"capacity":-1,"\u0063apacity":5}`, `{"":1,"":2}`, `"str"`, `[1,2,[3,[4]]]`, `{"a":[],"b":{},"a":null}`,
+		`{"k\\":1,"k\\":2}`, `{"é":1,"\u00e9":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) || !utf8.Valid(data) { // strictJSON checks UTF-8 first
+			return
+		}
+		got, gotDup := duplicateKey(data)
+		want, wantDup := referenceDuplicateKey(data)
+		if got != want || gotDup != wantDup {
+			t.Fatalf("duplicateKey(%q) = %q %v, the token walk says %q %v", data, got, gotDup, want, wantDup)
+		}
+	})
+}
+
+// referenceDuplicateKey is duplicateKey written over json.Decoder tokens.
+func referenceDuplicateKey(data []byte) (string, bool) {
+	type frame struct {
+		object  bool
+		keys    map[string]bool
+		path    string
+		key     string
+		wantKey bool
+		index   int
+	}
+	var stack []*frame
+	child := func() string {
+		if len(stack) == 0 {
+			return "body"
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			return f.path + "." + f.key
+		}
+		return f.path + "[" + strconv.Itoa(f.index) + "]"
+	}
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		if f := stack[len(stack)-1]; f.object {
+			f.wantKey = true
+		} else {
+			f.index++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				stack = append(stack, &frame{object: t == '{', wantKey: t == '{', keys: map[string]bool{}, path: child()})
+				continue
+			}
+			stack = stack[:len(stack)-1]
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+				f := stack[n-1]
+				if f.keys[t] {
+					return f.path + "." + t, true
+				}
+				f.keys[t], f.key, f.wantKey = true, t, false
+				continue
+			}
+		}
+		done()
+	}
+}
