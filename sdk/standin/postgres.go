@@ -106,7 +106,10 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		return startProcess("Postgres", cmd, cfg.Log)
 	}, func(ctx context.Context, port int) error {
-		return pingPostgres(ctx, fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port)))
+		// Through the cluster's own unix socket in its private folder: only
+		// this server can answer there, even where /proc cannot tell who
+		// holds the TCP port. Postgres exits if it cannot bind that port.
+		return pingPostgres(ctx, fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", dir, port))
 	})
 	if err != nil {
 		cleanup()
