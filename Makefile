@@ -50,9 +50,9 @@ example: deps ## Run examples/couponclaim (another team's service on the SDK) on
 # 1.27). 100000x is about 10-20 s per target here.
 FUZZTIME ?= 100000x
 .PHONY: fuzz
-fuzz: ## Fuzz the key codec, the cursor decoder and the JSON duplicate-key scanner, FUZZTIME (100000x) inputs each
+fuzz: ## Fuzz the key codec, the cursor decoder and the strict JSON body checks, FUZZTIME (100000x) inputs each
 	set -e; for t in ./sdk/ddb:FuzzFormatRoundTrip ./sdk/ddb:FuzzFormatNoCollision ./sdk/ddb:FuzzCursorDecode \
-	  ./services/internal/server:FuzzDuplicateKey; do \
+	  ./services/internal/server:FuzzDuplicateKey ./services/internal/server:FuzzStrictJSON; do \
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 

@@ -107,7 +107,8 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	}
 	seedBytes, err := hex.DecodeString(cfg.Seed)
 	if err != nil || Commit(seedBytes) != cfg.SeedCommitment {
-		return nil, fmt.Errorf("%w: stored seed is inconsistent", ErrSeed)
+		// Not the caller's seed: the stored data disagrees with itself.
+		return nil, fmt.Errorf("asyncevent: event %s: the stored seed does not match its stored commitment", eventID)
 	}
 
 	// The entries: every request that reached COLLECTING. After the event

@@ -143,12 +143,12 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		id, _ := ulid.ParseStrict(r.ULID)
 		idTime := ulid.Time(id.Time())
 		if !plausibleTime(idTime, now) {
-			ps.add(prefix+"ulid", "its time must be after 2000 and not in the future", nil)
+			ps.add(prefix+"ulid", "its time (the first 10 characters) must be from 2000 on and not in the future", idTime.UTC().Format(time.RFC3339))
 		}
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = idTime // the default
 		} else if r.CreatedAt = MillisUTC(r.CreatedAt); !plausibleTime(r.CreatedAt, now) {
-			ps.add(prefix+"createdAt", "must be after 2000 and not in the future", nil)
+			ps.add(prefix+"createdAt", "must be from 2000 on and not in the future", r.CreatedAt.Format(time.RFC3339))
 		}
 		r.CreatedAt = MillisUTC(r.CreatedAt)
 	}

@@ -3,6 +3,7 @@ package standin
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -109,15 +110,16 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 		// Through the cluster's own unix socket in its private folder: only
 		// this server can answer there, even where /proc cannot tell who
 		// holds the TCP port. Postgres exits if it cannot bind that port.
-		return pingPostgres(ctx, fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", dir, port))
+		q := url.Values{"host": {dir}, "port": {strconv.Itoa(port)}, "sslmode": {"disable"}}
+		return pingPostgres(ctx, "postgres://postgres@/postgres?"+q.Encode())
 	})
 	if err != nil {
 		cleanup()
 		return nil, "", err
 	}
 	p.cleanup = cleanup
-	url := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port))
-	return p, url, nil
+	dbURL := fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", hostPort(port))
+	return p, dbURL, nil
 }
 
 // sweepStaleClusters removes the folders of private clusters whose server

@@ -289,6 +289,7 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 			return r
 		}()}, 422, "body.ulid"},
 		{"width written 1e3", "POST", "/events/e1/photos", []any{tok, with("dimensions", map[string]any{"width": json.Number("1e3"), "height": 1})}, 422, "body.dimensions.width"},
+		{"batch size written 1e3", "POST", "/events/e1/photos/batch", []any{tok, map[string]any{"photos": []any{rec(8, "p1", "1000"), with("size", json.Number("1e3"))}}}, 422, `"body.photos[1].size"`},
 		{"duplicate key", "POST", "/events", []any{tok, strings.NewReader(`{"eventId":"d1","name":"D","eventId":"d2"}`)}, 400, "body.eventId"},
 		{"name not UTF-8", "POST", "/events", []any{tok, strings.NewReader("{\"eventId\":\"u8\",\"name\":\"\xff\xfe\"}")}, 400, "not valid UTF-8"},
 		{"organizer missing from the database", "POST", "/events", []any{orgToken(t, "ghost"), map[string]any{"eventId": "g1", "name": "G"}}, 404, "organizer"},

@@ -13,7 +13,7 @@ import (
 // recordBody is a processed-photo record as the pipeline posts it. Field
 // names follow the seed's PHOTO item.
 type recordBody struct {
-	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"The photo's ULID; makes the post idempotent. Generated when absent (then a retry creates a second photo)." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
+	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"The photo's ULID; makes the post idempotent. Its time (first 10 characters) must be from 2000 on and not in the future: it orders the gallery. Generated when absent (then a retry creates a second photo)." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
 	OriginalFilename string           `json:"originalFilename" minLength:"1" maxLength:"255" example:"DSC_1234.jpg"`
 	RawKey           string           `json:"rawKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/raw/DSC_1234.jpg"`
 	ProcessedKey     string           `json:"processedKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`

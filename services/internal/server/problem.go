@@ -48,7 +48,6 @@ func init() {
 		se := newError(status, msg, errs...)
 		if m, ok := se.(*huma.ErrorModel); ok {
 			for _, d := range m.Errors {
-				describeDecodeError(d)
 				describeBodyError(d)
 			}
 			clipProblem(m)
@@ -57,14 +56,16 @@ func init() {
 	}
 }
 
-// decodeError matches encoding/json's *UnmarshalTypeError text, which Huma
-// reports at location "body" when a value that passed the schema does not
-// fit the Go field (5e0 or 1.0 for an integer, 300 for an int8): the value,
-// the struct field's JSON path after its struct's name, and the Go type.
-var decodeError = regexp.MustCompile(`^json: cannot unmarshal (\w+)(?: (.+))? into Go struct field \w*\.(\S+) of type (\S+)$`)
-
-// bodyErrorText matches a bodyError's text.
-var bodyErrorText = regexp.MustCompile(`^(.+) \(at (body\S*)\)$`)
+// bodyErrorText matches a bodyError's text: one of strictJSON's fixed
+// messages, then the location, which is the rest (a key may hold any
+// character, spaces and parentheses included).
+var bodyErrorText = func() *regexp.Regexp {
+	alts := []string{regexp.QuoteMeta(msgNotUTF8) + ` \(first invalid byte at offset \d+\)`}
+	for _, m := range []string{msgSurrogate, msgDuplicate, msgTooDeep, msgInteger, msgNumber, msgOtherType} {
+		alts = append(alts, regexp.QuoteMeta(m))
+	}
+	return regexp.MustCompile(`(?s)^(` + strings.Join(alts, "|") + `) \(at (body.*)\)$`)
+}()
 
 // describeBodyError moves a strictJSON refusal, which Huma reports at
 // "body", to the location it names, and echoes no value: the body is what
@@ -75,33 +76,6 @@ func describeBodyError(d *huma.ErrorDetail) {
 	}
 	if m := bodyErrorText.FindStringSubmatch(d.Message); m != nil {
 		d.Message, d.Location, d.Value = m[1], m[2], nil
-	}
-}
-
-// describeDecodeError rewrites such an error to name the field
-// (body.capacity) in the client's terms, without Go type names.
-func describeDecodeError(d *huma.ErrorDetail) {
-	if d == nil || d.Location != "body" {
-		return
-	}
-	m := decodeError.FindStringSubmatch(d.Message)
-	if m == nil {
-		return
-	}
-	kind, value, field, goType := m[1], m[2], m[3], m[4]
-	d.Location = "body." + field
-	switch {
-	case strings.Contains(goType, "int"):
-		d.Message = "expected an integer written with digits only (no fraction or exponent) and within the field's range"
-	case strings.Contains(goType, "float"):
-		d.Message = "expected a number within the field's range"
-	default:
-		d.Message = "expected a value of another type"
-	}
-	if value != "" {
-		d.Value = value
-	} else {
-		d.Value = kind
 	}
 }
 

@@ -24,13 +24,21 @@ const BearerScheme = "bearer"
 // Bearer is the Security requirement for operations that need a token.
 var Bearer = []map[string][]string{{BearerScheme: {}}}
 
+func init() {
+	// Body keys are case-sensitive. encoding/json matches struct fields
+	// case-insensitively, so with Huma's default (case-insensitive
+	// validation) {"size":1,"SIZE":-5} validated "size" and decoded the
+	// unvalidated "SIZE" into the field; now "SIZE" is an unexpected
+	// property.
+	huma.ValidateStrictCasing = true
+}
+
 // NewAPI returns a Huma API on mux with Pacer's conventions: OpenAPI 3.1,
 // a bearer JWT security scheme, and (in dev mode) the documented
 // impersonation headers.
 func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
 	cfg := huma.DefaultConfig(title, version)
-	cfg.Formats["application/json"] = strictJSON
-	cfg.Formats["json"] = strictJSON
+	cfg.Formats = withStrictJSON(cfg.Formats)
 	cfg.Info.Description = description
 	if dev {
 		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +

@@ -3,7 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -22,6 +25,10 @@ func FuzzDuplicateKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !json.Valid(data) || !utf8.Valid(data) { // strictJSON checks UTF-8 first
 			return
+		}
+		var be *bodyError
+		if errors.As(checkBody(data), &be) && be.message != msgDuplicate {
+			return // refused for depth or a surrogate before any duplicate
 		}
 		got, gotDup := duplicateKey(data)
 		want, wantDup := referenceDuplicateKey(data)
@@ -87,5 +94,36 @@ func referenceDuplicateKey(data []byte) (string, bool) {
 			}
 		}
 		done()
+	}
+}
+
+// FuzzStrictJSON feeds any bytes to strictJSON's first decode: it never
+// panics, and what it accepts is valid UTF-8 JSON without a repeated key
+// that decodes exactly as encoding/json decodes it.
+func FuzzStrictJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":1,"a":2}`, "{\"a\":\"\xff\"}", `{"a":"\ud800"}`, `[[[[]]]]`, `"x`, `}}]]`, `{"a":"\\"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got any
+		if strictJSON.Unmarshal(data, &got) != nil {
+			return
+		}
+		var want any
+		if err := json.Unmarshal(data, &want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("strictJSON accepted %q as %#v; encoding/json: %#v, %v", data, got, want, err)
+		}
+		if !utf8.Valid(data) {
+			t.Fatalf("strictJSON accepted invalid UTF-8 %q", data)
+		}
+		if path, dup := referenceDuplicateKey(data); dup {
+			t.Fatalf("strictJSON accepted %q, which repeats %s", data, path)
+		}
+	})
+}
+
+func TestTooDeepMessageNamesTheLimit(t *testing.T) {
+	if !strings.Contains(msgTooDeep, strconv.Itoa(MaxBodyDepth)) {
+		t.Fatalf("%q does not name MaxBodyDepth %d", msgTooDeep, MaxBodyDepth)
 	}
 }
