@@ -88,12 +88,14 @@ func CheckBib(field, bib string) error {
 	return nil
 }
 
-// checkText adds a problem if s is empty (when required), too long, not
+// checkText adds a problem if s is empty or blank (when required), too long, not
 // UTF-8, or holds control characters.
 func checkText(ps *problems, field, s string, required bool, max int) {
 	switch {
 	case s == "" && required:
 		ps.add(field, "is required", nil)
+	case required && strings.TrimSpace(s) == "":
+		ps.add(field, "must not be blank", nil)
 	case len(s) > max:
 		ps.add(field, fmt.Sprintf("is longer than %d bytes", max), nil)
 	case !utf8.ValidString(s):
