@@ -36,44 +36,84 @@ func (c *conflictClient) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 	return c.Client.TransactWriteItems(ctx, in, opts...)
 }
 
-func TestTransactRetriesConflictsOnly(t *testing.T) {
+// A write refused with TransactionConflict (a transaction whose item is
+// in another transaction in flight, or a single write on such an item) is
+// retried within TxConflictRetries; a failed condition is an answer and is
+// not retried.
+func TestWritesRetryConflictsOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := ddbtest.New(t, &schema)
-	for _, tc := range []struct {
-		name      string
-		conflicts int64
-		retries   int
-		wantCalls int64
-		wantErr   bool
+	for _, kind := range []struct {
+		name string
+		// client refuses the first n writes of this kind with a conflict
+		// and counts them.
+		client func(n int64) (ddb.Client, *atomic.Int64)
+		write  func(db *ddb.DB, reqs *ddb.Entity[request], id string) error
+		// conflict reports whether err is this kind's conflict error.
+		conflict func(err error) bool
 	}{
-		{"recovers", 3, 5, 4, false},
-		{"budget exhausted", 10, 2, 3, true},
-		{"disabled", 1, -1, 1, true},
+		{
+			name: "transaction",
+			client: func(n int64) (ddb.Client, *atomic.Int64) {
+				c := &conflictClient{Client: env.Client, n: n}
+				return c, &c.calls
+			},
+			write: func(db *ddb.DB, reqs *ddb.Entity[request], id string) error {
+				return db.Transact(ctx, reqs.Create(&request{RequestID: id, Status: received}))
+			},
+			conflict: func(err error) bool {
+				var te *ddb.TxError
+				return errors.As(err, &te) && te.Failed().Code == "TransactionConflict"
+			},
+		},
+		{
+			name: "single write",
+			client: func(n int64) (ddb.Client, *atomic.Int64) {
+				c := &putConflictClient{Client: env.Client, n: n}
+				return c, &c.calls
+			},
+			write: func(_ *ddb.DB, reqs *ddb.Entity[request], id string) error {
+				return reqs.Create(&request{RequestID: id, Status: received}).Run(ctx)
+			},
+			conflict: func(err error) bool {
+				var tce *types.TransactionConflictException
+				return errors.As(err, &tce)
+			},
+		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := &conflictClient{Client: env.Client, n: tc.conflicts}
-			db := ddb.New(c, ddb.Config{TxConflictRetries: tc.retries, BatchBackoff: time.Millisecond, BatchBackoffMax: 5 * time.Millisecond})
-			reqs, _ := entities(db.Table(env.Table.Name(), &schema))
-			err := db.Transact(ctx, reqs.Create(&request{RequestID: "c-" + tc.name, Status: received}))
-			if got := c.calls.Load(); got != tc.wantCalls {
-				t.Fatalf("%d calls, want %d", got, tc.wantCalls)
-			}
-			var te *ddb.TxError
-			if tc.wantErr != (err != nil) || (err != nil && (!errors.As(err, &te) || te.Failed().Code != "TransactionConflict")) {
-				t.Fatalf("err = %v", err)
-			}
-		})
-	}
-	// A failed condition is an answer, not a conflict: no retry.
-	c := &conflictClient{Client: env.Client}
-	db := ddb.New(c, ddb.Config{})
-	reqs, _ := entities(db.Table(env.Table.Name(), &schema))
-	if err := db.Transact(ctx, reqs.Create(&request{RequestID: "c-recovers", Status: received})); !errors.Is(err, ddb.ErrConditionFailed) {
-		t.Fatalf("want ErrConditionFailed, got %v", err)
-	}
-	if c.calls.Load() != 1 {
-		t.Fatalf("condition failure retried: %d calls", c.calls.Load())
+		for _, tc := range []struct {
+			name      string
+			conflicts int64
+			retries   int
+			wantCalls int64
+			wantErr   bool
+		}{
+			{"recovers", 3, 5, 4, false},
+			{"budget exhausted", 10, 2, 3, true},
+			{"disabled", 1, -1, 1, true},
+		} {
+			t.Run(kind.name+"/"+tc.name, func(t *testing.T) {
+				c, calls := kind.client(tc.conflicts)
+				db := ddb.New(c, ddb.Config{TxConflictRetries: tc.retries, BatchBackoff: time.Millisecond, BatchBackoffMax: 5 * time.Millisecond})
+				reqs, _ := entities(db.Table(env.Table.Name(), &schema))
+				err := kind.write(db, reqs, kind.name+"-"+tc.name)
+				if got := calls.Load(); got != tc.wantCalls {
+					t.Fatalf("%d calls, want %d", got, tc.wantCalls)
+				}
+				if tc.wantErr != (err != nil) || (err != nil && !kind.conflict(err)) {
+					t.Fatalf("err = %v", err)
+				}
+			})
+		}
+		// A failed condition (the item exists: "recovers" wrote it) is
+		// an answer, not a conflict: no retry.
+		c, calls := kind.client(0)
+		db := ddb.New(c, ddb.Config{})
+		reqs, _ := entities(db.Table(env.Table.Name(), &schema))
+		if err := kind.write(db, reqs, kind.name+"-recovers"); !errors.Is(err, ddb.ErrConditionFailed) || calls.Load() != 1 {
+			t.Fatalf("%s: condition failure: %v after %d calls, want ErrConditionFailed after 1", kind.name, err, calls.Load())
+		}
 	}
 }
 
@@ -91,44 +131,4 @@ func (c *putConflictClient) PutItem(ctx context.Context, in *dynamodb.PutItemInp
 		return nil, &types.TransactionConflictException{Message: aws.String("conflict")}
 	}
 	return c.Client.PutItem(ctx, in, opts...)
-}
-
-// A single write refused with TransactionConflict is retried like a
-// conflicted transaction, within the same budget; other errors are not.
-func TestSingleWriteRetriesConflicts(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	env := ddbtest.New(t, &schema)
-	for _, tc := range []struct {
-		name      string
-		conflicts int64
-		retries   int
-		wantCalls int64
-		wantErr   bool
-	}{
-		{"recovers", 3, 5, 4, false},
-		{"budget exhausted", 10, 2, 3, true},
-		{"disabled", 1, -1, 1, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := &putConflictClient{Client: env.Client, n: tc.conflicts}
-			db := ddb.New(c, ddb.Config{TxConflictRetries: tc.retries, BatchBackoff: time.Millisecond, BatchBackoffMax: 5 * time.Millisecond})
-			reqs, _ := entities(db.Table(env.Table.Name(), &schema))
-			err := reqs.Create(&request{RequestID: "p-" + tc.name, Status: received}).Run(ctx)
-			if got := c.calls.Load(); got != tc.wantCalls {
-				t.Fatalf("%d calls, want %d", got, tc.wantCalls)
-			}
-			var tce *types.TransactionConflictException
-			if tc.wantErr != (err != nil) || (err != nil && !errors.As(err, &tce)) {
-				t.Fatalf("err = %v", err)
-			}
-		})
-	}
-	// A failed condition is an answer: no retry.
-	c := &putConflictClient{Client: env.Client}
-	db := ddb.New(c, ddb.Config{})
-	reqs, _ := entities(db.Table(env.Table.Name(), &schema))
-	if err := reqs.Create(&request{RequestID: "p-recovers", Status: received}).Run(ctx); !errors.Is(err, ddb.ErrConditionFailed) || c.calls.Load() != 1 {
-		t.Fatalf("condition failure: %v after %d calls, want ErrConditionFailed after 1", err, c.calls.Load())
-	}
 }
