@@ -1,7 +1,9 @@
 // Package server holds what Pacer's HTTP services share: the Huma API set-up
-// (RFC 9457 problem+json errors, bearer security scheme), JWT
-// authentication middleware, the dev-only impersonation header, graceful
-// serving, and the `openapi` subcommand. Each service maps its own domain
+// (RFC 9457 problem+json errors clipped to a few KB, bearer security
+// scheme, strict JSON bodies: UTF-8, no repeated or case-variant keys, at
+// most MaxBodyDepth levels), JWT authentication middleware, the dev-only
+// impersonation header, the /healthz liveness probe, graceful serving, and
+// the `openapi` subcommand. Each service maps its own domain
 // errors to HTTP in one place (its errors.go), using the helpers here.
 package server
 
