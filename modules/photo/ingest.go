@@ -12,9 +12,10 @@ import (
 // IngestResult is the outcome of ingesting one record.
 type IngestResult struct {
 	WriteResult
-	// UnmatchedBibs are bibs not among the event's runners. They are
-	// indexed and searchable like the others (the policy for unknown bibs);
-	// this flags them for follow-up.
+	// UnmatchedBibs are bibs of the written photo that are not among the
+	// event's runners. They are indexed and searchable like the others (the
+	// policy for unknown bibs); this flags them for follow-up. Empty when
+	// the ulid already existed (Exists): nothing posted was written.
 	UnmatchedBibs []string
 	// SuppressedBibs were dropped because a runner asked for the bib to be
 	// hidden or deleted in this event.
@@ -94,6 +95,12 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 	s.refreshPhotographers(ctx, batch, out)
 	if err := s.settlePrivacy(ctx, org, event, batch, out); err != nil {
 		return nil, err
+	}
+	for i := range out {
+		if out[i].Status == Exists {
+			// They were the posted bibs, and nothing posted was written.
+			out[i].UnmatchedBibs = nil
+		}
 	}
 	return out, nil
 }

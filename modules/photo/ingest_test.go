@@ -106,19 +106,19 @@ func TestRepostSameULIDChangesNothing(t *testing.T) {
 	// The same ulid again, even with other content: nothing changes, and
 	// the stored photo comes back.
 	again := rec
-	again.Bibs = []string{"1002"}
+	again.Bibs = []string{"1002", "9999"} // 9999 is no runner's: the stored photo does not show it
 	again.OriginalFilename = "other.jpg"
 	e.ddb.Calls.Reset()
 	res := must(e.svc.Ingest(e.ctx, "o1", "e1", again))(t)
-	if res.Status != photo.Exists || res.Photo.OriginalFilename != first.Photo.OriginalFilename {
-		t.Fatalf("re-post: %s %+v", res.Status, res.Photo)
+	if res.Status != photo.Exists || res.Photo.OriginalFilename != first.Photo.OriginalFilename || len(res.UnmatchedBibs) != 0 {
+		t.Fatalf("re-post: %s %+v, unmatched %v (of a photo that was not written)", res.Status, res.Photo, res.UnmatchedBibs)
 	}
 	if got := e.ddb.Calls.String(); got != "DynamoDB.TransactWriteItems=1" {
 		t.Errorf("re-post calls: %s, want one cancelled transaction carrying the stored item", got)
 	}
 	batch := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{again}))(t)
-	if batch[0].Status != photo.Exists {
-		t.Fatalf("batch re-post: %s", batch[0].Status)
+	if batch[0].Status != photo.Exists || len(batch[0].UnmatchedBibs) != 0 {
+		t.Fatalf("batch re-post: %s, unmatched %v", batch[0].Status, batch[0].UnmatchedBibs)
 	}
 	if after := e.scan(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("items changed:\nbefore %v\nafter  %v", before, after)
