@@ -14,8 +14,8 @@ type IngestResult struct {
 	WriteResult
 	// UnmatchedBibs are bibs of the written photo that are not among the
 	// event's runners. They are indexed and searchable like the others (the
-	// policy for unknown bibs); this flags them for follow-up. Empty when
-	// the ulid already existed (Exists): nothing posted was written.
+	// policy for unknown bibs); this flags them for follow-up. Empty unless
+	// the photo was written (Created) or may have been (Failed).
 	UnmatchedBibs []string
 	// SuppressedBibs were dropped because a runner asked for the bib to be
 	// hidden or deleted in this event.
@@ -97,8 +97,8 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 		return nil, err
 	}
 	for i := range out {
-		if out[i].Status == Exists {
-			// They were the posted bibs, and nothing posted was written.
+		if out[i].Status != Created && out[i].Status != Failed {
+			// Exists or Suppressed: nothing posted was written.
 			out[i].UnmatchedBibs = nil
 		}
 	}

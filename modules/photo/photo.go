@@ -158,7 +158,7 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 // plausibleTime reports whether t is a plausible time for a photo: from
 // 2000 on and not more than a day ahead of now (clock skew).
 func plausibleTime(t, now time.Time) bool {
-	return t.Year() >= 2000 && !t.After(now.Add(24*time.Hour))
+	return t.UTC().Year() >= 2000 && !t.After(now.Add(24*time.Hour))
 }
 
 // photo builds the Photo a validated record becomes.

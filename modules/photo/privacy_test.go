@@ -76,9 +76,13 @@ func TestPrivacyAppliesToLaterPhotos(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t)
-	res := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(1, "p1", "1002", "1003"), record(2, "p1", "1003")}))(t)
+	res := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(1, "p1", "1002", "1003", "9999"), record(2, "p1", "1003", "9999")}))(t)
 	if res[0].Status != photo.Suppressed || res[1].Status != photo.Created {
 		t.Fatalf("after a delete request: %s, %s; want suppressed, created", res[0].Status, res[1].Status)
+	}
+	// 9999 is no runner's: flagged on the written photo only.
+	if len(res[0].UnmatchedBibs) != 0 || !slices.Equal(res[1].UnmatchedBibs, []string{"9999"}) {
+		t.Fatalf("unmatched bibs: suppressed %v, created %v; want none, [9999]", res[0].UnmatchedBibs, res[1].UnmatchedBibs)
 	}
 	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1003", photo.PageRequest{}))(t); len(pg.Photos) != 1 {
 		t.Fatalf("bib 1003 on %d photos, want only the unsuppressed one", len(pg.Photos))

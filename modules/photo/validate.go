@@ -94,7 +94,7 @@ func checkText(ps *problems, field, s string, required bool, max int) {
 	switch {
 	case s == "" && required:
 		ps.add(field, "is required", nil)
-	case required && strings.TrimSpace(s) == "":
+	case required && strings.IndexFunc(s, visible) < 0:
 		ps.add(field, "must not be blank", nil)
 	case len(s) > max:
 		ps.add(field, fmt.Sprintf("is longer than %d bytes", max), nil)
@@ -103,6 +103,18 @@ func checkText(ps *problems, field, s string, required bool, max int) {
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
 		ps.add(field, "contains control characters", nil)
 	}
+}
+
+// visible reports whether r shows as something: not a space, not an
+// invisible format character (U+200B zero width space, U+FEFF), and not
+// one of the letters and symbols that render blank (the Hangul fillers,
+// U+2800 braille blank).
+func visible(r rune) bool {
+	switch r {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800:
+		return false
+	}
+	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r)
 }
 
 // printable returns s if it is safe to echo in an error, else nil.

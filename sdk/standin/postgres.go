@@ -111,7 +111,8 @@ func startPrivatePostgres(ctx context.Context, cfg Config) (*process, string, er
 		// this server can answer there, even where /proc cannot tell who
 		// holds the TCP port. Postgres exits if it cannot bind that port.
 		q := url.Values{"host": {dir}, "port": {strconv.Itoa(port)}, "sslmode": {"disable"}}
-		return pingPostgres(ctx, "postgres://postgres@/postgres?"+q.Encode())
+		// Encode writes a space as '+', which pgx keeps as '+'.
+		return pingPostgres(ctx, "postgres://postgres@/postgres?"+strings.ReplaceAll(q.Encode(), "+", "%20"))
 	})
 	if err != nil {
 		cleanup()

@@ -291,6 +291,7 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"width written 1e3", "POST", "/events/e1/photos", []any{tok, with("dimensions", map[string]any{"width": json.Number("1e3"), "height": 1})}, 422, "body.dimensions.width"},
 		{"batch size written 1e3", "POST", "/events/e1/photos/batch", []any{tok, map[string]any{"photos": []any{rec(8, "p1", "1000"), with("size", json.Number("1e3"))}}}, 422, `"body.photos[1].size"`},
 		{"blank event name", "POST", "/events", []any{tok, map[string]any{"eventId": "b1", "name": "   "}}, 422, "body.name"},
+		{"invisible event name", "POST", "/events", []any{tok, map[string]any{"eventId": "b2", "name": "\u200b\ufeff\u3164"}}, 422, "body.name"},
 		{"duplicate key", "POST", "/events", []any{tok, strings.NewReader(`{"eventId":"d1","name":"D","eventId":"d2"}`)}, 400, "body.eventId"},
 		{"name not UTF-8", "POST", "/events", []any{tok, strings.NewReader("{\"eventId\":\"u8\",\"name\":\"\xff\xfe\"}")}, 400, "not valid UTF-8"},
 		{"organizer missing from the database", "POST", "/events", []any{orgToken(t, "ghost"), map[string]any{"eventId": "g1", "name": "G"}}, 404, "organizer"},
@@ -316,7 +317,7 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 	if n := e.items(); n != 0 {
 		t.Fatalf("hostile input wrote %d items", n)
 	}
-	for _, id := range []string{"d1", "d2", "u8", "b1"} {
+	for _, id := range []string{"d1", "d2", "u8", "b1", "b2"} {
 		e.do("GET", "/events/"+id, 404, tok)
 	}
 	if p := decode[photo.Photographer](t, body(e.do("GET", "/photographers/p1", 200, tok))); p.Version != 1 {

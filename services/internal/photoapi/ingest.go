@@ -50,7 +50,7 @@ type ingestResult struct {
 	ULID           string       `json:"ulid,omitempty"`
 	Status         string       `json:"status" enum:"created,exists,failed,suppressed" doc:"created: written now. exists: a photo with this ulid was already stored; nothing was changed. failed: not known to be written; re-posting is safe. suppressed: not kept, because a runner asked for every photo of one of its bibs (in suppressedBibs) to be deleted."`
 	Error          string       `json:"error,omitempty"`
-	UnmatchedBibs  []string     `json:"unmatchedBibs,omitempty" doc:"Bibs of the written photo not among the event's runners: indexed and searchable, flagged for follow-up. Absent when the status is exists (nothing posted was written)."`
+	UnmatchedBibs  []string     `json:"unmatchedBibs,omitempty" doc:"Bibs of the written photo not among the event's runners: indexed and searchable, flagged for follow-up. Only when the status is created or failed (otherwise nothing posted was written)."`
 	SuppressedBibs []string     `json:"suppressedBibs,omitempty" doc:"Bibs with a runner's privacy request in this event: dropped from the photo (hide), or the reason it was not kept (delete)."`
 	Photo          *photo.Photo `json:"photo,omitempty" doc:"The stored photo."`
 }

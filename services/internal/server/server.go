@@ -41,7 +41,7 @@ func init() {
 func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
 	cfg := huma.DefaultConfig(title, version)
 	cfg.Formats = withStrictJSON(cfg.Formats)
-	cfg.Info.Description = description
+	cfg.Info.Description = description + "\n\n" + strictJSONDescription
 	if dev {
 		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +
 			DevRolesHeader + "`, `" + DevOrgHeader + "`) instead of a bearer token to act as that user. " +

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -15,10 +16,10 @@ import (
 
 // strictJSON is the JSON format of Pacer's APIs: encoding/json, except
 // that a request body must be valid UTF-8 (with no unpaired \uD800-\uDFFF
-// escape), must not repeat a key in an object, and must nest at most
-// MaxBodyDepth levels; and a value that passed the schema but does not fit
-// its Go field (5e0 or 1.0 for an integer) is named by its place in the
-// body. encoding/json alone would replace invalid bytes and unpaired
+// escape), must not repeat a key in an object, must nest at most
+// MaxBodyDepth levels, and must hold no number beyond float64; and a value
+// that passed the schema but does not fit its Go field (5e0 or 1.0 for an
+// integer) is named by its place in the body. encoding/json alone would replace invalid bytes and unpaired
 // surrogates with U+FFFD and keep the last of repeated keys, so
 // {"capacity":-1,"capacity":5} would pass validation of one value and
 // store the other, and a title of bytes FF FE would be stored as "��".
@@ -36,8 +37,9 @@ var strictJSON = huma.Format{
 			if err := checkBody(data); err != nil {
 				return err
 			}
-			return json.Unmarshal(data, v)
 		}
+		// A type error on the second decode: a value that does not fit its
+		// Go field (5e0 for an integer). Go's offset is just after the value.
 		err := json.Unmarshal(data, v)
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -46,6 +48,11 @@ var strictJSON = huma.Format{
 		return err
 	},
 }
+
+// strictJSONDescription tells API clients how bodies are read.
+const strictJSONDescription = "**Request bodies are strict JSON:** UTF-8 (no unpaired `\\uD800`-`\\uDFFF` escapes), " +
+	"case-sensitive keys that do not repeat within an object, at most 64 levels of nesting, numbers within float64, " +
+	"and integers written as digits (`5`, not `5e0` or `5.0`). Anything else is a 400 or 422 problem naming the place."
 
 // withStrictJSON returns formats with strictJSON for JSON. It copies the
 // map: huma.DefaultConfig hands out huma.DefaultFormats itself, which
@@ -116,6 +123,8 @@ type scanner struct {
 	data  []byte
 	i     int
 	stack []container
+	// noKeys skips the duplicate-key bookkeeping (for pathAt).
+	noKeys bool
 }
 
 // container is an object or array the scanner is in. It keeps only its
@@ -176,6 +185,10 @@ func (s *scanner) step() (err *bodyError, done bool) {
 		if isKey {
 			top := &s.stack[n-1]
 			key := unquote(s.data[start:end])
+			if s.noKeys {
+				top.key, top.wantKey = key, false
+				break
+			}
 			if _, dup := top.keys[key]; dup {
 				top.key = key
 				return &bodyError{location: s.path(true), message: msgDuplicate}, true
@@ -189,7 +202,14 @@ func (s *scanner) step() (err *bodyError, done bool) {
 		if len(s.stack) >= MaxBodyDepth {
 			return &bodyError{location: s.path(true), message: msgTooDeep}, true
 		}
-		s.stack = append(s.stack, container{object: c == '{', wantKey: c == '{'})
+		// Reuse the key set a closed container at this depth left behind:
+		// a body of many small objects then allocates one set per level.
+		var keys map[string]struct{}
+		if n := len(s.stack); n < cap(s.stack) {
+			keys = s.stack[:n+1][n].keys
+			clear(keys)
+		}
+		s.stack = append(s.stack, container{object: c == '{', wantKey: c == '{', keys: keys})
 		s.i++
 	case '}', ']':
 		if len(s.stack) == 0 {
@@ -206,6 +226,18 @@ func (s *scanner) step() (err *bodyError, done bool) {
 			}
 		}
 		s.i++
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// A number (outside strings, only numbers start so). One beyond
+		// float64 would fail decoding into an any with no usable offset:
+		// name its place here.
+		start := s.i
+		for s.i++; s.i < len(s.data) && strings.IndexByte("0123456789+-.eE", s.data[s.i]) >= 0; s.i++ {
+		}
+		if !s.noKeys {
+			if _, err := strconv.ParseFloat(string(s.data[start:s.i]), 64); errors.Is(err, strconv.ErrRange) {
+				return &bodyError{location: s.path(true), message: msgNumber}, true
+			}
+		}
 	default:
 		s.i++
 	}
@@ -213,7 +245,8 @@ func (s *scanner) step() (err *bodyError, done bool) {
 }
 
 // checkBody returns strictJSON's refusal of data, if any: a repeated key,
-// an unpaired surrogate escape, or nesting beyond MaxBodyDepth.
+// an unpaired surrogate escape, nesting beyond MaxBodyDepth, or a number
+// beyond float64.
 func checkBody(data []byte) error {
 	s := scanner{data: data}
 	for {
@@ -238,7 +271,11 @@ func duplicateKey(data []byte) (string, bool) {
 // pathAt returns the location of the value that ends at offset in data
 // (where encoding/json reports a type error).
 func pathAt(data []byte, offset int) string {
-	s := scanner{data: data[:min(max(offset, 0), len(data))]}
+	offset = min(max(offset, 0), len(data))
+	if offset > 0 && (data[offset-1] == '{' || data[offset-1] == '[') {
+		offset-- // the value is the object or array that starts there
+	}
+	s := scanner{data: data[:offset], noKeys: true}
 	for {
 		if _, done := s.step(); done {
 			break

@@ -127,3 +127,25 @@ func TestTooDeepMessageNamesTheLimit(t *testing.T) {
 		t.Fatalf("%q does not name MaxBodyDepth %d", msgTooDeep, MaxBodyDepth)
 	}
 }
+
+// pathAt names the value that ends at an offset, including an object or
+// array whose first byte is all that was read.
+func TestPathAt(t *testing.T) {
+	data := `{"photos":[{"size":1},{"size":{"q":1},"bibs":[[1],2]}],"n":3}`
+	for _, c := range []struct {
+		after string // the offset is just after the first occurrence of this
+		want  string
+	}{
+		{`"size":1`, "body.photos[0].size"},
+		{`"size":{`, "body.photos[1].size"},
+		{`"bibs":[`, "body.photos[1].bibs"},
+		{`"bibs":[[`, "body.photos[1].bibs[0]"},
+		{`[[1],2`, "body.photos[1].bibs[1]"},
+		{`"n":3`, "body.n"},
+	} {
+		off := strings.Index(data, c.after) + len(c.after)
+		if got := pathAt([]byte(data), off); got != c.want {
+			t.Errorf("pathAt after %s = %s, want %s", c.after, got, c.want)
+		}
+	}
+}

@@ -66,6 +66,8 @@ func TestStrictJSONBodies(t *testing.T) {
 		{`{"items":[{"name":"a"},{"name":"\ud83dx"}]}`, 400, "body.items[1].name"},
 		{`{"items":[{"name":"a","tags":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}]}`, 400, "body.items[0].tags" + strings.Repeat("[0]", 61)},
 		{`{"capacity":5e0}`, 422, "body.capacity"},
+		{`{"capacity":1e400}`, 400, "body.capacity"},
+		{`{"items":[{"name":"a"},{"name":"b","width":-1e999}]}`, 400, "body.items[1].width"},
 		{`{"capacity":1.0}`, 422, "body.capacity"},
 		{`{"items":[{"name":"a"},{"name":"b","width":1e3}]}`, 422, "body.items[1].width"},
 		{`{"items":[{"name":"a","small":300}]}`, 422, "body.items[0].small"},
