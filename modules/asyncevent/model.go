@@ -3,8 +3,8 @@ package asyncevent
 import (
 	"regexp"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/pacerhq/pacer/sdk/auth"
 )
 
 // Retention of the items that expire (the table's "ttl" attribute holds
@@ -28,28 +28,18 @@ var idRE = regexp.MustCompile(IDPattern)
 func ValidID(id string) bool { return idRE.MatchString(id) }
 
 // MaxUserID bounds a user id in bytes.
-const MaxUserID = 255
+const MaxUserID = auth.MaxSubject
 
-// ValidUserID reports whether id can be a user id: 1 to MaxUserID bytes of
-// valid UTF-8 with no control characters and no noncharacters (U+FFFE,
-// U+FFFF: SQS refuses them in a message). User ids are the verified
-// token's sub, in whatever format the identity provider uses
-// ("auth0|5f7c…", "google-oauth2|123", an email address), so '|', '@', '#'
-// and '%' are allowed: every key that holds a user id (IDEMP#<eventId>#<userId>,
-// USER#<userId>) is built with the ddb key codec, which escapes '#' and '%'
-// reversibly, so distinct ids give distinct keys. sdk/auth refuses tokens
-// whose sub breaks the same rule.
-func ValidUserID(id string) bool {
-	if id == "" || len(id) > MaxUserID || !utf8.ValidString(id) {
-		return false
-	}
-	for _, r := range id {
-		if unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-	}
-	return true
-}
+// ValidUserID reports whether id can be a user id. User ids are the
+// verified token's sub, so the rule is auth.ValidSubject's: 1 to MaxUserID
+// bytes of valid UTF-8 with no control characters and no noncharacters
+// (U+FFFE, U+FFFF: SQS refuses them in a message), in whatever format the
+// identity provider uses ("auth0|5f7c…", "google-oauth2|123", an email
+// address). So '|', '@', '#' and '%' are allowed: every key that holds a
+// user id (IDEMP#<eventId>#<userId>, USER#<userId>) is built with the ddb
+// key codec, which escapes '#' and '%' reversibly, so distinct ids give
+// distinct keys.
+func ValidUserID(id string) bool { return auth.ValidSubject(id) }
 
 // Request is one participation request (REQ#<requestId> / META). Times are
 // epoch milliseconds; zero means "not yet".

@@ -337,14 +337,7 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 	}
 	// The request's own state explains the most; then the guards.
 	if r := te.Reason("request"); r != nil {
-		se := &asyncevent.StateError{RequestID: t.RequestID, Want: []asyncevent.Status{from}}
-		if r.Item != nil {
-			se.Current = new(asyncevent.Request)
-			if derr := r.Decode(se.Current); derr != nil {
-				return derr
-			}
-		}
-		return se
+		return txStateErr(t.RequestID, from, r)
 	}
 	if r := te.Reason("capacity"); r != nil {
 		if r.Item == nil {
@@ -460,14 +453,7 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 	var te *ddb.TxError
 	if errors.As(err, &te) {
 		if r := te.Reason("request"); r != nil {
-			se := &asyncevent.StateError{RequestID: requestID, Want: []asyncevent.Status{asyncevent.StatusFailedFinal}}
-			if r.Item != nil {
-				se.Current = new(asyncevent.Request)
-				if derr := r.Decode(se.Current); derr != nil {
-					return derr
-				}
-			}
-			return se
+			return txStateErr(requestID, asyncevent.StatusFailedFinal, r)
 		}
 		if r := te.Reason("event"); r != nil {
 			return eventStateErr(openEvent, r)
@@ -481,6 +467,19 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 }
 
 // stateErr turns a failed condition on a request into a *StateError.
+// txStateErr is the *StateError of a transaction whose request action
+// (expected in state want) was refused: r carries the request as it was.
+func txStateErr(requestID string, want asyncevent.Status, r *ddb.TxReason) error {
+	se := &asyncevent.StateError{RequestID: requestID, Want: []asyncevent.Status{want}}
+	if r.Item != nil {
+		se.Current = new(asyncevent.Request)
+		if err := r.Decode(se.Current); err != nil {
+			return err
+		}
+	}
+	return se
+}
+
 func stateErr(requestID string, err error) error {
 	var ce *ddb.ConditionError
 	if !errors.As(err, &ce) {
