@@ -259,15 +259,6 @@ func checkBody(data []byte) error {
 	}
 }
 
-// duplicateKey reports the location of the first repeated key in data.
-func duplicateKey(data []byte) (string, bool) {
-	var be *bodyError
-	if errors.As(checkBody(data), &be) && be.message == msgDuplicate {
-		return be.location, true
-	}
-	return "", false
-}
-
 // pathAt returns the location of the value that ends at offset in data
 // (where encoding/json reports a type error).
 func pathAt(data []byte, offset int) string {

@@ -38,6 +38,16 @@ func FuzzDuplicateKey(f *testing.F) {
 	})
 }
 
+// duplicateKey reports the location of the first repeated key in data,
+// as checkBody finds it.
+func duplicateKey(data []byte) (string, bool) {
+	var be *bodyError
+	if errors.As(checkBody(data), &be) && be.message == msgDuplicate {
+		return be.location, true
+	}
+	return "", false
+}
+
 // referenceDuplicateKey is duplicateKey written over json.Decoder tokens.
 func referenceDuplicateKey(data []byte) (string, bool) {
 	type frame struct {
