@@ -54,11 +54,11 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 	if !ValidID(in.EventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	if len(in.Title) > 200 {
-		return nil, bad("title", "title longer than 200 bytes")
-	}
 	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) {
 		return nil, bad("title", "title must be UTF-8 without control characters")
+	}
+	if utf8.RuneCountInString(in.Title) > 200 { // characters (code points), as the schema's maxLength counts
+		return nil, bad("title", "title longer than 200 characters")
 	}
 	for _, t := range []struct {
 		name string
