@@ -10,7 +10,7 @@ import (
 func (s *Service) CreateOrganizer(ctx context.Context, o Organizer) (Organizer, error) {
 	var ps problems
 	checkID(&ps, "organizerId", o.ID)
-	checkText(&ps, "name", o.Name, true, 200)
+	checkText(&ps, "name", o.Name, true, MaxNameLen)
 	if err := ps.err(); err != nil {
 		return Organizer{}, err
 	}
@@ -34,7 +34,7 @@ func (s *Service) ListOrganizers(ctx context.Context) ([]Organizer, error) {
 func (s *Service) CreateEvent(ctx context.Context, org string, e Event) (Event, error) {
 	var ps problems
 	checkID(&ps, "eventId", e.ID)
-	checkText(&ps, "name", e.Name, true, 200)
+	checkText(&ps, "name", e.Name, true, MaxNameLen)
 	if e.StartsOn != "" {
 		if d, err := time.Parse(time.DateOnly, e.StartsOn); err != nil || d.Year() < 1900 {
 			ps.add("startsOn", "must be a date YYYY-MM-DD from 1900 on", printable(e.StartsOn))
@@ -51,7 +51,7 @@ func (s *Service) CreateEvent(ctx context.Context, org string, e Event) (Event, 
 func (s *Service) UpdateEvent(ctx context.Context, org, id string, p EventPatch) (Event, error) {
 	if p.Name != nil {
 		var ps problems
-		checkText(&ps, "name", *p.Name, true, 200)
+		checkText(&ps, "name", *p.Name, true, MaxNameLen)
 		if err := ps.err(); err != nil {
 			return Event{}, err
 		}
@@ -73,8 +73,8 @@ func (s *Service) ListEvents(ctx context.Context, org string) ([]Event, error) {
 func (s *Service) CreatePhotographer(ctx context.Context, org string, p Photographer) (Photographer, error) {
 	var ps problems
 	checkID(&ps, "photographerId", p.ID)
-	checkText(&ps, "handle", p.Handle, true, 64)
-	checkText(&ps, "displayName", p.DisplayName, true, 128)
+	checkText(&ps, "handle", p.Handle, true, MaxHandleLen)
+	checkText(&ps, "displayName", p.DisplayName, true, MaxDisplayNameLen)
 	if err := ps.err(); err != nil {
 		return Photographer{}, err
 	}
@@ -102,10 +102,10 @@ func (s *Service) UpdatePhotographer(ctx context.Context, org, id string, p Phot
 		ps.add("handle", "give handle or displayName (or both) to change", nil)
 	}
 	if p.Handle != nil {
-		checkText(&ps, "handle", *p.Handle, true, 64)
+		checkText(&ps, "handle", *p.Handle, true, MaxHandleLen)
 	}
 	if p.DisplayName != nil {
-		checkText(&ps, "displayName", *p.DisplayName, true, 128)
+		checkText(&ps, "displayName", *p.DisplayName, true, MaxDisplayNameLen)
 	}
 	if err := ps.err(); err != nil {
 		return Photographer{}, SyncReport{}, err
@@ -158,7 +158,7 @@ func (s *Service) ImportRunners(ctx context.Context, org, event string, rs []Run
 			ps.add(fmt.Sprintf("runners[%d].bib", i), fmt.Sprintf("repeats runners[%d].bib", j), r.Bib)
 		}
 		seen[r.Bib] = i
-		checkText(&ps, fmt.Sprintf("runners[%d].name", i), r.Name, true, 200)
+		checkText(&ps, fmt.Sprintf("runners[%d].name", i), r.Name, true, MaxNameLen)
 		if len(ps.list) > 50 {
 			break
 		}

@@ -95,10 +95,10 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 	} else if !ValidULID(r.ULID) {
 		ps.add(prefix+"ulid", "must be a canonical 26-character ULID", printable(r.ULID))
 	}
-	checkText(ps, prefix+"originalFilename", r.OriginalFilename, true, 255)
-	checkText(ps, prefix+"rawKey", r.RawKey, true, 1024)
-	checkText(ps, prefix+"processedKey", r.ProcessedKey, true, 1024)
-	checkText(ps, prefix+"s3Uri", r.S3URI, true, 1100)
+	checkText(ps, prefix+"originalFilename", r.OriginalFilename, true, MaxFilenameLen)
+	checkText(ps, prefix+"rawKey", r.RawKey, true, MaxKeyLen)
+	checkText(ps, prefix+"processedKey", r.ProcessedKey, true, MaxKeyLen)
+	checkText(ps, prefix+"s3Uri", r.S3URI, true, MaxS3URILen)
 	if r.S3URI != "" && !strings.HasPrefix(r.S3URI, "s3://") {
 		ps.add(prefix+"s3Uri", "must start with s3://", nil)
 	}
@@ -108,9 +108,9 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 	if r.Dimensions.Height < 1 || r.Dimensions.Height > 100000 {
 		ps.add(prefix+"dimensions.height", "must be between 1 and 100000", r.Dimensions.Height)
 	}
-	checkText(ps, prefix+"format", r.Format, true, 16)
-	if r.Size < 0 || r.Size > 1<<36 {
-		ps.add(prefix+"size", "must be between 0 and 2^36 bytes", r.Size)
+	checkText(ps, prefix+"format", r.Format, true, MaxFormatLen)
+	if r.Size < 0 || r.Size > MaxSize {
+		ps.add(prefix+"size", fmt.Sprintf("must be between 0 and %d bytes", MaxSize), r.Size)
 	}
 	if len(r.Bibs) > MaxBibs {
 		ps.add(prefix+"bibs", fmt.Sprintf("holds more than %d bibs", MaxBibs), len(r.Bibs))
@@ -129,7 +129,7 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		ps.add(prefix+"faceIds", fmt.Sprintf("holds more than %d face ids", MaxFaces), len(r.FaceIDs))
 	} else {
 		for i, f := range r.FaceIDs {
-			checkText(ps, fmt.Sprintf("%sfaceIds[%d]", prefix, i), f, true, 128)
+			checkText(ps, fmt.Sprintf("%sfaceIds[%d]", prefix, i), f, true, MaxFaceIDLen)
 		}
 		r.FaceIDs = append([]string{}, r.FaceIDs...)
 	}
@@ -142,23 +142,31 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		// 10889 would sit first in "newest first" for ever.
 		id, _ := ulid.ParseStrict(r.ULID)
 		idTime := ulid.Time(id.Time())
-		if !plausibleTime(idTime, now) {
-			ps.add(prefix+"ulid", "its time (the first 10 characters) must be from 2000 on and not in the future", idTime.UTC().Format(time.RFC3339))
+		latest := now.Add(MaxClockSkew).UTC()
+		if msg := implausible(idTime, latest); msg != "" {
+			ps.add(prefix+"ulid", "its time (the first 10 characters) "+msg, ISOMillis(idTime))
 		}
 		if r.CreatedAt.IsZero() {
-			r.CreatedAt = idTime // the default
-		} else if r.CreatedAt = MillisUTC(r.CreatedAt); !plausibleTime(r.CreatedAt, now) {
-			ps.add(prefix+"createdAt", "must be from 2000 on and not in the future", r.CreatedAt.Format(time.RFC3339))
+			r.CreatedAt = idTime // the default, checked above
+		} else if msg := implausible(MillisUTC(r.CreatedAt), latest); msg != "" {
+			ps.add(prefix+"createdAt", msg, ISOMillis(r.CreatedAt))
 		}
 		r.CreatedAt = MillisUTC(r.CreatedAt)
 	}
 	return r
 }
 
-// plausibleTime reports whether t is a plausible time for a photo: from
-// 2000 on and not more than a day ahead of now (clock skew).
-func plausibleTime(t, now time.Time) bool {
-	return t.UTC().Year() >= 2000 && !t.After(now.Add(24*time.Hour))
+// implausible says why t is not a plausible time for a photo ("" if it is):
+// it must be from 2000 on and not after latest, which is the service's
+// clock plus MaxClockSkew.
+func implausible(t, latest time.Time) string {
+	if t.UTC().Year() < 2000 {
+		return "must be from 2000 on"
+	}
+	if t.After(latest) {
+		return fmt.Sprintf("must not be in the future: at most %v ahead of the server's clock, i.e. not after %s", MaxClockSkew, ISOMillis(latest))
+	}
+	return ""
 }
 
 // photo builds the Photo a validated record becomes.

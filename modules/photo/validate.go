@@ -25,6 +25,40 @@ const (
 	MaxBatch = 100
 	// MaxRunnersImport bounds one runner import.
 	MaxRunnersImport = 20000
+	// MaxSize bounds a photo's size in bytes: 1 TiB. The API's schema
+	// publishes this constant as the maximum of size.
+	MaxSize int64 = 1 << 40
+	// MaxClockSkew is how far ahead of the service's clock a photo's ulid
+	// time or createdAt may be: the pipeline's clock may run a little
+	// ahead, but a photo from the future would sit first in every
+	// newest-first listing until its time came.
+	MaxClockSkew = 5 * time.Minute
+)
+
+// Text limits, in characters. A character is a Unicode code point (a Go
+// rune), which is what JSON Schema's maxLength, the API's request validator
+// and Postgres's length()/char_length() in a UTF-8 database count: "가" is
+// one, "👍" is one, and "é" written as e + U+0301 (a combining mark) is
+// two. A field of n characters takes at most 4n bytes of UTF-8.
+const (
+	// MaxNameLen bounds the names of organizers, events and runners.
+	MaxNameLen = 200
+	// MaxHandleLen bounds a photographer's handle.
+	MaxHandleLen = 64
+	// MaxDisplayNameLen bounds a photographer's display name.
+	MaxDisplayNameLen = 128
+	// MaxFilenameLen bounds a photo's originalFilename.
+	MaxFilenameLen = 255
+	// MaxKeyLen bounds a photo's rawKey and processedKey (S3 allows 1024
+	// bytes; these are characters, so S3's own limit is the stricter one
+	// for non-ASCII keys).
+	MaxKeyLen = 1024
+	// MaxS3URILen bounds a photo's s3Uri: s3://, a bucket and a key.
+	MaxS3URILen = 1100
+	// MaxFormatLen bounds a photo's format ("jpeg").
+	MaxFormatLen = 16
+	// MaxFaceIDLen bounds each of a photo's face ids.
+	MaxFaceIDLen = 128
 )
 
 // Patterns the API publishes in its schema, and that Validate enforces.
@@ -88,18 +122,19 @@ func CheckBib(field, bib string) error {
 	return nil
 }
 
-// checkText adds a problem if s is empty or blank (when required), too long, not
-// UTF-8, or holds control characters.
+// checkText adds a problem if s is empty or blank (when required), not
+// UTF-8, longer than max characters (code points, see MaxNameLen), or holds
+// control characters.
 func checkText(ps *problems, field, s string, required bool, max int) {
 	switch {
 	case s == "" && required:
 		ps.add(field, "is required", nil)
 	case required && strings.IndexFunc(s, visible) < 0:
 		ps.add(field, "must not be blank", nil)
-	case len(s) > max:
-		ps.add(field, fmt.Sprintf("is longer than %d bytes", max), nil)
 	case !utf8.ValidString(s):
 		ps.add(field, "is not valid UTF-8", nil)
+	case utf8.RuneCountInString(s) > max:
+		ps.add(field, fmt.Sprintf("is longer than %d characters", max), nil)
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
 		ps.add(field, "contains control characters", nil)
 	}
