@@ -2,11 +2,16 @@ package migrations_test
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pacerhq/pacer/migrations"
 	"github.com/pacerhq/pacer/sdk/pgtest"
@@ -83,5 +88,63 @@ func TestConcurrentApply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The schema's text CHECKs count characters (code points), as the API
+// does: that holds in a UTF8 database, and Apply refuses any other.
+func TestTextChecksCountCharacters(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url := pgtest.NewDatabase(t)
+	if err := migrations.Apply(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{strings.Repeat("가", 200), true},
+		{strings.Repeat("👍", 200), true},
+		{strings.Repeat("e\u0301", 100), true},
+		{strings.Repeat("가", 201), false},
+		{strings.Repeat("e\u0301", 100) + "e", false},
+	} {
+		_, err := conn.Exec(ctx, `INSERT INTO organizers (organizer_id, name) VALUES ($1, $2)`, fmt.Sprintf("o%d", len(c.name)), c.name)
+		if (err == nil) != c.ok {
+			t.Errorf("%d code points: %v", utf8.RuneCountInString(c.name), err)
+		}
+	}
+
+	// A SQL_ASCII database (where length() counts bytes) is refused.
+	cfg, err := pgx.ParseConfig(standin.DatabaseURLFromEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "pacer_test_sql_ascii_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	t.Cleanup(func() {
+		defer admin.Close(context.Background())
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = name
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	if err := migrations.ApplyDB(ctx, db); err == nil || !strings.Contains(err.Error(), "UTF8") {
+		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 type organizerBody struct {
 	OrganizerID string `json:"organizerId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"snaprace-kr"`
-	Name        string `json:"name" minLength:"1" maxLength:"200" example:"SnapRace Korea"`
+	Name        string `json:"name" minLength:"1" example:"SnapRace Korea"`
 }
 
 type organizerOutput struct{ Body photo.Organizer }
@@ -46,13 +46,13 @@ func (h *handlers) registerAdmin(api huma.API) {
 
 type eventBody struct {
 	EventID   string `json:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"seoul-marathon-2024"`
-	Name      string `json:"name" minLength:"1" maxLength:"200" example:"Seoul Marathon 2024"`
+	Name      string `json:"name" minLength:"1" example:"Seoul Marathon 2024"`
 	StartsOn  string `json:"startsOn,omitempty" format:"date" example:"2024-11-09"`
 	Published bool   `json:"published,omitempty" doc:"Open the event to public runner search."`
 }
 
 type eventPatchBody struct {
-	Name      *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+	Name      *string `json:"name,omitempty" minLength:"1"`
 	Published *bool   `json:"published,omitempty"`
 }
 
@@ -66,13 +66,13 @@ type eventsOutput struct {
 
 type photographerBody struct {
 	PhotographerID string `json:"photographerId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" example:"ph_01ABCXYZ"`
-	Handle         string `json:"handle" minLength:"1" maxLength:"64" example:"studio_aaa"`
-	DisplayName    string `json:"displayName" minLength:"1" maxLength:"128" example:"Studio AAA"`
+	Handle         string `json:"handle" minLength:"1" example:"studio_aaa"`
+	DisplayName    string `json:"displayName" minLength:"1" example:"Studio AAA"`
 }
 
 type photographerPatchBody struct {
-	Handle      *string `json:"handle,omitempty" minLength:"1" maxLength:"64"`
-	DisplayName *string `json:"displayName,omitempty" minLength:"1" maxLength:"128"`
+	Handle      *string `json:"handle,omitempty" minLength:"1"`
+	DisplayName *string `json:"displayName,omitempty" minLength:"1"`
 }
 
 type photographerOutput struct{ Body photo.Photographer }
@@ -97,7 +97,7 @@ type runnersBody struct {
 
 type runnerBody struct {
 	Bib  string `json:"bib" pattern:"^[A-Za-z0-9-]{1,16}$" example:"1234"`
-	Name string `json:"name" minLength:"1" maxLength:"200" example:"Kim Minsu"`
+	Name string `json:"name" minLength:"1" example:"Kim Minsu"`
 }
 
 type importOutput struct {

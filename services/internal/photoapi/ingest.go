@@ -11,20 +11,21 @@ import (
 )
 
 // recordBody is a processed-photo record as the pipeline posts it. Field
-// names follow the seed's PHOTO item.
+// names follow the seed's PHOTO item. Its limits and the docs that name
+// them are set by TransformSchema (limits.go).
 type recordBody struct {
-	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"The photo's ULID; makes the post idempotent. Its time (first 10 characters) must be from 2000 on and not in the future: it orders the gallery. Generated when absent (then a retry creates a second photo)." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
-	OriginalFilename string           `json:"originalFilename" minLength:"1" maxLength:"255" example:"DSC_1234.jpg"`
-	RawKey           string           `json:"rawKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/raw/DSC_1234.jpg"`
-	ProcessedKey     string           `json:"processedKey" minLength:"1" maxLength:"1024" example:"snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
-	S3URI            string           `json:"s3Uri" pattern:"^s3://" maxLength:"1100" example:"s3://snaprace-images-prod/snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
+	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
+	OriginalFilename string           `json:"originalFilename" minLength:"1" example:"DSC_1234.jpg"`
+	RawKey           string           `json:"rawKey" minLength:"1" example:"snaprace-kr/seoul-marathon-2024/raw/DSC_1234.jpg"`
+	ProcessedKey     string           `json:"processedKey" minLength:"1" example:"snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
+	S3URI            string           `json:"s3Uri" pattern:"^s3://" example:"s3://snaprace-images-prod/snaprace-kr/seoul-marathon-2024/processed/01HXY8FWZM5KJQD9K3Y6R8NZTP.jpg"`
 	Dimensions       photo.Dimensions `json:"dimensions"`
-	Format           string           `json:"format" minLength:"1" maxLength:"16" example:"jpeg"`
-	Size             int64            `json:"size" minimum:"0" maximum:"1099511627776" doc:"Bytes (at most 1 TiB)." example:"2048576"`
+	Format           string           `json:"format" minLength:"1" example:"jpeg"`
+	Size             int64            `json:"size" minimum:"0" example:"2048576"`
 	Bibs             []string         `json:"bibs" maxItems:"50" doc:"Detected bibs, each matching ^[A-Za-z0-9-]{1,16}$. Bibs not among the event's runners are kept, searchable, and reported in unmatchedBibs."`
 	FaceIDs          []string         `json:"faceIds" maxItems:"100" doc:"Rekognition face ids."`
 	PhotographerID   string           `json:"photographerId,omitempty" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" doc:"Must be a photographer of your organization assigned to the event."`
-	CreatedAt        *time.Time       `json:"createdAt,omitempty" doc:"When the photo was taken; defaults to the ULID's time. Stored to the millisecond, UTC."`
+	CreatedAt        *time.Time       `json:"createdAt,omitempty"`
 }
 
 func (r recordBody) record() photo.Record {

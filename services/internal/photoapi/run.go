@@ -70,7 +70,8 @@ const (
 	version = "1.0.0"
 	summary = "Race photos: organizers manage events, photographers and runners; the processing pipeline ingests " +
 		"processed photos (PHOTO + BIB_INDEX items in DynamoDB, validated against Postgres); organizers search by bib, " +
-		"photographer or event; runners search published events by bib. Errors are RFC 9457 problem+json."
+		"photographer or event; runners search published events by bib. Errors are RFC 9457 problem+json. " +
+		"Text lengths (minLength, maxLength) count characters, i.e. Unicode code points, as JSON Schema does: '가' and '👍' are one each, 'é' written as e and a combining accent is two."
 )
 
 // NewAPI returns the service's Huma API on mux, without routes.
