@@ -15,11 +15,13 @@ import (
 // validator counts maxLength in runes, as the domain does (see
 // photo.MaxNameLen).
 
-// setMaxLength sets the maximum length, in characters, of s's properties.
-func setMaxLength(s *huma.Schema, n int, props ...string) {
-	for _, p := range props {
+// maxLengths sets the maximum length, in characters, of s's properties
+// (property name → limit) and returns s.
+func maxLengths(s *huma.Schema, limits map[string]int) *huma.Schema {
+	for p, n := range limits {
 		s.Properties[p].MaxLength = &n
 	}
+	return s
 }
 
 // skew is photo.MaxClockSkew in words, for the spec.
@@ -27,10 +29,10 @@ var skew = fmt.Sprintf("%d minutes", int(photo.MaxClockSkew/time.Minute))
 
 // TransformSchema implements huma.SchemaTransformer.
 func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxFilenameLen, "originalFilename")
-	setMaxLength(s, photo.MaxKeyLen, "rawKey", "processedKey")
-	setMaxLength(s, photo.MaxS3URILen, "s3Uri")
-	setMaxLength(s, photo.MaxFormatLen, "format")
+	maxLengths(s, map[string]int{
+		"originalFilename": photo.MaxFilenameLen, "rawKey": photo.MaxKeyLen, "processedKey": photo.MaxKeyLen,
+		"s3Uri": photo.MaxS3URILen, "format": photo.MaxFormatLen,
+	})
 	maxSize := float64(photo.MaxSize)
 	s.Properties["size"].Maximum = &maxSize
 	s.Properties["size"].Description = fmt.Sprintf("Bytes, at most %d.", photo.MaxSize)
@@ -42,40 +44,37 @@ func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema 
 	return s
 }
 
+var (
+	nameLimit         = map[string]int{"name": photo.MaxNameLen}
+	photographerLimit = map[string]int{"handle": photo.MaxHandleLen, "displayName": photo.MaxDisplayNameLen}
+)
+
 // TransformSchema implements huma.SchemaTransformer.
 func (organizerBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxNameLen, "name")
-	return s
+	return maxLengths(s, nameLimit)
 }
 
 // TransformSchema implements huma.SchemaTransformer.
 func (eventBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxNameLen, "name")
-	return s
+	return maxLengths(s, nameLimit)
 }
 
 // TransformSchema implements huma.SchemaTransformer.
 func (eventPatchBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxNameLen, "name")
-	return s
-}
-
-// TransformSchema implements huma.SchemaTransformer.
-func (photographerBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxHandleLen, "handle")
-	setMaxLength(s, photo.MaxDisplayNameLen, "displayName")
-	return s
-}
-
-// TransformSchema implements huma.SchemaTransformer.
-func (photographerPatchBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxHandleLen, "handle")
-	setMaxLength(s, photo.MaxDisplayNameLen, "displayName")
-	return s
+	return maxLengths(s, nameLimit)
 }
 
 // TransformSchema implements huma.SchemaTransformer.
 func (runnerBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	setMaxLength(s, photo.MaxNameLen, "name")
-	return s
+	return maxLengths(s, nameLimit)
+}
+
+// TransformSchema implements huma.SchemaTransformer.
+func (photographerBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return maxLengths(s, photographerLimit)
+}
+
+// TransformSchema implements huma.SchemaTransformer.
+func (photographerPatchBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return maxLengths(s, photographerLimit)
 }
