@@ -39,7 +39,10 @@ const (
 // rune), which is what JSON Schema's maxLength, the API's request validator
 // and Postgres's length()/char_length() in a UTF-8 database count: "가" is
 // one, "👍" is one, and "é" written as e + U+0301 (a combining mark) is
-// two. A field of n characters takes at most 4n bytes of UTF-8.
+// two. A field of n characters takes at most 4n bytes of UTF-8: a PHOTO
+// item with every text field at its limit in 4-byte characters (and
+// MaxFaces face ids, MaxBibs bibs) is about 67 KB, within DynamoDB's 400 KB
+// item limit.
 const (
 	// MaxNameLen bounds the names of organizers, events and runners.
 	MaxNameLen = 200
