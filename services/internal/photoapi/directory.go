@@ -110,7 +110,7 @@ type importOutput struct {
 type runnersOutput struct {
 	Body struct {
 		Runners   []photo.Runner `json:"runners"`
-		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page."`
+		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page; absent on the last page."`
 	}
 }
 
@@ -217,15 +217,12 @@ func (h *handlers) registerDirectory(api huma.API) {
 			After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
 			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 		}) (*runnersOutput, error) {
-			rs, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
+			page, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
 			if err != nil {
 				return nil, err
 			}
 			out := &runnersOutput{}
-			out.Body.Runners = rs
-			if len(rs) == in.Limit {
-				out.Body.NextAfter = rs[len(rs)-1].Bib
-			}
+			out.Body.Runners, out.Body.NextAfter = page.Runners, page.NextAfter
 			return out, nil
 		}))
 }
