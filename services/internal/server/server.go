@@ -41,7 +41,7 @@ func init() {
 func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
 	cfg := huma.DefaultConfig(title, version)
 	cfg.Formats = withStrictJSON(cfg.Formats)
-	cfg.Info.Description = description + "\n\n" + strictJSONDescription
+	cfg.Info.Description = description + "\n\n" + strictJSONDescription + "\n\n" + errorsDescription
 	if dev {
 		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +
 			DevRolesHeader + "`, `" + DevOrgHeader + "`) instead of a bearer token to act as that user. " +
@@ -63,7 +63,9 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 // srv if they are zero, and puts guard in front of srv.Handler: unclean
 // paths (/events//x) get a 404 problem+json instead of ServeMux's HTML
 // redirect, ServeMux's plain-text 404s and 405s become problem+json too,
-// and the request's media type is matched case-insensitively.
+// and the request's media type is matched case-insensitively. Requests
+// net/http refuses before any handler runs (a malformed path or header,
+// headers too large) get problem+json too (see problemListener).
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 5 * time.Second
@@ -79,7 +81,7 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	}
 	srv.Handler = guard(srv.Handler)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(problemListener{l}) }()
 	select {
 	case err := <-errc:
 		return err
