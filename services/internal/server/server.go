@@ -55,6 +55,7 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 			Description:  "A JWT whose `sub` is the user id; `roles` may hold \"admin\" or \"organizer\"; `org` names an organizer's org.",
 		},
 	}
+	cfg.OnAddOperation = append(cfg.OnAddOperation, documentServerErrors)
 	return humago.New(mux, cfg)
 }
 
