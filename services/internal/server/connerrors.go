@@ -31,8 +31,8 @@ import (
 // cannot be told apart from a handler's with certainty.
 
 // errorsDescription tells API clients how errors are answered.
-const errorsDescription = "**Errors** are RFC 9457 `application/problem+json` naming the field, including the ones the HTTP server " +
-	"answers before routing: 400 for a request line, path or header it cannot parse (e.g. `/events/%/participations`, " +
+const errorsDescription = "**Errors** are RFC 9457 `application/problem+json` (naming the field where there is one); each operation " +
+	"lists the statuses it answers with. That includes the ones the HTTP server answers before routing: 400 for a request line, path or header it cannot parse (e.g. `/events/%/participations`, " +
 	"`/events/a%zz/...`), 431 for a request line and headers over 1 MiB, 501 for an unsupported transfer encoding; " +
 	"these close the connection. One exception: a request with an `Expect` header other than `100-continue` gets " +
 	"417 with an empty body."

@@ -8,10 +8,19 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
+// statePublic gives op, if it states no security requirement, Public's:
+// the spec then says that it needs no token (Authenticate reads it the
+// same way).
+func statePublic(_ *huma.OpenAPI, op *huma.Operation) {
+	if len(op.Security) == 0 {
+		op.Security = Public
+	}
+}
+
 // documentServerErrors adds to op's spec the problem responses that the
 // server itself, not op's handler, may answer with, by what op takes:
 //
-//	a bearer token (op.Security)  401 (missing, invalid or expired token)
+//	a bearer token (NeedsToken)   401 (missing, invalid or expired token)
 //	a request body                400 (not JSON, or strict JSON refused it), 408 (body read timed out),
 //	                              413 (over its MaxBodyBytes), 415 (not a JSON media type), 422
 //	parameters                    422 (a parameter fails its schema)
@@ -24,7 +33,7 @@ import (
 // they answer with is documented.
 func documentServerErrors(oapi *huma.OpenAPI, op *huma.Operation) {
 	var codes []int
-	if len(op.Security) > 0 {
+	if NeedsToken(op) {
 		codes = append(codes, http.StatusUnauthorized)
 	}
 	if op.RequestBody != nil {
@@ -34,7 +43,7 @@ func documentServerErrors(oapi *huma.OpenAPI, op *huma.Operation) {
 	if len(op.Parameters) > 0 {
 		codes = append(codes, http.StatusUnprocessableEntity)
 	}
-	if len(codes) > 0 || len(op.Errors) > 0 {
+	if NeedsToken(op) || len(codes) > 0 || len(op.Errors) > 0 {
 		codes = append(codes, http.StatusInternalServerError, http.StatusServiceUnavailable)
 	}
 	if len(codes) == 0 {
