@@ -61,7 +61,7 @@ bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
 
 .PHONY: verify
-verify: fmt-check vet lint openapi-check ## Check formatting, vet, lint and generated files
+verify: fmt-check vet lint openapi-check openapi-lint ## Check formatting, vet, lint, generated files and the OpenAPI specs
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -106,6 +106,14 @@ openapi-check: ## Fail if openapi/*.yaml differs from what the services generate
 	    fi; \
 	  fi; \
 	done; exit $$stale
+
+# Redocly CLI from tools/standin's npm lock, with redocly.yaml (the
+# `recommended` rules) and .redocly.lint-ignore.yaml; offline: no usage data
+# (telemetry off here and in redocly.yaml), no update check.
+.PHONY: openapi-lint
+openapi-lint: deps ## Lint openapi/*.yaml with Redocly's recommended rules (fails on any error)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true tools/standin/node_modules/.bin/redocly lint \
+	  --max-problems 50 $(foreach s,$(OPENAPI_SPECS),openapi/$(lastword $(subst :, ,$(s))).yaml)
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries

@@ -172,16 +172,29 @@ func (s *Service) ImportRunners(ctx context.Context, org, event string, rs []Run
 	return s.truth.ImportRunners(ctx, org, event, rs)
 }
 
+// RunnerPage is one page of an event's runners, by bib.
+type RunnerPage struct {
+	Runners []Runner
+	// NextAfter is the bib to list after for the next page; "" on the last
+	// page, so a listing never ends with an empty page.
+	NextAfter string
+}
+
 // ListRunners lists an event's runners by bib, after the given bib ("" for
-// the first page).
-func (s *Service) ListRunners(ctx context.Context, org, event, after string, limit int) ([]Runner, error) {
+// the first page), at most limit of them.
+func (s *Service) ListRunners(ctx context.Context, org, event, after string, limit int) (RunnerPage, error) {
 	if after != "" {
 		if err := CheckBib("after", after); err != nil {
-			return nil, err
+			return RunnerPage{}, err
 		}
 	}
 	if limit < 1 || limit > 1000 {
-		return nil, Invalid("limit", "must be between 1 and 1000", limit)
+		return RunnerPage{}, Invalid("limit", "must be between 1 and 1000", limit)
 	}
-	return s.truth.ListRunners(ctx, org, event, after, limit)
+	// One more than asked says whether a next page exists.
+	rs, err := s.truth.ListRunners(ctx, org, event, after, limit+1)
+	if err != nil || len(rs) <= limit {
+		return RunnerPage{Runners: rs}, err
+	}
+	return RunnerPage{Runners: rs[:limit], NextAfter: rs[limit-1].Bib}, nil
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs Pacer's local stand-ins for AWS into this folder (idempotent; no
 # network when already installed):
-#   node_modules/      local-aws-sqs, from the committed package-lock.json
+#   node_modules/      local-aws-sqs and @redocly/cli (make openapi-lint), from
+#                      the committed package-lock.json
 #   dynamodb-local/    DynamoDB Local (DynamoDBLocal.jar + DynamoDBLocal_lib),
 #                      extracted from the npm tarball amplify-dynamodb-simulator
 #                      after checking its sha256.
@@ -17,8 +18,9 @@ need node "Install Node.js 20+ (Debian: apt-get install nodejs npm)."
 need npm "Install npm (Debian: apt-get install npm)."
 need java "Install a Java 17+ runtime (Debian: apt-get install openjdk-17-jre-headless)."
 
-if [ ! -f node_modules/local-aws-sqs/package.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "standin: installing local-aws-sqs (npm ci)"
+if [ ! -f node_modules/local-aws-sqs/package.json ] || [ ! -f node_modules/@redocly/cli/package.json ] ||
+  [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "standin: installing local-aws-sqs and @redocly/cli (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 

@@ -23,6 +23,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/spectest"
 )
 
 var secret = []byte("asynceventapi-test-secret-32-bytes-long!")
@@ -49,7 +50,7 @@ func newAPI(t *testing.T, dev bool) *apiEnv {
 		t.Fatal(err)
 	}
 	api := asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, dev)
-	return &apiEnv{Env: env, api: humatest.Wrap(t, api)}
+	return &apiEnv{Env: env, api: spectest.Wrap(t, api)}
 }
 
 func decode[T any](t testing.TB, resp *httptest.ResponseRecorder) T {
@@ -457,7 +458,7 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := humatest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, false))
+	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, false))
 	seed := strings.Repeat("ab", 32)
 	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
 		Winners: 1, LotteryCutoffAt: time.Now().Add(50 * time.Millisecond).UnixMilli(), SeedCommitment: asyncevent.Commit([]byte(seed))}); err != nil {

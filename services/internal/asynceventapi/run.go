@@ -32,6 +32,9 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
+// DefaultAddr is where the API listens unless configured otherwise.
+const DefaultAddr = "127.0.0.1:8081"
+
 // Title and Version name the API in its spec.
 const (
 	Title   = "Pacer AsyncEvent API"
@@ -48,7 +51,7 @@ const description = "First-come and lottery event participation. `POST /events/{
 // documents the dev-mode impersonation headers, which are honoured only in
 // dev mode.
 func NewAPI(mux *http.ServeMux, d *Deps, v *auth.Verifier, dev bool) huma.API {
-	api := server.NewAPI(mux, Title, Version, description, true)
+	api := server.NewAPI(mux, Title, Version, description, "http://"+DefaultAddr, true)
 	server.RegisterHealth(api)
 	if v != nil {
 		// Middlewares apply to operations registered after them.
@@ -83,7 +86,7 @@ type Config struct {
 func ConfigFromEnv() Config {
 	return Config{
 		Config: asyncbackend.ConfigFromEnv(),
-		Addr:   server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
+		Addr:   server.Env("PACER_ASYNCEVENT_ADDR", DefaultAddr),
 		Dev:    server.DevMode(),
 	}
 }

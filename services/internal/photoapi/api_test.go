@@ -382,3 +382,40 @@ func TestParameterPatternsMatchTheDomain(t *testing.T) {
 		}
 	}
 }
+
+// A listing whose size is a multiple of the page size ends on its last full
+// page: no nextAfter there, so no trailing empty page.
+func TestRunnerListingEndsOnTheLastFullPage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setup("o1", "e1", "p1", false) // runners 1000..1009
+	tok := orgToken(t, "o1")
+	type page struct {
+		Runners   []photo.Runner
+		NextAfter string
+	}
+	var bibs []string
+	after, pages := "", 0
+	for {
+		p := decode[page](t, body(e.do("GET", "/events/e1/runners?limit=5&after="+after, 200, tok)))
+		pages++
+		if len(p.Runners) == 0 {
+			t.Fatalf("page %d is empty", pages)
+		}
+		for _, r := range p.Runners {
+			bibs = append(bibs, r.Bib)
+		}
+		if after = p.NextAfter; after == "" {
+			break
+		}
+		if after != bibs[len(bibs)-1] {
+			t.Fatalf("nextAfter %q, want the page's last bib %q", after, bibs[len(bibs)-1])
+		}
+	}
+	if pages != 2 || len(bibs) != 10 || bibs[0] != "1000" || bibs[9] != "1009" {
+		t.Fatalf("%d pages, bibs %v; want 2 pages of 1000..1009", pages, bibs)
+	}
+	if p := decode[page](t, body(e.do("GET", "/events/e1/runners?limit=1000&after=1008", 200, tok))); len(p.Runners) != 1 || p.NextAfter != "" {
+		t.Fatalf("last page: %+v", p)
+	}
+}

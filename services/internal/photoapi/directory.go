@@ -30,7 +30,7 @@ type organizersOutput struct {
 }
 
 func (h *handlers) registerAdmin(api huma.API) {
-	huma.Register(api, op("create-organizer", http.MethodPost, "/admin/organizers", "Create an organizer", tagAdmin, http.StatusCreated),
+	huma.Register(api, conflicting(op("create-organizer", http.MethodPost, "/admin/organizers", "Create an organizer", tagAdmin, http.StatusCreated)),
 		adminHandler(h, func(ctx context.Context, in *struct{ Body organizerBody }) (*organizerOutput, error) {
 			o, err := h.svc.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
 			return &organizerOutput{Body: o}, err
@@ -110,12 +110,12 @@ type importOutput struct {
 type runnersOutput struct {
 	Body struct {
 		Runners   []photo.Runner `json:"runners"`
-		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page."`
+		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page; absent on the last page."`
 	}
 }
 
 func (h *handlers) registerDirectory(api huma.API) {
-	huma.Register(api, op("create-event", http.MethodPost, "/events", "Create an event of your organization", tagDirectory, http.StatusCreated),
+	huma.Register(api, conflicting(op("create-event", http.MethodPost, "/events", "Create an event of your organization", tagDirectory, http.StatusCreated)),
 		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body eventBody }) (*eventOutput, error) {
 			e, err := h.svc.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
 			return &eventOutput{Body: e}, err
@@ -141,7 +141,7 @@ func (h *handlers) registerDirectory(api huma.API) {
 			return &eventOutput{Body: e}, err
 		}))
 
-	huma.Register(api, op("create-photographer", http.MethodPost, "/photographers", "Create a photographer of your organization", tagDirectory, http.StatusCreated),
+	huma.Register(api, conflicting(op("create-photographer", http.MethodPost, "/photographers", "Create a photographer of your organization", tagDirectory, http.StatusCreated)),
 		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body photographerBody }) (*photographerOutput, error) {
 			p, err := h.svc.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
 			return &photographerOutput{Body: p}, err
@@ -217,15 +217,12 @@ func (h *handlers) registerDirectory(api huma.API) {
 			After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
 			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 		}) (*runnersOutput, error) {
-			rs, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
+			page, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
 			if err != nil {
 				return nil, err
 			}
 			out := &runnersOutput{}
-			out.Body.Runners = rs
-			if len(rs) == in.Limit {
-				out.Body.NextAfter = rs[len(rs)-1].Bib
-			}
+			out.Body.Runners, out.Body.NextAfter = page.Runners, page.NextAfter
 			return out, nil
 		}))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"github.com/pacerhq/pacer/modules/photo"
@@ -20,6 +21,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/spectest"
 )
 
 func TestMain(m *testing.M) {
@@ -32,7 +34,8 @@ var secret = []byte("photoapi-test-secret-at-least-32-bytes")
 type env struct {
 	t   *testing.T
 	ctx context.Context
-	api humatest.TestAPI
+	api humatest.TestAPI // every response checked against the spec
+	raw huma.API
 	mux *http.ServeMux
 	ddb *ddbtest.Env
 	svc *photo.Service
@@ -50,17 +53,18 @@ func newEnv(t testing.TB) *env {
 	api := NewAPI(mux, false)
 	server.Authenticate(api, v, false)
 	Register(api, Deps{Service: k.Service})
-	e := &env{ctx: ctx, mux: mux, ddb: k.DDB, svc: k.Service}
+	e := &env{ctx: ctx, raw: api, mux: mux, ddb: k.DDB, svc: k.Service}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
-		e.api = humatest.Wrap(tt, api)
+		e.api = spectest.Wrap(tt, api)
 	}
 	return e
 }
 
-// server starts a real HTTP server on loopback for the API.
+// server starts a real HTTP server on loopback for the API, its responses
+// checked against the spec.
 func (e *env) server(t testing.TB) *httptest.Server {
-	s := httptest.NewServer(e.mux)
+	s := httptest.NewServer(spectest.Handler(t, e.raw, e.mux))
 	t.Cleanup(s.Close)
 	return s
 }

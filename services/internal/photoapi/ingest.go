@@ -3,6 +3,7 @@ package photoapi
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -26,6 +27,22 @@ type recordBody struct {
 	FaceIDs          []string         `json:"faceIds" maxItems:"100" doc:"Rekognition face ids."`
 	PhotographerID   string           `json:"photographerId,omitempty" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" doc:"Must be a photographer of your organization assigned to the event."`
 	CreatedAt        *time.Time       `json:"createdAt,omitempty"`
+}
+
+// maxFaceID is the length limit of one face id, photo.Record's rule.
+const maxFaceID = 128
+
+// TransformSchema makes the spec say what the domain checks: bibs and
+// faceIds are required lists, so null is refused as not a list (Huma makes
+// lists nullable by default), and each face id holds 1 to maxFaceID
+// characters.
+func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	for _, name := range []string{"bibs", "faceIds"} {
+		s.Properties[name].Nullable = false
+	}
+	s.Properties["faceIds"].Items.MinLength = new(1)
+	s.Properties["faceIds"].Items.MaxLength = new(maxFaceID)
+	return s
 }
 
 func (r recordBody) record() photo.Record {
@@ -73,7 +90,7 @@ type ingestOutput struct {
 }
 
 type batchBody struct {
-	Photos []recordBody `json:"photos" minItems:"1" maxItems:"100" doc:"Up to 100 processed-photo records of the event."`
+	Photos []recordBody `json:"photos" nullable:"false" minItems:"1" maxItems:"100" doc:"Up to 100 processed-photo records of the event."`
 }
 
 type batchOutput struct {
@@ -92,7 +109,10 @@ func (h *handlers) registerIngest(api huma.API) {
 	one.Description = "Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists " +
 		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
 		"The photographer must belong to your organization and be assigned to the event."
-	one.Responses = map[string]*huma.Response{"200": {Description: "The ulid already existed and nothing changed (status exists), or the photo was not kept because a runner asked for their photos to be deleted (status suppressed)."}}
+	one.Responses = map[string]*huma.Response{"200": {
+		Description: "The ulid already existed and nothing changed (status exists, with the stored photo), or the photo was not kept because a runner asked for their photos to be deleted (status suppressed).",
+		Content:     map[string]*huma.MediaType{"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ingestResult](), true, "")}},
+	}}
 	huma.Register(api, one, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body recordBody

@@ -20,6 +20,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -73,6 +74,13 @@ func op(id, method, path, summary, tag string, status int) huma.Operation {
 		Security: server.Bearer, DefaultStatus: status,
 		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity},
 	}
+}
+
+// conflicting is o for an operation that may answer 409 (photo.ErrConflict:
+// the id already exists, or a concurrent change won).
+func conflicting(o huma.Operation) huma.Operation {
+	o.Errors = append(slices.Clone(o.Errors), http.StatusConflict)
+	return o
 }
 
 // organizer returns the caller's organizer id: the token's org claim, for a

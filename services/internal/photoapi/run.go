@@ -76,7 +76,7 @@ const (
 
 // NewAPI returns the service's Huma API on mux, without routes.
 func NewAPI(mux *http.ServeMux, dev bool) huma.API {
-	return server.NewAPI(mux, title, version, summary, dev)
+	return server.NewAPI(mux, title, version, summary, "http://"+DefaultAddr, dev)
 }
 
 // WriteOpenAPI writes the service's OpenAPI spec (YAML) to w, as `photo-api

@@ -19,8 +19,8 @@ type ReconcileQuery struct {
 }
 
 func (h *handlers) registerSync(api huma.API) {
-	huma.Register(api, op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
-		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, http.StatusOK),
+	huma.Register(api, conflicting(op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
+		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, http.StatusOK)),
 		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			MaxPages int `query:"maxPages" minimum:"0" maximum:"100000" doc:"Stop after this many pages of 100 (0: to the end); the next call resumes."`

@@ -31,15 +31,15 @@ func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
 	return p, ok
 }
 
-// Authenticate installs middleware that, for every operation whose Security
-// is non-empty, requires a valid bearer JWT and puts its Principal in the
+// Authenticate installs middleware that, for every operation that needs a
+// token (NeedsToken), requires a valid bearer JWT and puts its Principal in the
 // request context. Missing or invalid tokens get 401 problem+json, as do
 // tokens whose sub cannot be a user id (auth.ValidSubject). In dev mode,
 // DevUserHeader may stand in for a token (under the same rule).
 func Authenticate(api huma.API, v *auth.Verifier, dev bool) {
 	api.UseMiddleware(func(ctx huma.Context, next func(huma.Context)) {
 		op := ctx.Operation()
-		if op == nil || len(op.Security) == 0 {
+		if op == nil || !NeedsToken(op) {
 			next(ctx)
 			return
 		}

@@ -60,7 +60,7 @@ func TestServeRejectsUncleanPaths(t *testing.T) {
 func serveAPI(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
-	api := server.NewAPI(mux, "t", "1", "", false)
+	api := server.NewAPI(mux, "t", "1", "", "http://127.0.0.1:8080", false)
 	huma.Register(api, huma.Operation{OperationID: "participate", Method: http.MethodPost, Path: "/events/{id}/participations"},
 		func(ctx context.Context, in *struct {
 			ID   string `path:"id" pattern:"^[a-z0-9]+$"`

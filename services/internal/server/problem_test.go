@@ -51,7 +51,7 @@ func TestProblemClipsNestedEchoes(t *testing.T) {
 		Name string `json:"name,omitempty"`
 	}
 	// The service's own API set-up, quiet: humatest would log the hostile bodies.
-	api := humatest.Wrap(quietTB{t}, server.NewAPI(http.NewServeMux(), "t", "1", "", false))
+	api := humatest.Wrap(quietTB{t}, server.NewAPI(http.NewServeMux(), "t", "1", "", "http://127.0.0.1:8080", false))
 	huma.Register(api, huma.Operation{OperationID: "import", Method: http.MethodPost, Path: "/import", MaxBodyBytes: 8 << 20},
 		func(ctx context.Context, in *struct {
 			Body struct {

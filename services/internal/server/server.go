@@ -26,6 +26,23 @@ const BearerScheme = "bearer"
 // Bearer is the Security requirement for operations that need a token.
 var Bearer = []map[string][]string{{BearerScheme: {}}}
 
+// Public is the Security requirement of an operation that needs no token
+// (one empty requirement: OpenAPI's way to say so, where an absent one
+// means "not stated"). NewAPI gives it to every operation registered
+// without a Security.
+var Public = []map[string][]string{{}}
+
+// NeedsToken reports whether op needs a bearer token: it names a security
+// requirement, and none of them is empty.
+func NeedsToken(op *huma.Operation) bool {
+	for _, req := range op.Security {
+		if len(req) == 0 {
+			return false
+		}
+	}
+	return len(op.Security) > 0
+}
+
 func init() {
 	// Body keys are case-sensitive. encoding/json matches struct fields
 	// case-insensitively, so with Huma's default (case-insensitive
@@ -36,12 +53,16 @@ func init() {
 }
 
 // NewAPI returns a Huma API on mux with Pacer's conventions: OpenAPI 3.1,
-// a bearer JWT security scheme, and (in dev mode) the documented
-// impersonation headers.
-func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) huma.API {
+// a bearer JWT security scheme, operations without one stated as public
+// (Public), every error status the server itself may answer documented
+// (documentServerErrors), the local stack's address (server) as the
+// spec's server, and (in dev mode) the documented impersonation headers.
+func NewAPI(mux *http.ServeMux, title, version, description, server string, dev bool) huma.API {
 	cfg := huma.DefaultConfig(title, version)
+	cfg.Info.License = &huma.License{Name: "Proprietary"}
+	cfg.Servers = []*huma.Server{{URL: server, Description: "The local stack (`make run`). Deployed, the API is served at the root of its host."}}
 	cfg.Formats = withStrictJSON(cfg.Formats)
-	cfg.Info.Description = description + "\n\n" + strictJSONDescription
+	cfg.Info.Description = description + "\n\n" + strictJSONDescription + "\n\n" + errorsDescription
 	if dev {
 		cfg.Info.Description += "\n\n**Dev mode:** requests may set `" + DevUserHeader + "` (and optionally `" +
 			DevRolesHeader + "`, `" + DevOrgHeader + "`) instead of a bearer token to act as that user. " +
@@ -55,6 +76,7 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 			Description:  "A JWT whose `sub` is the user id; `roles` may hold \"admin\" or \"organizer\"; `org` names an organizer's org.",
 		},
 	}
+	cfg.OnAddOperation = append(cfg.OnAddOperation, statePublic, documentServerErrors)
 	return humago.New(mux, cfg)
 }
 
@@ -63,7 +85,9 @@ func NewAPI(mux *http.ServeMux, title, version, description string, dev bool) hu
 // srv if they are zero, and puts guard in front of srv.Handler: unclean
 // paths (/events//x) get a 404 problem+json instead of ServeMux's HTML
 // redirect, ServeMux's plain-text 404s and 405s become problem+json too,
-// and the request's media type is matched case-insensitively.
+// and the request's media type is matched case-insensitively. Requests
+// net/http refuses before any handler runs (a malformed path or header,
+// headers too large) get problem+json too (see problemListener).
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = 5 * time.Second
@@ -79,7 +103,7 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	}
 	srv.Handler = guard(srv.Handler)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(problemListener{l}) }()
 	select {
 	case err := <-errc:
 		return err

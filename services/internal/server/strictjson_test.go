@@ -17,7 +17,7 @@ import (
 // strictAPI is an API built by server.NewAPI with one POST /things route;
 // calls counts the handler's runs.
 func strictAPI(t *testing.T) (humatest.TestAPI, *atomic.Int64) {
-	api := humatest.Wrap(t, server.NewAPI(http.NewServeMux(), "t", "1", "", false))
+	api := humatest.Wrap(t, server.NewAPI(http.NewServeMux(), "t", "1", "", "http://127.0.0.1:8080", false))
 	var calls atomic.Int64
 	type item struct {
 		Name  string `json:"name"`
@@ -120,7 +120,7 @@ func TestNewAPILeavesHumaDefaultsAlone(t *testing.T) {
 	for range 8 {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			server.NewAPI(http.NewServeMux(), "t", "1", "", false)
+			server.NewAPI(http.NewServeMux(), "t", "1", "", "http://127.0.0.1:8080", false)
 		}()
 	}
 	for range 8 {
