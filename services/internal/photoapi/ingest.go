@@ -29,22 +29,6 @@ type recordBody struct {
 	CreatedAt        *time.Time       `json:"createdAt,omitempty"`
 }
 
-// maxFaceID is the length limit of one face id, photo.Record's rule.
-const maxFaceID = 128
-
-// TransformSchema makes the spec say what the domain checks: bibs and
-// faceIds are required lists, so null is refused as not a list (Huma makes
-// lists nullable by default), and each face id holds 1 to maxFaceID
-// characters.
-func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
-	for _, name := range []string{"bibs", "faceIds"} {
-		s.Properties[name].Nullable = false
-	}
-	s.Properties["faceIds"].Items.MinLength = new(1)
-	s.Properties["faceIds"].Items.MaxLength = new(maxFaceID)
-	return s
-}
-
 func (r recordBody) record() photo.Record {
 	rec := photo.Record{
 		ULID: r.ULID, OriginalFilename: r.OriginalFilename, RawKey: r.RawKey, ProcessedKey: r.ProcessedKey, S3URI: r.S3URI,

@@ -27,8 +27,16 @@ func maxLengths(s *huma.Schema, limits map[string]int) *huma.Schema {
 // skew is photo.MaxClockSkew in words, for the spec.
 var skew = fmt.Sprintf("%d minutes", int(photo.MaxClockSkew/time.Minute))
 
-// TransformSchema implements huma.SchemaTransformer.
+// TransformSchema implements huma.SchemaTransformer. Besides the limits,
+// bibs and faceIds are required lists, so null is refused as not a list
+// (Huma makes lists nullable by default), and each face id holds 1 to
+// photo.MaxFaceIDLen characters.
 func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	for _, name := range []string{"bibs", "faceIds"} {
+		s.Properties[name].Nullable = false
+	}
+	s.Properties["faceIds"].Items.MinLength = new(1)
+	s.Properties["faceIds"].Items.MaxLength = new(photo.MaxFaceIDLen)
 	maxLengths(s, map[string]int{
 		"originalFilename": photo.MaxFilenameLen, "rawKey": photo.MaxKeyLen, "processedKey": photo.MaxKeyLen,
 		"s3Uri": photo.MaxS3URILen, "format": photo.MaxFormatLen,

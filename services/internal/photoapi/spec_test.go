@@ -3,6 +3,8 @@ package photoapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/pacerhq/pacer/modules/photo"
 )
 
 // The answers the spec used to leave out, driven through the spec-checked
@@ -46,16 +48,16 @@ func TestEveryAnswerIsInTheSpec(t *testing.T) {
 		}
 	}
 	long := rec(4, "p1")
-	long["faceIds"] = []string{strings.Repeat("f", maxFaceID+1)}
+	long["faceIds"] = []string{strings.Repeat("f", photo.MaxFaceIDLen+1)}
 	if p := body(e.do("POST", "/events/e1/photos", 422, tok, long)); !strings.Contains(p, `"location":"body.faceIds[0]"`) {
-		t.Errorf("face id of %d characters: %s", maxFaceID+1, p)
+		t.Errorf("face id of %d characters: %s", photo.MaxFaceIDLen+1, p)
 	}
-	long["faceIds"] = []string{strings.Repeat("f", maxFaceID)}
+	long["faceIds"] = []string{strings.Repeat("f", photo.MaxFaceIDLen)}
 	e.do("POST", "/events/e1/photos", 201, tok, long)
 
 	// The spec states the limits that were checked only by the domain.
 	rb := e.raw.OpenAPI().Components.Schemas.Map()["RecordBody"]
-	if f := rb.Properties["faceIds"].Items; f.MaxLength == nil || *f.MaxLength != maxFaceID || f.MinLength == nil || *f.MinLength != 1 {
+	if f := rb.Properties["faceIds"].Items; f.MaxLength == nil || *f.MaxLength != photo.MaxFaceIDLen || f.MinLength == nil || *f.MinLength != 1 {
 		t.Errorf("faceIds items: %+v", f)
 	}
 	for _, name := range []string{"bibs", "faceIds"} {
