@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -265,7 +264,6 @@ func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
 		if k > 0 {
 			r.ULID = recs[0].ULID
 		}
-		r.CreatedAt = base.Add(time.Duration(k) * time.Minute)
 		recs[k] = r
 	}
 	ulid := recs[0].ULID

@@ -24,7 +24,7 @@ type recordBody struct {
 	Bibs             []string         `json:"bibs" maxItems:"50" doc:"Detected bibs, each matching ^[A-Za-z0-9-]{1,16}$. Bibs not among the event's runners are kept, searchable, and reported in unmatchedBibs."`
 	FaceIDs          []string         `json:"faceIds" maxItems:"100" doc:"Rekognition face ids."`
 	PhotographerID   string           `json:"photographerId,omitempty" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" doc:"Must be a photographer of your organization assigned to the event."`
-	CreatedAt        *time.Time       `json:"createdAt,omitempty" doc:"When the photo was taken; defaults to the ULID's time. Stored to the millisecond, UTC."`
+	CreatedAt        *time.Time       `json:"createdAt,omitempty" doc:"When the photo was taken: the ULID's time, to the millisecond (UTC). Defaults to it; a generated ULID is minted at it; a createdAt that differs from a given ULID's time is refused, since both order the searches (newest first)."`
 }
 
 func (r recordBody) record() photo.Record {
