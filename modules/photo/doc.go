@@ -32,6 +32,14 @@
 //     from it (never shown), so a delete after a hide still finds it, and a
 //     stale index entry never makes a delete take a photo that does not
 //     show the bib.
+//   - Newest first means the same in every search: by the ulid's time,
+//     which is createdAt (ingest refuses a createdAt that differs from the
+//     ulid's time, and mints a missing ulid at createdAt). The gallery and
+//     bib search order by ulid (SK, GSI1SK); the photographer search by
+//     createdAt (GSI2SK), and without an event it merges one GSI2 stream
+//     per event the photographer is assigned to (at most MaxSearchEvents)
+//     into one timeline, ties broken by ulid. Its page costs one Query per
+//     event that still has photos, every event on the first page.
 //   - A photographer's new handle or display name is copied to their PHOTO
 //     items by a resumable walk of GSI2 (SyncPhotographer), and Reconcile
 //     reports and repairs any copy that drifted from the truth.

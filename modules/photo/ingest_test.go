@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -28,7 +27,7 @@ func TestIngestWritesExactlyTheSeedItems(t *testing.T) {
 	e := newEnv(t)
 	e.org("snaprace-kr", "seoul-marathon-2024", "ph_01ABCXYZ")
 	rec := record(0, "ph_01ABCXYZ", "1234", "5678")
-	rec.ULID = "01HXY8FWZM5KJQD9K3Y6R8NZTP"
+	rec.ULID = "01JC87JE20B8XS236M4XK1X0ZG" // the seed's sample, with its createdAt as the ulid's time
 	e.ddb.Calls.Reset()
 	res := must(e.svc.Ingest(e.ctx, "snaprace-kr", "seoul-marathon-2024", rec))(t)
 	if res.Status != photo.Created {
@@ -43,17 +42,17 @@ func TestIngestWritesExactlyTheSeedItems(t *testing.T) {
 	}
 	pk := "ORG#snaprace-kr#EVT#seoul-marathon-2024"
 	want := []map[string]string{
-		{"PK": pk, "SK": "BIB#1234#PHOTO#01HXY8FWZM5KJQD9K3Y6R8NZTP", "EntityType": "BIB_INDEX",
-			"GSI1PK": "EVT#seoul-marathon-2024#BIB#1234", "GSI1SK": "PHOTO#01HXY8FWZM5KJQD9K3Y6R8NZTP",
-			"ulid": "01HXY8FWZM5KJQD9K3Y6R8NZTP", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024", "bib": "1234",
+		{"PK": pk, "SK": "BIB#1234#PHOTO#01JC87JE20B8XS236M4XK1X0ZG", "EntityType": "BIB_INDEX",
+			"GSI1PK": "EVT#seoul-marathon-2024#BIB#1234", "GSI1SK": "PHOTO#01JC87JE20B8XS236M4XK1X0ZG",
+			"ulid": "01JC87JE20B8XS236M4XK1X0ZG", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024", "bib": "1234",
 			"createdAt": "2024-11-09T10:30:00.000Z"},
-		{"PK": pk, "SK": "BIB#5678#PHOTO#01HXY8FWZM5KJQD9K3Y6R8NZTP", "EntityType": "BIB_INDEX",
-			"GSI1PK": "EVT#seoul-marathon-2024#BIB#5678", "GSI1SK": "PHOTO#01HXY8FWZM5KJQD9K3Y6R8NZTP",
-			"ulid": "01HXY8FWZM5KJQD9K3Y6R8NZTP", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024", "bib": "5678",
+		{"PK": pk, "SK": "BIB#5678#PHOTO#01JC87JE20B8XS236M4XK1X0ZG", "EntityType": "BIB_INDEX",
+			"GSI1PK": "EVT#seoul-marathon-2024#BIB#5678", "GSI1SK": "PHOTO#01JC87JE20B8XS236M4XK1X0ZG",
+			"ulid": "01JC87JE20B8XS236M4XK1X0ZG", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024", "bib": "5678",
 			"createdAt": "2024-11-09T10:30:00.000Z"},
-		{"PK": pk, "SK": "PHOTO#01HXY8FWZM5KJQD9K3Y6R8NZTP", "EntityType": "PHOTO",
+		{"PK": pk, "SK": "PHOTO#01JC87JE20B8XS236M4XK1X0ZG", "EntityType": "PHOTO",
 			"GSI2PK": "PHOTOGRAPHER#ph_01ABCXYZ", "GSI2SK": "EVT#seoul-marathon-2024#TIME#2024-11-09T10:30:00.000Z",
-			"ulid": "01HXY8FWZM5KJQD9K3Y6R8NZTP", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024",
+			"ulid": "01JC87JE20B8XS236M4XK1X0ZG", "orgId": "snaprace-kr", "eventId": "seoul-marathon-2024",
 			"photographerId": "ph_01ABCXYZ", "photographerHandle": "h_ph_01ABCXYZ", "photographerDisplayName": "Studio ph_01ABCXYZ",
 			"format": "jpeg", "createdAt": "2024-11-09T10:30:00.000Z", "updatedAt": "2024-11-09T10:30:00.000Z"},
 	}
@@ -265,7 +264,6 @@ func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
 		if k > 0 {
 			r.ULID = recs[0].ULID
 		}
-		r.CreatedAt = base.Add(time.Duration(k) * time.Minute)
 		recs[k] = r
 	}
 	ulid := recs[0].ULID

@@ -53,7 +53,7 @@ func TestTextLimitsCountCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(e.svc.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "1000", Name: marks(100)}, {Bib: "1001", Name: hangul(200)}}))(t)
-	if rs := must(e.svc.ListRunners(e.ctx, "o1", "e1", "", 10))(t); len(rs) != 2 || rs[0].Name != marks(100) || rs[1].Name != hangul(200) {
+	if rs := must(e.svc.ListRunners(e.ctx, "o1", "e1", "", 10))(t).Runners; len(rs) != 2 || rs[0].Name != marks(100) || rs[1].Name != hangul(200) {
 		t.Fatalf("runners stored as %+v", rs)
 	}
 

@@ -68,8 +68,11 @@ type Record struct {
 	Bibs             []string
 	FaceIDs          []string
 	PhotographerID   string
-	// CreatedAt defaults to the ULID's timestamp, so that re-posting a
-	// record always yields byte-identical items.
+	// CreatedAt is the ULID's time, to the millisecond: it defaults to it
+	// (so that re-posting a record always yields byte-identical items), a
+	// ULID generated for the record is minted at it, and a CreatedAt that
+	// differs from a given ULID's time is refused. Every search orders by
+	// this one time.
 	CreatedAt time.Time
 }
 
@@ -91,7 +94,12 @@ func NewULID(t time.Time) string {
 func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 	n := len(ps.list)
 	if r.ULID == "" {
-		r.ULID = NewULID(now)
+		// createdAt is the ulid's time: a new ulid is minted at it.
+		at := now
+		if !r.CreatedAt.IsZero() {
+			at = r.CreatedAt
+		}
+		r.ULID = NewULID(at)
 	} else if !ValidULID(r.ULID) {
 		ps.add(prefix+"ulid", "must be a canonical 26-character ULID", printable(r.ULID))
 	}
@@ -146,10 +154,15 @@ func (r Record) validate(ps *problems, prefix string, now time.Time) Record {
 		if msg := implausible(idTime, latest); msg != "" {
 			ps.add(prefix+"ulid", "its time (the first 10 characters) "+msg, ISOMillis(idTime))
 		}
+		// createdAt is the ulid's time, so that every search orders by the
+		// same time: the gallery and bib search by ulid, the photographer
+		// search by createdAt (GSI2SK).
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = idTime // the default, checked above
 		} else if msg := implausible(MillisUTC(r.CreatedAt), latest); msg != "" {
 			ps.add(prefix+"createdAt", msg, ISOMillis(r.CreatedAt))
+		} else if r.CreatedAt = MillisUTC(r.CreatedAt); !r.CreatedAt.Equal(idTime) {
+			ps.add(prefix+"createdAt", "must be the ulid's time "+ISOMillis(idTime)+" (or be omitted): both order the searches", ISOMillis(r.CreatedAt))
 		}
 		r.CreatedAt = MillisUTC(r.CreatedAt)
 	}

@@ -11,14 +11,20 @@ const (
 	MaxPageSize     = 500
 )
 
-func checkPage(r *PageRequest) error {
+// Cursor lengths: a merge's cursor holds a position per event.
+const (
+	maxCursor      = 4096
+	maxMergeCursor = 16384
+)
+
+func checkPage(r *PageRequest, maxLen int) error {
 	if r.Limit == 0 {
 		r.Limit = DefaultPageSize
 	}
 	if r.Limit < 1 || r.Limit > MaxPageSize {
 		return Invalid("limit", fmt.Sprintf("must be between 1 and %d", MaxPageSize), r.Limit)
 	}
-	if len(r.Cursor) > 4096 {
+	if len(r.Cursor) > maxLen {
 		return fmt.Errorf("%w: too long", ErrCursor)
 	}
 	return nil
@@ -26,7 +32,7 @@ func checkPage(r *PageRequest) error {
 
 // Gallery lists an event's photos, newest first.
 func (s *Service) Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error) {
-	if err := checkPage(&r); err != nil {
+	if err := checkPage(&r, maxCursor); err != nil {
 		return Page{}, err
 	}
 	if _, err := s.truth.Event(ctx, org, event); err != nil {
@@ -61,7 +67,7 @@ func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageReque
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
 	}
-	if err := checkPage(&r); err != nil {
+	if err := checkPage(&r, maxCursor); err != nil {
 		return BibPage{}, err
 	}
 	if _, err := s.truth.Event(ctx, org, event); err != nil {
@@ -90,7 +96,7 @@ func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequ
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
 	}
-	if err := checkPage(&r); err != nil {
+	if err := checkPage(&r, maxCursor); err != nil {
 		return BibPage{}, err
 	}
 	ev, err := s.truth.PublishedEvent(ctx, event)
@@ -104,19 +110,39 @@ func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequ
 	return BibPage{Page: p, Bib: bib}, nil
 }
 
-// ByPhotographer lists a photographer's photos newest first, in one event
-// when event is not "".
+// MaxSearchEvents bounds the events one photographer search reads
+// together: each is a stream of the index, and a page costs up to one
+// Query per event that still has photos.
+const MaxSearchEvents = 32
+
+// ByPhotographer lists a photographer's photos newest first (as the package
+// doc defines it), in one event when event is not "", else in every event of org they are
+// assigned to (at most MaxSearchEvents; more is an error naming eventId),
+// as one timeline. Photos of an event the photographer was unassigned
+// from are found by naming the event.
 func (s *Service) ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error) {
-	if err := checkPage(&r); err != nil {
+	if err := checkPage(&r, maxMergeCursor); err != nil {
 		return Page{}, err
 	}
 	if _, err := s.truth.Photographer(ctx, org, photographer); err != nil {
 		return Page{}, err
 	}
+	events := []string{event}
 	if event != "" {
 		if _, err := s.truth.Event(ctx, org, event); err != nil {
 			return Page{}, err
 		}
+	} else {
+		var err error
+		if events, err = s.truth.PhotographerEvents(ctx, org, photographer); err != nil {
+			return Page{}, err
+		}
+		if len(events) > MaxSearchEvents {
+			return Page{}, Invalid("eventId", fmt.Sprintf("is required: the photographer is assigned to %d events, and a search across events covers at most %d", len(events), MaxSearchEvents), nil)
+		}
+		if len(events) == 0 {
+			return Page{Photos: []*Photo{}}, nil
+		}
 	}
-	return s.index.ByPhotographer(ctx, org, photographer, event, r)
+	return s.index.ByPhotographer(ctx, org, photographer, events, r)
 }

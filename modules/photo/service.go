@@ -45,6 +45,9 @@ type Truth interface {
 	// bibs as ingest needs them. A missing event (or another org's) is
 	// ErrNotFound.
 	IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (IngestTruth, error)
+	// PhotographerEvents lists the events of org the photographer is
+	// assigned to.
+	PhotographerEvents(ctx context.Context, org, photographer string) ([]string, error)
 	// Runners returns the given bibs' runners among the event's.
 	Runners(ctx context.Context, event string, bibs []string) (map[string]Runner, error)
 	// PhotographerVersions returns the current profile versions.
@@ -117,9 +120,11 @@ type Index interface {
 	Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error)
 	// ByBib lists the photos showing bib, newest first.
 	ByBib(ctx context.Context, org, event, bib string, r PageRequest) (Page, error)
-	// ByPhotographer lists a photographer's photos, newest first, in one
-	// event if event is not "".
-	ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error)
+	// ByPhotographer lists a photographer's photos in the given events
+	// (at most MaxSearchEvents), newest first: one timeline across them.
+	// With no events it lists all their photos in index order (by event,
+	// then createdAt), for walks that must see every photo.
+	ByPhotographer(ctx context.Context, org, photographer string, events []string, r PageRequest) (Page, error)
 	// SetPhotographer copies a photographer's profile onto one photo, if it
 	// still exists and is still theirs; it reports whether it wrote.
 	SetPhotographer(ctx context.Context, p *Photo, ph Photographer, now time.Time) (bool, error)

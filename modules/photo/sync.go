@@ -54,7 +54,7 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 	}
 	restarted := false
 	for !st.Done && (opt.MaxPages == 0 || rep.Pages < opt.MaxPages) {
-		page, err := s.index.ByPhotographer(ctx, org, id, "", PageRequest{Limit: opt.PageSize, Cursor: st.Cursor})
+		page, err := s.index.ByPhotographer(ctx, org, id, nil, PageRequest{Limit: opt.PageSize, Cursor: st.Cursor})
 		if errors.Is(err, ErrCursor) && !restarted {
 			// The cursor key changed since the checkpoint was written: the
 			// walk is idempotent, so start it again.
@@ -138,7 +138,7 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 		rep.Photographers++
 		r := PageRequest{Limit: MaxPageSize}
 		for {
-			page, err := s.index.ByPhotographer(ctx, org, ph.ID, "", r)
+			page, err := s.index.ByPhotographer(ctx, org, ph.ID, nil, r)
 			if err != nil {
 				return rep, err
 			}

@@ -33,14 +33,14 @@ var cursorEncoding = base64.RawURLEncoding.Strict()
 const cursorSaltSize = 16
 
 // cursorAEAD derives one cursor's cipher: AES-256-GCM under
-// HKDF-SHA256(Config.CursorKey, salt). Each cursor has its own random salt
+// HKDF-SHA256(Config.CursorKey, salt, kind). Each cursor has its own random salt
 // and so its own key, which seals that cursor only: a fixed nonce is then
 // safe, and there is no limit on how many cursors one CursorKey issues
 // (with one key and random 96-bit nonces, GCM's margin runs out after
 // about 2^32 messages). The cursor is opaque (it names no table, index,
 // key or tenant to whoever holds it) and authenticated.
-func cursorAEAD(secret, salt []byte) (cipher.AEAD, error) {
-	key, err := hkdf.Key(sha256.New, secret, salt, "pacer sdk/ddb cursor v2", 32)
+func cursorAEAD(secret, salt []byte, kind string) (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, secret, salt, kind, 32)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +54,22 @@ func cursorAEAD(secret, salt []byte) (cipher.AEAD, error) {
 // cursorNonce is GCM's nonce: fixed, since every key seals one cursor.
 var cursorNonce = make([]byte, 12)
 
+// Cursor kinds: the HKDF info of each kind of cursor, so that a cursor of
+// one kind never opens as another.
+const (
+	queryCursorInfo = "pacer sdk/ddb cursor v2"
+	mergeCursorInfo = "pacer sdk/ddb merge cursor v1"
+)
+
 // encodeCursor seals a cursor: base64url(salt || AES-GCM(json)).
 func (db *DB) encodeCursor(b cursorBody) (string, error) {
 	b.V = 2
-	raw, err := json.Marshal(b)
+	return db.seal(queryCursorInfo, b)
+}
+
+// seal seals v as a cursor of the given kind.
+func (db *DB) seal(kind string, v any) (string, error) {
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
@@ -65,35 +77,47 @@ func (db *DB) encodeCursor(b cursorBody) (string, error) {
 	if _, err := rand.Read(out); err != nil {
 		return "", err
 	}
-	aead, err := cursorAEAD(db.cfg.CursorKey, out)
+	aead, err := cursorAEAD(db.cfg.CursorKey, out, kind)
 	if err != nil {
 		return "", err
 	}
 	return cursorEncoding.EncodeToString(aead.Seal(out, cursorNonce, raw, nil)), nil
 }
 
-// decodeCursor opens a cursor, checks that it was issued for exactly this
-// query, and returns the key to resume after.
-func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, error) {
-	if len(s) > 4096 || !cursorAlphabet(s) {
-		return nil, fmt.Errorf("%w: malformed", ErrCursor)
+// open opens a cursor of the given kind, at most maxLen characters long,
+// into v.
+func (db *DB) open(kind, s string, maxLen int, v any) error {
+	if len(s) > maxLen || !cursorAlphabet(s) {
+		return fmt.Errorf("%w: malformed", ErrCursor)
 	}
 	// Strict: reject non-zero padding bits, so each cursor has exactly one
 	// spelling and a changed character never decodes to the same bytes.
 	sealed, err := cursorEncoding.DecodeString(s)
 	if err != nil || len(sealed) < cursorSaltSize+16 {
-		return nil, fmt.Errorf("%w: malformed", ErrCursor)
+		return fmt.Errorf("%w: malformed", ErrCursor)
 	}
-	aead, err := cursorAEAD(db.cfg.CursorKey, sealed[:cursorSaltSize])
+	aead, err := cursorAEAD(db.cfg.CursorKey, sealed[:cursorSaltSize], kind)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCursor, err)
+		return fmt.Errorf("%w: %v", ErrCursor, err)
 	}
 	raw, err := aead.Open(nil, cursorNonce, sealed[cursorSaltSize:], nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not issued with this key, or altered", ErrCursor)
+		return fmt.Errorf("%w: not issued with this key, or altered", ErrCursor)
 	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%w: malformed", ErrCursor)
+	}
+	return nil
+}
+
+// decodeCursor opens a cursor, checks that it was issued for exactly this
+// query, and returns the key to resume after.
+func (db *DB) decodeCursor(s string, want cursorBody, keyAttrs []string) (Item, error) {
 	var b cursorBody
-	if err := json.Unmarshal(raw, &b); err != nil || b.V != 2 {
+	if err := db.open(queryCursorInfo, s, 4096, &b); err != nil {
+		return nil, err
+	}
+	if b.V != 2 {
 		return nil, fmt.Errorf("%w: malformed", ErrCursor)
 	}
 	switch {

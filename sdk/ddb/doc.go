@@ -43,6 +43,11 @@
 //     that matched nothing in MaxFilteredCalls calls, which bound the work
 //     of one page). Query.All iterates over every item. Table.Scan and Entity.Scan read the whole table, for
 //     operator jobs only.
+//   - Merges: NewMerge reads up to MaxMergeStreams queries (streams, e.g.
+//     one partition each) as one sequence in a caller's order, a k-way
+//     merge, with one sealed cursor holding every stream's position (bound
+//     to all the streams, like a Query's). A page costs one Query per
+//     stream that still has items.
 //   - Tenancy: Table.Scope returns a view that reads and writes only one
 //     tenant's items and whose cursors no other tenant can use; Entity.In
 //     binds an entity to it.

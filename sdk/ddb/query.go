@@ -171,6 +171,70 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	if q.err != nil {
 		return p, q.err
 	}
+	var start Item
+	if q.cursor != "" {
+		var err error
+		if start, err = q.table.db.decodeCursor(q.cursor, q.body(), q.keyAttrs()); err != nil {
+			return p, err
+		}
+	}
+	want := 0
+	if q.limit > 0 {
+		want = q.limit + 1
+	}
+	items, start, calls, err := q.fetch(ctx, start, want)
+	p.Calls = calls
+	if err != nil {
+		return p, err
+	}
+	// resume is the key the next page starts after: the last item returned
+	// when the page was cut, else where DynamoDB stopped reading.
+	var resume Item
+	switch {
+	case q.limit > 0 && len(items) > q.limit:
+		items = items[:q.limit]
+		resume = items[len(items)-1]
+	case start != nil:
+		resume = start
+	}
+	if resume != nil {
+		body := q.body()
+		body.Key = q.keyOf(resume)
+		if p.Cursor, err = q.table.db.encodeCursor(body); err != nil {
+			return p, err
+		}
+	}
+	p.Items, err = q.decodeAll(items)
+	return p, err
+}
+
+// keyOf returns the key attributes of item, as a cursor holds them.
+func (q *Query[T]) keyOf(item Item) map[string]string {
+	key := map[string]string{}
+	for _, a := range q.keyAttrs() {
+		key[a] = str(item[a])
+	}
+	return key
+}
+
+// decodeAll decodes raw items.
+func (q *Query[T]) decodeAll(items []Item) ([]*T, error) {
+	out := make([]*T, 0, len(items))
+	for _, it := range items {
+		v, err := q.decode(it)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// fetch reads the query's items after start (nil: from the beginning)
+// until it holds want of them (0: until a call returns some) or the
+// query is read to its end. It returns the items, the key where DynamoDB
+// stopped reading (nil at the end), and how many calls it made.
+func (q *Query[T]) fetch(ctx context.Context, start Item, want int) ([]Item, Item, int, error) {
 	kc := expression.Key(q.pkAttr).Equal(expression.Value(q.pk))
 	if q.sk != nil {
 		kc = kc.And(*q.sk)
@@ -185,16 +249,10 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	}
 	e, err := b.Build()
 	if err != nil {
-		return p, fmt.Errorf("%w: query: %v", ErrInvalid, err)
-	}
-	var start Item
-	if q.cursor != "" {
-		if start, err = q.table.db.decodeCursor(q.cursor, q.body(), q.keyAttrs()); err != nil {
-			return p, err
-		}
+		return nil, nil, 0, fmt.Errorf("%w: query: %v", ErrInvalid, err)
 	}
 	var items []Item
-	want := q.limit + 1
+	calls := 0
 	for {
 		in := &dynamodb.QueryInput{
 			TableName:                 aws.String(q.table.name),
@@ -212,7 +270,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		if q.index != "" {
 			in.IndexName = aws.String(q.index)
 		}
-		if q.limit > 0 {
+		if want > 0 {
 			n := want - len(items)
 			if q.filter != nil {
 				// DynamoDB's Limit counts items read before the filter:
@@ -231,49 +289,19 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			cc = one(out.ConsumedCapacity)
 		}
 		q.table.db.observe(ctx, "Query", q.table.name, q.index, t0, cc, err)
-		p.Calls++
+		calls++
 		if err != nil {
-			return p, fmt.Errorf("ddb: query %s %s: %w", q.table.name, q.index, err)
+			return nil, nil, calls, fmt.Errorf("ddb: query %s %s: %w", q.table.name, q.index, err)
 		}
 		items = append(items, out.Items...)
 		start = out.LastEvaluatedKey
-		if start == nil || (q.limit > 0 && len(items) >= want) || (q.limit == 0 && len(items) > 0) {
-			break
+		if start == nil || (want > 0 && len(items) >= want) || (want == 0 && len(items) > 0) {
+			return items, start, calls, nil
 		}
-		if filter != nil && p.Calls >= MaxFilteredCalls {
-			break // a sparse filter: return what matched so far, and a cursor
-		}
-	}
-	// resume is the key the next page starts after: the last item returned
-	// when the page was cut, else where DynamoDB stopped reading.
-	var resume Item
-	switch {
-	case q.limit > 0 && len(items) > q.limit:
-		items = items[:q.limit]
-		resume = items[len(items)-1]
-	case start != nil:
-		resume = start
-	}
-	if resume != nil {
-		key := map[string]string{}
-		for _, a := range q.keyAttrs() {
-			key[a] = str(resume[a])
-		}
-		body := q.body()
-		body.Key = key
-		if p.Cursor, err = q.table.db.encodeCursor(body); err != nil {
-			return p, err
+		if filter != nil && calls >= MaxFilteredCalls {
+			return items, start, calls, nil // a sparse filter: return what matched so far, and a cursor
 		}
 	}
-	p.Items = make([]*T, 0, len(items))
-	for _, it := range items {
-		v, err := q.decode(it)
-		if err != nil {
-			return p, err
-		}
-		p.Items = append(p.Items, v)
-	}
-	return p, nil
 }
 
 // All iterates over every item of the query, page by page.

@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -347,20 +348,43 @@ func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageR
 	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil || !slices.Contains(p.Bibs, bib) }), pg.Cursor), nil
 }
 
-// ByPhotographer lists a photographer's photos newest first from GSI2,
-// narrowed to one event with begins_with(GSI2SK, "EVT#{eventId}#").
-func (s *Store) ByPhotographer(ctx context.Context, org, photographer, event string, r photo.PageRequest) (photo.Page, error) {
+// ByPhotographer lists a photographer's photos in events newest first:
+// GSI2 narrowed to each event with begins_with(GSI2SK, "EVT#{eventId}#")
+// is one stream in createdAt order, and a ddb.Merge of the streams makes
+// them one timeline (ties broken by ulid), with one cursor for all. A
+// page costs one Query per event that still has photos (every event on
+// the first page) and reads up to events × (limit+1) items.
+//
+// With no events it reads the whole GSI2 partition in index order (by
+// event, then createdAt): one Query a page, for walks over every photo.
+func (s *Store) ByPhotographer(ctx context.Context, org, photographer string, events []string, r photo.PageRequest) (photo.Page, error) {
 	v := s.scope(org)
-	q := v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).Desc().Limit(r.Limit).After(r.Cursor)
-	if event != "" {
-		q = q.BeginsWith(PhotogGSI2SK.Prefix(event))
+	if len(events) == 0 {
+		pg, err := v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
+		if err != nil {
+			return photo.Page{}, translate(err)
+		}
+		return toPage(pg.Items, pg.Cursor), nil
 	}
-	pg, err := q.Page(ctx)
+	qs := make([]*ddb.Query[PhotoItem], len(events))
+	for i, ev := range events {
+		qs[i] = v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).BeginsWith(PhotogGSI2SK.Prefix(ev)).Desc()
+	}
+	pg, err := ddb.NewMerge(newestPhoto, qs...).Limit(r.Limit).After(r.Cursor).Page(ctx)
 	if err != nil {
 		return photo.Page{}, translate(err)
 	}
 	return toPage(pg.Items, pg.Cursor), nil
 }
+
+// newestPhoto orders PHOTO items newest first: by createdAt (the ulid's
+// time, in GSI2SK), then by ulid, as the gallery's SK orders them.
+func newestPhoto(a, b *PhotoItem) int {
+	return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ULID, a.ULID))
+}
+
+// A search across events must fit in one merge.
+var _ [ddb.MaxMergeStreams - photo.MaxSearchEvents]struct{}
 
 // SetPhotographer copies a photographer's profile onto one PHOTO, on
 // condition that the photo exists and is still theirs.

@@ -185,6 +185,19 @@ func (s *Store) Assigned(ctx context.Context, org, event string) ([]photo.Photog
 	return out, translate(err, "assignments", event)
 }
 
+// PhotographerEvents lists the events of org a photographer is assigned
+// to, by id.
+func (s *Store) PhotographerEvents(ctx context.Context, org, photographer string) ([]string, error) {
+	rows, err := s.pool.Query(ctx,
+		`SELECT event_id FROM event_photographers WHERE organizer_id = $1 AND photographer_id = $2 ORDER BY event_id`,
+		org, photographer)
+	if err != nil {
+		return nil, translate(err, "assignments", photographer)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, translate(err, "assignments", photographer)
+}
+
 // ImportRunners upserts runners of an event of org in one statement.
 func (s *Store) ImportRunners(ctx context.Context, org, event string, rs []photo.Runner) (int, error) {
 	bibs := make([]string, len(rs))

@@ -178,6 +178,13 @@ func TestTenantIsolationOverHTTP(t *testing.T) {
 	if r.Code != 400 || !strings.HasPrefix(r.Header().Get("Content-Type"), "application/problem+json") || strings.Contains(r.Body.String(), secretULID) {
 		t.Errorf("o1's cursor in o2: %d %s", r.Code, r.Body.String())
 	}
+	// A photographer search's cursor (one position per event) of o1 in
+	// o2's own photographer search: 400 too.
+	pp := decode[bibResp](t, body(e.do("GET", "/photographers/p1/photos?limit=2", 200, a)))
+	r = e.api.Do("GET", "/photographers/p2/photos?cursor="+url.QueryEscape(pp.NextCursor), b)
+	if pp.NextCursor == "" || r.Code != 400 || !strings.HasPrefix(r.Header().Get("Content-Type"), "application/problem+json") || strings.Contains(r.Body.String(), secretULID) {
+		t.Errorf("o1's photographer cursor in o2: %d %s", r.Code, r.Body.String())
+	}
 	if n := e.items(); n != before {
 		t.Fatalf("cross-tenant attempts changed the table: %d → %d items", before, n)
 	}
@@ -264,6 +271,8 @@ func TestHostileInputIsRejectedAndWritesNothing(t *testing.T) {
 		{"body too large", "POST", "/events/e1/photos", []any{tok, strings.NewReader(`{"originalFilename":"` + huge + `"}`)}, 413, ""},
 		{"limit out of range", "GET", "/events/e1/photos?limit=501", []any{tok}, 422, "query.limit"},
 		{"tampered cursor", "GET", "/events/e1/photos?cursor=eyJ2IjoxfQ.AAAA", []any{tok}, 400, "query.cursor"},
+		{"tampered photographer cursor", "GET", "/photographers/p1/photos?cursor=" + strings.Repeat("A", 5000), []any{tok}, 400, "query.cursor"},
+		{"createdAt not the ulid's time", "POST", "/events/e1/photos", []any{tok, with("createdAt", "2024-01-01T00:00:00Z")}, 422, "body.createdAt"},
 		{"no token", "POST", "/events/e1/photos", []any{rec(1, "p1")}, 401, ""},
 		{"expired token", "POST", "/events/e1/photos", []any{"Authorization: Bearer " + expired, rec(1, "p1")}, 401, ""},
 		{"forged token", "POST", "/events/e1/photos", []any{"Authorization: Bearer " + forged, rec(1, "p1")}, 401, ""},

@@ -47,8 +47,9 @@ func (recordBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema 
 	s.Properties["ulid"].Description = "The photo's ULID; makes the post idempotent. Its time (first 10 characters) must be from 2000 on " +
 		"and not in the future: at most " + skew + " ahead of the server's clock (clock skew), as it orders the gallery. " +
 		"Generated when absent (then a retry creates a second photo)."
-	s.Properties["createdAt"].Description = "When the photo was taken; defaults to the ULID's time. From 2000 on and at most " +
-		skew + " ahead of the server's clock. Stored to the millisecond, UTC."
+	s.Properties["createdAt"].Description = "When the photo was taken: the ULID's time, to the millisecond (UTC). Defaults to it; " +
+		"a generated ULID is minted at it; a createdAt that differs from a given ULID's time is refused, since both order " +
+		"the searches (newest first). From 2000 on and at most " + skew + " ahead of the server's clock."
 	return s
 }
 

@@ -2,6 +2,7 @@ package photoapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -82,8 +83,15 @@ func publicBibOut(p photo.BibPage) *publicBibOutput {
 	return out
 }
 
+// newestDoc says what "newest first" means, the same in every search.
+const newestDoc = "Newest first means by the ulid's time, which is createdAt (ingest keeps them equal), " +
+	"the same in the gallery, bib search and photographer search. Photos of one millisecond come in ulid order " +
+	"(in a photographer search, across events; within one event, in index order)."
+
 func (h *handlers) registerSearch(api huma.API) {
-	huma.Register(api, op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK),
+	gallery := op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK)
+	gallery.Description = newestDoc
+	huma.Register(api, gallery,
 		orgHandler(h, func(ctx context.Context, org string, in *struct {
 			EventPath
 			PageQuery
@@ -100,7 +108,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			return &photoOutput{Body: p}, err
 		}))
 	bib := op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos", "Photos showing a bib, newest first", tagSearch, http.StatusOK)
-	bib.Description = "One GSI1 query and one BatchGetItem per 100 photos per page. Includes the runner's name when the bib is on the entry list."
+	bib.Description = "One GSI1 query and one BatchGetItem per 100 photos per page. Includes the runner's name when the bib is on the entry list. " + newestDoc
 	huma.Register(api, bib, orgHandler(h, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath
@@ -109,16 +117,20 @@ func (h *handlers) registerSearch(api huma.API) {
 		p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, in.request())
 		return bibOut(p), err
 	}))
-	huma.Register(api, op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
-		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
-			PhotographerPath
-			EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
-			PageQuery
-		}) (*photosOutput, error) {
-			p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, in.request())
-			return pageOut(p), err
-		}))
+	ph := op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
+		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK)
+	ph.Description = fmt.Sprintf("Without eventId: one timeline across every event the photographer is assigned to (at most %d; more answers 422 naming eventId), "+
+		"merged from one GSI2 query per event; a page costs one query per event that still has photos (every event on the first page). "+
+		"Photos of an event the photographer was removed from are listed by naming it in eventId. "+newestDoc, photo.MaxSearchEvents)
+	huma.Register(api, ph, orgHandler(h, func(ctx context.Context, org string, in *struct {
+		PhotographerPath
+		EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
+		Limit   int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size."`
+		Cursor  string `query:"cursor" maxLength:"16384" doc:"Cursor from the previous page's nextCursor (it holds a position per event, so it is longer than other cursors)."`
+	}) (*photosOutput, error) {
+		p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, photo.PageRequest{Limit: in.Limit, Cursor: in.Cursor})
+		return pageOut(p), err
+	}))
 }
 
 func (h *handlers) registerPublic(api huma.API) {
@@ -126,7 +138,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		OperationID: "public-search-by-bib", Method: http.MethodGet, Path: "/public/events/{eventId}/bibs/{bib}/photos",
 		Summary: "Runner search: photos showing a bib in a published event", Tags: []string{tagPublic},
 		Description: "No token needed. Only events their organizer has published; any other event answers 404. " +
-			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only.",
+			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. " + newestDoc,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, handler(h, func(ctx context.Context, in *struct {
 		EventPath
