@@ -27,9 +27,15 @@ help: ## List the targets
 deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local); no network once installed
 	@tools/standin/install.sh
 
+# `go build -v` names each package it compiles (none when the build is
+# cached); awk turns that into a count every 50 packages and passes
+# anything else (compile errors) through.
 .PHONY: run
 run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
-	@$(GO) build -o bin/pacer-dev ./services/dev
+	@total=$$($(GO) list -deps ./services/dev | wc -l); \
+	echo "Building bin/pacer-dev ($$total packages; the first build compiles them all and takes a couple of minutes, later builds are cached)..."; \
+	$(GO) build -v -o bin/pacer-dev ./services/dev 2>&1 | awk -v total="$$total" \
+	  '/^[^ #:]+$$/ { if (++n % 50 == 0) { printf "  %d of %d packages compiled\n", n, total; fflush() } next } { print } END { if (n) printf "  %d package%s compiled\n", n, (n == 1 ? "" : "s") }'
 	exec bin/pacer-dev $(RUNFLAGS)
 
 .PHONY: test

@@ -19,7 +19,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", server.Env("PACER_DEV_ADDR", "127.0.0.1:8080"), "listen address of the health endpoint (env PACER_DEV_ADDR)")
-	db := flag.String("db", "pacer_dev", "dev database, recreated empty on the local Postgres at start and dropped at exit (ignored when DATABASE_URL is set)")
+	db := flag.String("db", server.Env("PACER_DEV_DB", "pacer_dev"), "dev database, recreated empty on the local Postgres at start and dropped at exit; owned by one running stack at a time (env PACER_DEV_DB; ignored when DATABASE_URL is set)")
 	logPath := flag.String("standin-log", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
 	flag.Parse()
 

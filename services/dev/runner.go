@@ -10,13 +10,10 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/standin"
@@ -29,8 +26,13 @@ type Config struct {
 	Addr     string
 	Listener net.Listener
 	// Database is the name of the dev database created on the local
-	// Postgres server. Ignored when DATABASE_URL is set.
+	// Postgres server; the stack owns it while it runs, and refuses to
+	// start if another running stack does. Ignored when DATABASE_URL is set.
 	Database string
+	// PostgresURL is the Postgres server (a URL with rights to create
+	// databases) that holds the dev database; empty means the one
+	// sdk/standin finds or starts.
+	PostgresURL string
 	// StandinLog receives the stand-ins' output.
 	StandinLog io.Writer
 	// Out receives the start-up banner; Log the runner's and services' logs.
@@ -106,32 +108,39 @@ func run(ctx context.Context, cfg Config) (err error) {
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer srv.Close() // on an early return; normally shut down gracefully below
 
+	// Postgres first: a dev database another stack owns is refused before
+	// Java and Node start.
 	userDB := os.Getenv("DATABASE_URL") != ""
-	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Postgres: true, Log: cfg.StandinLog})
+	adminURL := cfg.PostgresURL
+	if adminURL == "" || userDB {
+		var pg *standin.Stack
+		if pg, err = standin.Start(ctx, standin.Config{Postgres: true, Log: cfg.StandinLog}); err != nil {
+			return fmt.Errorf("start the stand-ins: %w", err)
+		}
+		defer closeStandins(pg, &err)
+		adminURL = pg.DatabaseURL
+	}
+	dbURL := adminURL
+	if !userDB {
+		var db *devDatabase
+		if db, err = claimDatabase(ctx, adminURL, cfg.Database, holderName(ln.Addr().String())); err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, db.release()) }()
+		if dbURL, err = db.recreate(ctx); err != nil {
+			return err
+		}
+	}
+	cloud, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Log: cfg.StandinLog})
 	if err != nil {
 		return fmt.Errorf("start the stand-ins: %w", err)
 	}
 	defer func() {
-		if cerr := stack.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("stop the stand-ins: %w", cerr))
-		}
+		closeStandins(cloud, &err)
 		cfg.Log.Info("stand-ins stopped")
 	}()
-	dbURL := stack.DatabaseURL
-	if !userDB {
-		dbURL, err = recreateDatabase(ctx, stack.DatabaseURL, cfg.Database)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if derr := dropDatabase(stack.DatabaseURL, cfg.Database); derr != nil {
-				err = errors.Join(err, derr)
-			}
-		}()
-	}
-	vars := stack.Env()
-	vars["DATABASE_URL"] = dbURL
-	defer setenv(vars)()
+	stack := &standin.Stack{DynamoDBEndpoint: cloud.DynamoDBEndpoint, SQSEndpoint: cloud.SQSEndpoint, DatabaseURL: dbURL}
+	defer setenv(stack.Env())()
 
 	awsCfg, err := awsclient.Load(ctx)
 	if err != nil {
@@ -223,6 +232,13 @@ func run(ctx context.Context, cfg Config) (err error) {
 	return err
 }
 
+// closeStandins stops a stack of stand-ins and adds its error to *err.
+func closeStandins(s *standin.Stack, err *error) {
+	if cerr := s.Close(); cerr != nil {
+		*err = errors.Join(*err, fmt.Errorf("stop the stand-ins: %w", cerr))
+	}
+}
+
 // setenv exports vars into this process (for code that reads the standard
 // variables) and returns a function that restores the previous values.
 func setenv(vars map[string]string) (restore func()) {
@@ -261,59 +277,6 @@ func portOf(addr string) string {
 		return ":" + p
 	}
 	return addr
-}
-
-// recreateDatabase drops and creates the dev database on the server at
-// adminURL and returns a URL for it.
-func recreateDatabase(ctx context.Context, adminURL, name string) (string, error) {
-	cfg, err := pgx.ParseConfig(adminURL)
-	if err != nil {
-		return "", err
-	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return "", fmt.Errorf("connect to Postgres: %w", err)
-	}
-	defer conn.Close(context.Background())
-	id := pgx.Identifier{name}.Sanitize()
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
-		return "", fmt.Errorf("drop database %s: %w", name, err)
-	}
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+id); err != nil {
-		return "", fmt.Errorf("create database %s: %w", name, err)
-	}
-	return withDatabase(adminURL, name), nil
-}
-
-func dropDatabase(adminURL, name string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return fmt.Errorf("drop database %s: %w", name, err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop database %s: %w", name, err)
-	}
-	return nil
-}
-
-// withDatabase points a postgres:// URL (or keyword/value string) at name.
-func withDatabase(base, name string) string {
-	if !strings.Contains(base, "://") {
-		return base + " dbname=" + name
-	}
-	i := strings.Index(base, "://") + 3
-	rest := base[i:]
-	query := ""
-	if q := strings.IndexByte(rest, '?'); q >= 0 {
-		rest, query = rest[:q], rest[q:]
-	}
-	if s := strings.IndexByte(rest, '/'); s >= 0 {
-		rest = rest[:s]
-	}
-	return base[:i] + rest + "/" + name + query
 }
 
 // waitReady waits until n services said they are ready, or ctx ends; it

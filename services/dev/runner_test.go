@@ -19,12 +19,16 @@ import (
 )
 
 // With PACER_DEV_TEST_MAIN=1 the test binary runs main() instead of the
-// tests, so a test can run the real command as a subprocess.
+// tests, so a test can run the real command as a subprocess; with
+// PACER_DEV_TEST_CLAIM it only claims a dev database (claimHelper).
 func TestMain(m *testing.M) {
 	if os.Getenv("PACER_DEV_TEST_MAIN") == "1" {
 		os.Args = append([]string{"dev"}, strings.Fields(os.Getenv("PACER_DEV_TEST_ARGS"))...)
 		main()
 		os.Exit(0)
+	}
+	if spec := os.Getenv("PACER_DEV_TEST_CLAIM"); spec != "" {
+		claimHelper(spec)
 	}
 	os.Exit(m.Run())
 }

@@ -27,9 +27,10 @@ type Env struct {
 
 	DynamoDBEndpoint string // e.g. http://127.0.0.1:40123
 	SQSEndpoint      string // e.g. http://127.0.0.1:40124
-	// DatabaseURL names the dev database: recreated empty on every start
-	// (like DynamoDB Local's in-memory tables) and dropped on exit, unless
-	// DATABASE_URL was set by the user, in which case it is used as is.
+	// DatabaseURL names the dev database: owned by this stack alone,
+	// recreated empty on every start (like DynamoDB Local's in-memory
+	// tables) and dropped on exit, unless DATABASE_URL was set by the user,
+	// in which case it is used as is.
 	DatabaseURL string
 
 	// AWS is loaded with awsclient.Load after the endpoints were exported;
