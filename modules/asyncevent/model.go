@@ -2,9 +2,10 @@ package asyncevent
 
 import (
 	"regexp"
+	"strings"
 	"time"
-
-	"github.com/pacerhq/pacer/sdk/auth"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Retention of the items that expire (the table's "ttl" attribute holds
@@ -15,7 +16,7 @@ const (
 	LogTTL       = 30 * 24 * time.Hour // StatusLog: 30 days after the transition
 )
 
-// MaxErrorMessage bounds errorMessage (seed: ≤ 256 characters).
+// MaxErrorMessage bounds errorMessage, in bytes (so at most 256 characters).
 const MaxErrorMessage = 256
 
 // IDPattern is what event and request ids may look like: 1 to 64 letters,
@@ -28,18 +29,21 @@ var idRE = regexp.MustCompile(IDPattern)
 func ValidID(id string) bool { return idRE.MatchString(id) }
 
 // MaxUserID bounds a user id in bytes.
-const MaxUserID = auth.MaxSubject
+const MaxUserID = 255
 
-// ValidUserID reports whether id can be a user id. User ids are the
-// verified token's sub, so the rule is auth.ValidSubject's: 1 to MaxUserID
-// bytes of valid UTF-8 with no control characters and no noncharacters
-// (U+FFFE, U+FFFF: SQS refuses them in a message), in whatever format the
-// identity provider uses ("auth0|5f7c…", "google-oauth2|123", an email
-// address). So '|', '@', '#' and '%' are allowed: every key that holds a
-// user id (IDEMP#<eventId>#<userId>, USER#<userId>) is built with the ddb
-// key codec, which escapes '#' and '%' reversibly, so distinct ids give
-// distinct keys.
-func ValidUserID(id string) bool { return auth.ValidSubject(id) }
+// ValidUserID reports whether id can be a user id: 1 to MaxUserID bytes of
+// valid UTF-8 with no control characters and no noncharacters (U+FFFE,
+// U+FFFF: SQS refuses them in a message). User ids are the verified token's
+// sub, in whatever format the identity provider uses ("auth0|5f7c…",
+// "google-oauth2|123", an email address), so '|', '@', '#' and '%' are
+// allowed: every key that holds a user id (IDEMP#<eventId>#<userId>,
+// USER#<userId>) escapes '#' and '%' reversibly, so distinct ids give
+// distinct keys. The token verifier (sdk/auth.ValidSubject) applies the
+// same rule, so a verified user is always a valid one.
+func ValidUserID(id string) bool {
+	return id != "" && len(id) <= MaxUserID && utf8.ValidString(id) &&
+		!strings.ContainsFunc(id, func(r rune) bool { return unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF })
+}
 
 // Request is one participation request (REQ#<requestId> / META). Times are
 // epoch milliseconds; zero means "not yet".

@@ -61,6 +61,12 @@ var (
 	queuedSK  = ddb.MustFormat("QAT#{queuedAt}#REQ#{requestId}")
 )
 
+// The domain's lifecycles on the items' "status" attribute.
+var (
+	requestMachine = ddb.NewMachine("status", asyncevent.Lifecycle)
+	eventMachine   = ddb.NewMachine("status", asyncevent.EventLifecycle)
+)
+
 // Sort keys of the fixed items.
 const (
 	skMeta     = "META"
@@ -160,7 +166,7 @@ func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Ca
 
 // MoveEvent implements asyncevent.Store.
 func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asyncevent.EventStatus, set map[string]any) error {
-	u := ddb.Transition(s.configs, configKey(eventID), asyncevent.EventLifecycle, to, from)
+	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, to, from)
 	for k, v := range set {
 		u.Set(k, v)
 	}
@@ -268,7 +274,7 @@ func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 }
 
 func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status) error {
-	u := ddb.Transition(s.requests, requestKey(t.RequestID), asyncevent.Lifecycle, t.To, from).Label("request")
+	u := ddb.Transition(s.requests, requestKey(t.RequestID), requestMachine, t.To, from).Label("request")
 	setInt := func(name string, v int64) {
 		if v != 0 {
 			u.Set(name, v)
