@@ -132,7 +132,7 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 // closes at its cutoff and is finished by the draw, so closing one is
 // ErrNotFirstCome. Participations stop at once in this process (a read in
 // flight does not cache the old status) and within Config.EventCacheTTL in
-// the others; see the package doc on the event cache.
+// the others; see docs/asyncevent.md on the event cache.
 func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)

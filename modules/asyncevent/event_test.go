@@ -8,7 +8,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/consumer"
 )
 
 // Closing a FIRST_COME event refuses new participations at once in the

@@ -2,9 +2,10 @@ package asyncevent
 
 import (
 	"regexp"
+	"strings"
 	"time"
-
-	"github.com/pacerhq/pacer/sdk/auth"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Retention of the items that expire (the table's "ttl" attribute holds
@@ -15,7 +16,7 @@ const (
 	LogTTL       = 30 * 24 * time.Hour // StatusLog: 30 days after the transition
 )
 
-// MaxErrorMessage bounds errorMessage (seed: ≤ 256 characters).
+// MaxErrorMessage bounds errorMessage, in bytes (so at most 256 characters).
 const MaxErrorMessage = 256
 
 // IDPattern is what event and request ids may look like: 1 to 64 letters,
@@ -28,66 +29,69 @@ var idRE = regexp.MustCompile(IDPattern)
 func ValidID(id string) bool { return idRE.MatchString(id) }
 
 // MaxUserID bounds a user id in bytes.
-const MaxUserID = auth.MaxSubject
+const MaxUserID = 255
 
-// ValidUserID reports whether id can be a user id. User ids are the
-// verified token's sub, so the rule is auth.ValidSubject's: 1 to MaxUserID
-// bytes of valid UTF-8 with no control characters and no noncharacters
-// (U+FFFE, U+FFFF: SQS refuses them in a message), in whatever format the
-// identity provider uses ("auth0|5f7c…", "google-oauth2|123", an email
-// address). So '|', '@', '#' and '%' are allowed: every key that holds a
-// user id (IDEMP#<eventId>#<userId>, USER#<userId>) is built with the ddb
-// key codec, which escapes '#' and '%' reversibly, so distinct ids give
-// distinct keys.
-func ValidUserID(id string) bool { return auth.ValidSubject(id) }
+// ValidUserID reports whether id can be a user id: 1 to MaxUserID bytes of
+// valid UTF-8 with no control characters and no noncharacters (U+FFFE,
+// U+FFFF: SQS refuses them in a message). User ids are the verified token's
+// sub, in whatever format the identity provider uses ("auth0|5f7c…",
+// "google-oauth2|123", an email address), so '|', '@', '#' and '%' are
+// allowed: every key that holds a user id (IDEMP#<eventId>#<userId>,
+// USER#<userId>) escapes '#' and '%' reversibly, so distinct ids give
+// distinct keys. The token verifier (sdk/auth.ValidSubject) applies the
+// same rule, so a verified user is always a valid one.
+func ValidUserID(id string) bool {
+	return id != "" && len(id) <= MaxUserID && utf8.ValidString(id) &&
+		!strings.ContainsFunc(id, func(r rune) bool { return unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF })
+}
 
-// Request is one participation request (REQ#<requestId> / META). Times are
-// epoch milliseconds; zero means "not yet".
+// Request is one participation request. Times are epoch milliseconds;
+// zero means "not yet".
 type Request struct {
-	RequestID string    `dynamodbav:"requestId"`
-	EventID   string    `dynamodbav:"eventId"`
-	UserID    string    `dynamodbav:"userId"`
-	EventType EventType `dynamodbav:"eventType"`
-	Status    Status    `dynamodbav:"status"`
+	RequestID string
+	EventID   string
+	UserID    string
+	EventType EventType
+	Status    Status
 
-	UIPhase         UIPhase    `dynamodbav:"uiPhase,omitempty"`
-	UIResult        UIResult   `dynamodbav:"uiResult,omitempty"`
-	ResultCode      ResultCode `dynamodbav:"resultCode,omitempty"`
-	LotteryCutoffAt int64      `dynamodbav:"lotteryCutoffAt,omitempty"`
-	AnnouncedAt     int64      `dynamodbav:"announcedAt,omitempty"`
+	UIPhase         UIPhase
+	UIResult        UIResult
+	ResultCode      ResultCode
+	LotteryCutoffAt int64
+	AnnouncedAt     int64
 
-	RequestedAt int64 `dynamodbav:"requestedAt"`
-	QueuedAt    int64 `dynamodbav:"queuedAt,omitempty"`
-	StartedAt   int64 `dynamodbav:"startedAt,omitempty"`
-	FinishedAt  int64 `dynamodbav:"finishedAt,omitempty"`
+	RequestedAt int64
+	QueuedAt    int64
+	StartedAt   int64
+	FinishedAt  int64
 
-	FailureClass FailureClass `dynamodbav:"failureClass,omitempty"`
-	ErrorCode    string       `dynamodbav:"errorCode,omitempty"`
-	ErrorMessage string       `dynamodbav:"errorMessage,omitempty"`
+	FailureClass FailureClass
+	ErrorCode    string
+	ErrorMessage string
 
 	// Attempts is how many times a worker received the request's message
 	// (SQS ApproximateReceiveCount) when it last worked on it; LastError*
 	// describe the last retryable failure.
-	Attempts         int    `dynamodbav:"attempts,omitempty"`
-	LastErrorCode    string `dynamodbav:"lastErrorCode,omitempty"`
-	LastErrorMessage string `dynamodbav:"lastErrorMessage,omitempty"`
-	LastErrorAt      int64  `dynamodbav:"lastErrorAt,omitempty"`
+	Attempts         int
+	LastErrorCode    string
+	LastErrorMessage string
+	LastErrorAt      int64
 
 	// RequeuedAt is when the request was last enqueued again: stranded in
 	// RECEIVED (Service.GetRequest, the sweep) or re-opened by an operator
 	// after its enqueue failed (Service.RequeueFailed).
-	RequeuedAt int64 `dynamodbav:"requeuedAt,omitempty"`
+	RequeuedAt int64
 
 	// IdempotencyKey is the key of the request's IdempotencyLock,
 	// IDEMP#<eventId>#<userId>.
-	IdempotencyKey string `dynamodbav:"idempotencyKey"`
+	IdempotencyKey string
 
 	// LotteryTicket is hex(SHA-256(seed || requestId)) and LotteryRank the
 	// 1-based rank, set by the draw.
-	LotteryTicket string `dynamodbav:"lotteryTicket,omitempty"`
-	LotteryRank   int    `dynamodbav:"lotteryRank,omitempty"`
+	LotteryTicket string
+	LotteryRank   int
 
-	TTL int64 `dynamodbav:"ttl,omitempty"`
+	TTL int64
 }
 
 // LastChange is the latest time recorded on r (epoch millis), including
@@ -110,53 +114,44 @@ func delay(from, to int64) int64 {
 	return to - from
 }
 
-// Lock is the IdempotencyLock (IDEMP#<eventId>#<userId> / LOCK).
-type Lock struct {
-	EventID   string `dynamodbav:"eventId"`
-	UserID    string `dynamodbav:"userId"`
-	RequestID string `dynamodbav:"requestId"`
-	CreatedAt int64  `dynamodbav:"createdAt"`
-	TTL       int64  `dynamodbav:"ttl,omitempty"`
-}
-
-// EventConfig is an event's settings (EVENT#<eventId> / CONFIG).
+// EventConfig is an event's settings.
 type EventConfig struct {
-	EventID   string      `dynamodbav:"eventId"`
-	EventType EventType   `dynamodbav:"eventType"`
-	Status    EventStatus `dynamodbav:"status"`
-	Title     string      `dynamodbav:"title,omitempty"`
+	EventID   string
+	EventType EventType
+	Status    EventStatus
+	Title     string
 
 	// OpensAt and ClosesAt bound when participations are accepted
 	// (FIRST_COME; a LOTTERY closes at LotteryCutoffAt).
-	OpensAt  int64 `dynamodbav:"opensAt,omitempty"`
-	ClosesAt int64 `dynamodbav:"closesAt,omitempty"`
+	OpensAt  int64
+	ClosesAt int64
 
 	// CapacityTotal is the FIRST_COME capacity N.
-	CapacityTotal int64 `dynamodbav:"capacityTotal,omitempty"`
+	CapacityTotal int64
 
 	// LOTTERY settings.
-	LotteryCutoffAt int64 `dynamodbav:"lotteryCutoffAt,omitempty"`
-	Winners         int   `dynamodbav:"winners,omitempty"`
-	AnnouncedAt     int64 `dynamodbav:"announcedAt,omitempty"`
+	LotteryCutoffAt int64
+	Winners         int
+	AnnouncedAt     int64
 	// SeedCommitment is hex(SHA-256(seed)), fixed at creation.
-	SeedCommitment string `dynamodbav:"seedCommitment,omitempty"`
+	SeedCommitment string
 	// Seed is the hex draw seed. When the server generated it, it is stored
 	// here from creation but only shown once the draw has started.
-	Seed string `dynamodbav:"seed,omitempty"`
+	Seed string
 
 	// EntryCount is how many requests became lottery entries (COLLECTING),
 	// counted in the same transaction that admitted each; frozen once the
 	// event leaves OPEN.
-	EntryCount int64 `dynamodbav:"entryCount,omitempty"`
+	EntryCount int64
 
 	// Draw bookkeeping.
-	DrawStartedAt int64 `dynamodbav:"drawStartedAt,omitempty"`
-	DrawnAt       int64 `dynamodbav:"drawnAt,omitempty"`
-	DrawEntries   int   `dynamodbav:"drawEntries,omitempty"`
-	DrawWinners   int   `dynamodbav:"drawWinners,omitempty"`
+	DrawStartedAt int64
+	DrawnAt       int64
+	DrawEntries   int
+	DrawWinners   int
 
-	CreatedAt int64 `dynamodbav:"createdAt"`
-	UpdatedAt int64 `dynamodbav:"updatedAt,omitempty"`
+	CreatedAt int64
+	UpdatedAt int64
 }
 
 // EndsAt is when the event is over, for the IdempotencyLock's TTL: the
@@ -176,24 +171,22 @@ func (c *EventConfig) RevealedSeed() string {
 	return ""
 }
 
-// Capacity is a FIRST_COME event's seat counter (EVENT#<eventId> /
-// CAPACITY).
+// Capacity is a FIRST_COME event's seat counter.
 type Capacity struct {
-	EventID           string `dynamodbav:"eventId"`
-	CapacityTotal     int64  `dynamodbav:"capacityTotal"`
-	CapacityRemaining int64  `dynamodbav:"capacityRemaining"`
-	UpdatedAt         int64  `dynamodbav:"updatedAt"`
+	EventID           string
+	CapacityTotal     int64
+	CapacityRemaining int64
+	UpdatedAt         int64
 }
 
-// StatusLog is one status transition of a request (REQ#<requestId> /
-// LOG#<occurredAt>#<toStatus>).
+// StatusLog is one status transition of a request.
 type StatusLog struct {
-	RequestID  string `dynamodbav:"requestId"`
-	FromStatus Status `dynamodbav:"fromStatus"`
-	ToStatus   Status `dynamodbav:"toStatus"`
-	OccurredAt int64  `dynamodbav:"occurredAt"`
-	Message    string `dynamodbav:"message,omitempty"`
-	TTL        int64  `dynamodbav:"ttl,omitempty"`
+	RequestID  string
+	FromStatus Status
+	ToStatus   Status
+	OccurredAt int64
+	Message    string
+	TTL        int64
 }
 
 // Millis returns t as epoch milliseconds.

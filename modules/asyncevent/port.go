@@ -5,11 +5,14 @@ import (
 	"iter"
 )
 
-// Store is the persistence the domain needs. dynamostore implements it on
-// DynamoDB. Conditional failures are domain errors (*StateError,
-// *EventStateError, ErrCapacityExhausted, ...); anything else is an
-// infrastructure error, which the worker treats as retryable.
-type Store interface {
+// The persistence the domain needs is declared as small interfaces, one per
+// use; Store is all of them, and one concrete store (dynamostore on
+// DynamoDB) implements it. Conditional failures are domain errors
+// (*StateError, *EventStateError, ErrCapacityExhausted, ...); anything else
+// is an infrastructure error, which the worker treats as retryable.
+
+// EventStore keeps events: their settings and FIRST_COME seat counters.
+type EventStore interface {
 	// CreateEvent writes the EventConfig and, for FIRST_COME, the
 	// EventCapacity atomically. ErrEventExists if the event exists.
 	CreateEvent(ctx context.Context, cfg *EventConfig) error
@@ -21,37 +24,60 @@ type Store interface {
 	// MoveEvent moves an event from → to, applying set (attribute → value),
 	// conditionally. *EventStateError if the event is not in from.
 	MoveEvent(ctx context.Context, eventID string, from, to EventStatus, set map[string]any) error
+}
 
-	// CreateRequest writes the IdempotencyLock and the Request (RECEIVED),
-	// with its first StatusLog, in one transaction. If the lock exists it
-	// writes nothing and returns the stored requestId with dup true.
-	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
+// Transitioner moves requests along Lifecycle: ingest, the worker, the
+// draw and the re-queues all do.
+type Transitioner interface {
 	// Transition applies t atomically (see Transition). Times on a request
 	// only move forward: if t.At is not later than every time recorded on
 	// the request (Request.LastChange), the store moves t.At, t.StartedAt
 	// and t.FinishedAt to just after it, in t itself, and writes that.
 	Transition(ctx context.Context, t *Transition) error
-	// SetPhase changes a PROCESSING request's uiPhase from → to.
-	// *StateError if it is not PROCESSING in phase from.
-	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
+}
+
+// IngestStore is what accepting a participation writes.
+type IngestStore interface {
+	Transitioner
+	// CreateRequest writes the IdempotencyLock and the Request (RECEIVED),
+	// with its first StatusLog, in one transaction. If the lock exists it
+	// writes nothing and returns the stored requestId with dup true.
+	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
+}
+
+// WorkerStore is what deciding a delivered message writes.
+type WorkerStore interface {
+	Transitioner
 	// RecordAttempt notes a retryable failure on a request that is not
 	// terminal: attempts (the receive count of the delivery that failed),
 	// last error code, message and time. The last record wins: a redrive
 	// or re-queue sends a new message whose receive count starts again at
 	// 1, so a lower count is not necessarily an older record.
 	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
+}
 
-	// MarkRequeued sets a request's requeuedAt to at, on condition that it
-	// is RECEIVED, was requested before `before` and was not requeued since
-	// `before`. *StateError otherwise.
-	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
-
+// DrawStore is what a lottery draw needs beyond the event and the reads.
+type DrawStore interface {
+	Transitioner
+	// SetPhase changes a PROCESSING request's uiPhase from → to.
+	// *StateError if it is not PROCESSING in phase from.
+	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
 	// ReceivedRequests iterates over the requests still RECEIVED, of one
 	// event (all events when eventID is ""), requested before `before`
 	// (epoch millis; 0 for any time). RECEIVED requests are in no index, so
 	// this reads the whole table: for operator jobs (the sweep, the start of
 	// a draw) only.
 	ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*Request, error]
+}
+
+// SweepStore is what healing stranded requests and re-queueing failed
+// enqueues write.
+type SweepStore interface {
+	Transitioner
+	// MarkRequeued sets a request's requeuedAt to at, on condition that it
+	// is RECEIVED, was requested before `before` and was not requeued since
+	// `before`. *StateError otherwise.
+	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
 	// SweepCandidates iterates, in one pass over the whole table, over the
 	// requests RECEIVED before `before` and those FAILED_FINAL with
 	// resultCode FAILED_INGEST_ENQUEUE: for the sweep only.
@@ -65,20 +91,33 @@ type Store interface {
 	// not "", the same transaction checks that that event is OPEN:
 	// *EventStateError if not (the request is checked first).
 	ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error
+}
 
+// RequestReader reads requests for their owners, admins and the draw.
+type RequestReader interface {
 	// GetRequest reads a request. ErrRequestNotFound if missing.
 	GetRequest(ctx context.Context, requestID string) (*Request, error)
-	// UserRequests pages through a user's requests, newest queuedAt first
-	// (GSI1). ErrCursor for a bad cursor.
+	// UserRequests pages through a user's requests, newest queuedAt first.
+	// ErrCursor for a bad cursor.
 	UserRequests(ctx context.Context, userID string, limit int, cursor string) ([]*Request, string, error)
 	// EventRequests pages through an event's requests, newest queuedAt
-	// first (GSI2), keeping only status when it is not "".
+	// first, keeping only status when it is not "".
 	EventRequests(ctx context.Context, eventID string, status Status, limit int, cursor string) ([]*Request, string, error)
 	// AllEventRequests iterates over all of an event's queued requests in
-	// queuedAt order (GSI2, oldest first).
+	// queuedAt order (oldest first).
 	AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*Request, error]
 	// Logs lists a request's StatusLog items, oldest first.
 	Logs(ctx context.Context, requestID string) ([]*StatusLog, error)
+}
+
+// Store is every port at once: what a Service is built from.
+type Store interface {
+	EventStore
+	IngestStore
+	WorkerStore
+	DrawStore
+	SweepStore
+	RequestReader
 }
 
 // Transition is one conditional status change of a request, applied

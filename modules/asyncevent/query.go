@@ -44,8 +44,8 @@ type SweepResult struct {
 	Stranded int `json:"stranded" doc:"Requests found RECEIVED for longer than RequeueAfter"`
 	Requeued int `json:"requeued" doc:"Of those, requests this sweep enqueued again"`
 	// FailedEnqueue counts the requests whose enqueue failed at ingest
-	// (FAILED_FINAL / FAILED_INGEST_ENQUEUE): the seeds leave re-queueing
-	// them to an operator (SweepOptions.RequeueFailedEnqueue, or
+	// (FAILED_FINAL / FAILED_INGEST_ENQUEUE): re-queueing them is left to
+	// an operator (SweepOptions.RequeueFailedEnqueue, or
 	// RequeueFailed for one request).
 	FailedEnqueue         int `json:"failedEnqueue" doc:"Requests FAILED_FINAL / FAILED_INGEST_ENQUEUE (their enqueue failed at ingest)"`
 	FailedEnqueueRequeued int `json:"failedEnqueueRequeued" doc:"Of those, requests this sweep re-queued (only with failedEnqueue=requeue)"`
@@ -115,8 +115,8 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 }
 
 // RequeueFailed re-queues a request whose enqueue failed at ingest
-// (FAILED_FINAL / FAILED_INGEST_ENQUEUE), as the seeds leave to an
-// operator: the request goes back to RECEIVED (failure fields cleared,
+// (FAILED_FINAL / FAILED_INGEST_ENQUEUE), which is an operator's
+// decision: the request goes back to RECEIVED (failure fields cleared,
 // requeuedAt set, logged), its message is sent, and it becomes QUEUED with
 // the re-queue time as its queuedAt. If the send fails again it is
 // FAILED_FINAL again.
@@ -227,7 +227,9 @@ func (s *Service) MyRequests(ctx context.Context, userID string, limit int, curs
 }
 
 // EventRequests lists an event's requests, newest first (GSI2), keeping
-// only status when it is not "" (filtered on the server, as the seed says).
+// only status when it is not "" (filtered on the server: the status is kept
+// out of the index keys, so a request keeps its place in the list as its
+// status changes).
 func (s *Service) EventRequests(ctx context.Context, eventID string, status Status, limit int, cursor string) (Page, error) {
 	if !ValidID(eventID) {
 		return Page{}, fmt.Errorf("%w: eventId", ErrInvalidID)

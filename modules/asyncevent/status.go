@@ -1,8 +1,8 @@
 package asyncevent
 
-import "github.com/pacerhq/pacer/sdk/ddb"
+import "slices"
 
-// Status is a Request's backend status (seed: fixed).
+// Status is a Request's backend status.
 type Status string
 
 // The request statuses.
@@ -18,16 +18,18 @@ const (
 // Statuses lists every status in lifecycle order.
 var Statuses = []Status{StatusReceived, StatusQueued, StatusProcessing, StatusSucceeded, StatusRejected, StatusFailedFinal}
 
-// Lifecycle is the request state machine on the "status" attribute.
-// Besides the seed's straight line RECEIVED → QUEUED → PROCESSING →
-// SUCCEEDED | REJECTED | FAILED_FINAL it allows RECEIVED → PROCESSING (a
-// worker takes a request whose ingest died after the send) and
-// RECEIVED/QUEUED → FAILED_FINAL (enqueue failed).
-var Lifecycle = ddb.NewMachine("status", map[Status][]Status{
+// Lifecycle is the request state machine: each status and the statuses it
+// may move to (a status with none is terminal). Besides the straight line
+// RECEIVED → QUEUED → PROCESSING → SUCCEEDED | REJECTED | FAILED_FINAL it
+// allows RECEIVED → PROCESSING (a worker takes a request whose ingest died
+// after the send) and RECEIVED/QUEUED → FAILED_FINAL (enqueue failed).
+// Stores apply it as conditional writes; an operator's re-queue of a failed
+// enqueue (FAILED_FINAL → RECEIVED) is the one move outside it.
+var Lifecycle = map[Status][]Status{
 	StatusReceived:   {StatusQueued, StatusProcessing, StatusFailedFinal},
 	StatusQueued:     {StatusProcessing, StatusFailedFinal},
 	StatusProcessing: {StatusSucceeded, StatusRejected, StatusFailedFinal},
-})
+}
 
 // Valid reports whether s is a known status.
 func (s Status) Valid() bool {
@@ -40,10 +42,10 @@ func (s Status) Valid() bool {
 }
 
 // Terminal reports whether no transition leaves s.
-func (s Status) Terminal() bool { return s.Valid() && Lifecycle.Terminal(s) }
+func (s Status) Terminal() bool { return s.Valid() && len(Lifecycle[s]) == 0 }
 
 // CanMoveTo reports whether s → to is a declared transition.
-func (s Status) CanMoveTo(to Status) bool { return Lifecycle.Allowed(s, to) }
+func (s Status) CanMoveTo(to Status) bool { return slices.Contains(Lifecycle[s], to) }
 
 // EventType says how an event picks its participants.
 type EventType string
@@ -82,8 +84,7 @@ const (
 // ResultCode is the precise outcome, for operators and analytics.
 type ResultCode string
 
-// The result codes. LOTTERY_WIN and REJECTED_LOTTERY_CLOSED go beyond the
-// seed's list; FAILED_* name the failure's origin.
+// The result codes. FAILED_* name the failure's origin.
 const (
 	CodeSuccess               ResultCode = "SUCCESS"
 	CodeLotteryWin            ResultCode = "LOTTERY_WIN"
@@ -118,9 +119,9 @@ const (
 	EventAnnounced EventStatus = "ANNOUNCED"
 )
 
-// EventLifecycle is the EventConfig state machine on its "status"
-// attribute.
-var EventLifecycle = ddb.NewMachine("status", map[EventStatus][]EventStatus{
+// EventLifecycle is the EventConfig state machine: each event status and
+// the statuses it may move to.
+var EventLifecycle = map[EventStatus][]EventStatus{
 	EventOpen:    {EventDrawing, EventClosed},
 	EventDrawing: {EventAnnounced},
-})
+}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/consumer"
 )
 
 // FIRST_COME: exactly N succeed, the rest are REJECTED_CAPACITY, the

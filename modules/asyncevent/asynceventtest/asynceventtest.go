@@ -1,7 +1,7 @@
 // Package asynceventtest gives AsyncEvent tests their own table, queue and
 // DLQ on the local stand-ins (DynamoDB Local and local-aws-sqs), a counted
 // and fault-injectable set of clients, the domain service wired over them,
-// and in-process workers.
+// and in-process workers (sdk/consumer running Service.Process).
 //
 //	func TestMain(m *testing.M) {
 //		standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
@@ -34,10 +34,10 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
 )
@@ -123,8 +123,11 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	var wg sync.WaitGroup
 	for range n {
 		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
+		handle := func(ctx context.Context, m consumer.Message) bool {
+			return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
+		}
 		wg.Go(func() {
-			if err := consumer.Run(ctx, e.Queue, svc.Handler(), cfg); err != nil {
+			if err := consumer.Run(ctx, e.Queue, handle, cfg); err != nil {
 				t.Errorf("asynceventtest: worker: %v", err)
 			}
 		})

@@ -1,7 +1,8 @@
 // Package dynamostore stores AsyncEvent items in the single DynamoDB table
-// AsyncEventTable, through sdk/ddb. It implements asyncevent.Store.
+// AsyncEventTable, through sdk/ddb. It implements asyncevent.Store; the item
+// types and their attribute names are in item.go.
 //
-// Items and keys (fixed by the seeds):
+// Items and keys (other readers of the table rely on these formats):
 //
 //	Request          REQ#<requestId>             / META
 //	IdempotencyLock  IDEMP#<eventId>#<userId>    / LOCK
@@ -38,7 +39,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// DefaultTable is the seeds' table name.
+// DefaultTable is the table's default name.
 const DefaultTable = "AsyncEventTable"
 
 // Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2 and TTL on "ttl".
@@ -59,6 +60,12 @@ var (
 	userPK    = ddb.MustFormat("USER#{userId}")
 	logSK     = ddb.MustFormat("LOG#{occurredAt}#{toStatus}")
 	queuedSK  = ddb.MustFormat("QAT#{queuedAt}#REQ#{requestId}")
+)
+
+// The domain's lifecycles on the items' "status" attribute.
+var (
+	requestMachine = ddb.NewMachine("status", asyncevent.Lifecycle)
+	eventMachine   = ddb.NewMachine("status", asyncevent.EventLifecycle)
 )
 
 // Sort keys of the fixed items.
@@ -85,11 +92,11 @@ func QueuedSortKey(queuedAt int64, requestID string) string {
 type Store struct {
 	db       *ddb.DB
 	table    *ddb.Table
-	requests *ddb.Entity[asyncevent.Request]
-	locks    *ddb.Entity[asyncevent.Lock]
-	caps     *ddb.Entity[asyncevent.Capacity]
-	configs  *ddb.Entity[asyncevent.EventConfig]
-	logs     *ddb.Entity[asyncevent.StatusLog]
+	requests *ddb.Entity[RequestItem]
+	locks    *ddb.Entity[LockItem]
+	caps     *ddb.Entity[CapacityItem]
+	configs  *ddb.Entity[EventConfigItem]
+	logs     *ddb.Entity[StatusLogItem]
 }
 
 var _ asyncevent.Store = (*Store)(nil)
@@ -100,21 +107,18 @@ func New(db *ddb.DB, table string) *Store {
 	return &Store{
 		db:    db,
 		table: t,
-		requests: ddb.NewEntity(t, "REQUEST", func(r *asyncevent.Request) ddb.Key { return requestKey(r.RequestID) },
+		requests: ddb.NewEntity(t, "REQUEST", func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2"),
-		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *asyncevent.Lock) ddb.Key {
+		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
 			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
 		}),
-		caps:    ddb.NewEntity(t, "CAPACITY", func(c *asyncevent.Capacity) ddb.Key { return capKey(c.EventID) }),
-		configs: ddb.NewEntity(t, "EVENT_CONFIG", func(c *asyncevent.EventConfig) ddb.Key { return configKey(c.EventID) }),
-		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *asyncevent.StatusLog) ddb.Key {
+		caps:    ddb.NewEntity(t, "CAPACITY", func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
+		configs: ddb.NewEntity(t, "EVENT_CONFIG", func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
+		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *StatusLogItem) ddb.Key {
 			return ddb.Key{PK: requestPK.Build(l.RequestID), SK: logSK.Build(ddb.Millis(l.OccurredAt), string(l.ToStatus))}
 		}),
 	}
 }
-
-// Table returns the table handle.
-func (s *Store) Table() *ddb.Table { return s.table }
 
 // Ensure creates the table (with its GSIs and TTL) if it is missing.
 func (s *Store) Ensure(ctx context.Context) error { return s.table.Ensure(ctx) }
@@ -123,9 +127,9 @@ func logTTL(at int64) int64 { return (at + asyncevent.LogTTL.Milliseconds()) / 1
 
 // CreateEvent implements asyncevent.Store.
 func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) error {
-	ops := []*ddb.Op{s.configs.Create(cfg).Label("config")}
+	ops := []*ddb.Op{s.configs.Create(eventConfigItem(cfg)).Label("config")}
 	if cfg.EventType == asyncevent.FirstCome {
-		ops = append(ops, s.caps.Create(&asyncevent.Capacity{
+		ops = append(ops, s.caps.Create(&CapacityItem{
 			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt,
 		}).Label("capacity"))
 	}
@@ -142,39 +146,38 @@ func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asy
 	if strong {
 		get = s.configs.GetStrong
 	}
-	cfg, err := get(ctx, configKey(eventID))
+	it, err := get(ctx, configKey(eventID))
 	if errors.Is(err, ddb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", asyncevent.ErrEventNotFound, eventID)
 	}
-	return cfg, err
+	if err != nil {
+		return nil, err
+	}
+	return it.eventConfig(), nil
 }
 
 // GetCapacity implements asyncevent.Store.
 func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Capacity, error) {
-	c, err := s.caps.GetStrong(ctx, capKey(eventID))
+	it, err := s.caps.GetStrong(ctx, capKey(eventID))
 	if errors.Is(err, ddb.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s has no capacity", asyncevent.ErrEventNotFound, eventID)
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return it.capacity(), nil
 }
 
 // MoveEvent implements asyncevent.Store.
 func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asyncevent.EventStatus, set map[string]any) error {
-	u := ddb.Transition(s.configs, configKey(eventID), asyncevent.EventLifecycle, to, from)
+	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, to, from)
 	for k, v := range set {
 		u.Set(k, v)
 	}
 	err := u.Run(ctx)
 	var ce *ddb.ConditionError
 	if errors.As(err, &ce) {
-		ese := &asyncevent.EventStateError{EventID: eventID}
-		if ce.Exists() {
-			ese.Current = new(asyncevent.EventConfig)
-			if derr := ce.Decode(ese.Current); derr != nil {
-				return derr
-			}
-		}
-		return ese
+		return eventStateErr(eventID, ce.Exists(), ce.Decode)
 	}
 	return err
 }
@@ -182,17 +185,17 @@ func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asynceve
 // CreateRequest implements asyncevent.Store.
 func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
-	lock := &asyncevent.Lock{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
-	log := &asyncevent.StatusLog{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
+	lock := &LockItem{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
+	log := &StatusLogItem{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
 	err := s.db.Transact(ctx,
 		s.locks.Create(lock).Label("lock"),
-		s.requests.Create(r).Label("request"),
+		s.requests.Create(requestItem(r)).Label("request"),
 		s.logs.Create(log).Label("log"),
 	)
 	var te *ddb.TxError
 	if errors.As(err, &te) {
 		if reason := te.Reason("lock"); reason != nil && reason.Item != nil {
-			var old asyncevent.Lock
+			var old LockItem
 			if err := reason.Decode(&old); err != nil {
 				return "", false, err
 			}
@@ -268,7 +271,7 @@ func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 }
 
 func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status) error {
-	u := ddb.Transition(s.requests, requestKey(t.RequestID), asyncevent.Lifecycle, t.To, from).Label("request")
+	u := ddb.Transition(s.requests, requestKey(t.RequestID), requestMachine, t.To, from).Label("request")
 	setInt := func(name string, v int64) {
 		if v != 0 {
 			u.Set(name, v)
@@ -311,7 +314,7 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 	}
 	ops := []*ddb.Op{
 		u.Op(),
-		s.logs.Create(&asyncevent.StatusLog{
+		s.logs.Create(&StatusLogItem{
 			RequestID: t.RequestID, FromStatus: from, ToStatus: t.To, OccurredAt: t.At, Message: t.Message, TTL: logTTL(t.At),
 		}).Label("log"),
 	}
@@ -352,20 +355,22 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 		return asyncevent.ErrCapacityLeft
 	}
 	if r := te.Reason("event"); r != nil {
-		return eventStateErr(t.EventID, r)
+		return eventStateErr(t.EventID, r.Item != nil, r.Decode)
 	}
 	return err
 }
 
-// eventStateErr turns a failed event condition in a transaction into an
-// *asyncevent.EventStateError.
-func eventStateErr(eventID string, r *ddb.TxReason) error {
+// eventStateErr is the *asyncevent.EventStateError of a refused condition
+// on an event: exists says whether the event exists, and decode reads it as
+// it is now (from a *ddb.ConditionError or a *ddb.TxReason).
+func eventStateErr(eventID string, exists bool, decode func(any) error) error {
 	ese := &asyncevent.EventStateError{EventID: eventID}
-	if r.Item != nil {
-		ese.Current = new(asyncevent.EventConfig)
-		if derr := r.Decode(ese.Current); derr != nil {
-			return derr
+	if exists {
+		var it EventConfigItem
+		if err := decode(&it); err != nil {
+			return err
 		}
+		ese.Current = it.eventConfig()
 	}
 	return ese
 }
@@ -416,7 +421,7 @@ func (s *Store) ReceivedRequests(ctx context.Context, eventID string, before int
 	if before > 0 {
 		f = f.And(expression.Name("requestedAt").LessThan(expression.Value(before)))
 	}
-	return s.requests.Scan(ctx, &f)
+	return requests(s.requests.Scan(ctx, &f))
 }
 
 // SweepCandidates implements asyncevent.Store with one filtered Scan.
@@ -427,7 +432,7 @@ func (s *Store) SweepCandidates(ctx context.Context, before int64) iter.Seq2[*as
 	failed := status.Equal(expression.Value(string(asyncevent.StatusFailedFinal))).
 		And(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue))))
 	f := stranded.Or(failed)
-	return s.requests.Scan(ctx, &f)
+	return requests(s.requests.Scan(ctx, &f))
 }
 
 // ReopenFailedEnqueue implements asyncevent.Store.
@@ -441,7 +446,7 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 		If(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue)))).
 		If(expression.Name("finishedAt").Equal(expression.Value(finishedAt))).
 		Label("request")
-	ops := []*ddb.Op{u.Op(), s.logs.Create(&asyncevent.StatusLog{
+	ops := []*ddb.Op{u.Op(), s.logs.Create(&StatusLogItem{
 		RequestID: requestID, FromStatus: asyncevent.StatusFailedFinal, ToStatus: asyncevent.StatusReceived,
 		OccurredAt: at, Message: "operator re-queue", TTL: logTTL(at),
 	}).Label("log")}
@@ -456,7 +461,7 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 			return txStateErr(requestID, asyncevent.StatusFailedFinal, r)
 		}
 		if r := te.Reason("event"); r != nil {
-			return eventStateErr(openEvent, r)
+			return eventStateErr(openEvent, r.Item != nil, r.Decode)
 		}
 		if te.Reason("log") != nil {
 			// Another re-queue of the same failure wrote this log first.
@@ -466,31 +471,32 @@ func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finis
 	return err
 }
 
-// stateErr turns a failed condition on a request into a *StateError.
 // txStateErr is the *StateError of a transaction whose request action
 // (expected in state want) was refused: r carries the request as it was.
 func txStateErr(requestID string, want asyncevent.Status, r *ddb.TxReason) error {
-	se := &asyncevent.StateError{RequestID: requestID, Want: []asyncevent.Status{want}}
-	if r.Item != nil {
-		se.Current = new(asyncevent.Request)
-		if err := r.Decode(se.Current); err != nil {
-			return err
-		}
-	}
-	return se
+	return requestStateErr(requestID, []asyncevent.Status{want}, r.Item != nil, r.Decode)
 }
 
+// stateErr turns a failed condition on a request into a *StateError.
 func stateErr(requestID string, err error) error {
 	var ce *ddb.ConditionError
 	if !errors.As(err, &ce) {
 		return err
 	}
-	se := &asyncevent.StateError{RequestID: requestID}
-	if ce.Exists() {
-		se.Current = new(asyncevent.Request)
-		if derr := ce.Decode(se.Current); derr != nil {
-			return derr
+	return requestStateErr(requestID, nil, ce.Exists(), ce.Decode)
+}
+
+// requestStateErr is the *asyncevent.StateError of a refused condition on
+// a request: exists says whether the request exists, and decode reads it as
+// it is now.
+func requestStateErr(requestID string, want []asyncevent.Status, exists bool, decode func(any) error) error {
+	se := &asyncevent.StateError{RequestID: requestID, Want: want}
+	if exists {
+		var it RequestItem
+		if err := decode(&it); err != nil {
+			return err
 		}
+		se.Current = it.request()
 	}
 	return se
 }
@@ -498,11 +504,14 @@ func stateErr(requestID string, err error) error {
 // GetRequest implements asyncevent.Store (a strongly consistent read, so a
 // client polling right after its 202 sees its request).
 func (s *Store) GetRequest(ctx context.Context, requestID string) (*asyncevent.Request, error) {
-	r, err := s.requests.GetStrong(ctx, requestKey(requestID))
+	it, err := s.requests.GetStrong(ctx, requestKey(requestID))
 	if errors.Is(err, ddb.ErrNotFound) {
 		return nil, asyncevent.ErrRequestNotFound
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	return it.request(), nil
 }
 
 // UserRequests implements asyncevent.Store.
@@ -519,7 +528,7 @@ func (s *Store) EventRequests(ctx context.Context, eventID string, status asynce
 	return page(ctx, q)
 }
 
-func page(ctx context.Context, q *ddb.Query[asyncevent.Request]) ([]*asyncevent.Request, string, error) {
+func page(ctx context.Context, q *ddb.Query[RequestItem]) ([]*asyncevent.Request, string, error) {
 	p, err := q.Page(ctx)
 	if errors.Is(err, ddb.ErrCursor) {
 		return nil, "", fmt.Errorf("%w: %v", asyncevent.ErrCursor, err)
@@ -527,12 +536,16 @@ func page(ctx context.Context, q *ddb.Query[asyncevent.Request]) ([]*asyncevent.
 	if err != nil {
 		return nil, "", err
 	}
-	return p.Items, p.Cursor, nil
+	rs := make([]*asyncevent.Request, len(p.Items))
+	for i, it := range p.Items {
+		rs[i] = it.request()
+	}
+	return rs, p.Cursor, nil
 }
 
 // AllEventRequests implements asyncevent.Store.
 func (s *Store) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
-	return s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize).All(ctx)
+	return requests(s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize).All(ctx))
 }
 
 // Logs implements asyncevent.Store.
@@ -542,7 +555,7 @@ func (s *Store) Logs(ctx context.Context, requestID string) ([]*asyncevent.Statu
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, l)
+		out = append(out, l.statusLog())
 	}
 	return out, nil
 }

@@ -4,7 +4,7 @@
 // depths, a non-consuming DLQ peek and the redrive (StartMessageMoveTask).
 //
 // Queue implements asyncevent.Queue, asyncevent.DeadLetters and
-// consumer.Source.
+// consumer.Source (sdk/consumer).
 package sqsqueue
 
 import (
@@ -22,7 +22,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/consumer"
 )
 
 // DefaultName is the default main queue name; the DLQ is <name>-dlq.

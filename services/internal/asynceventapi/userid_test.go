@@ -4,13 +4,36 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 )
+
+// The token verifier and the domain state the user-id rule each in its own
+// package (the SDK imports no module, the domain root no SDK): a subject the
+// verifier accepts is a user id the domain accepts, and the reverse.
+func TestSubjectRuleIsUserIDRule(t *testing.T) {
+	if auth.MaxSubject != asyncevent.MaxUserID {
+		t.Fatalf("auth.MaxSubject %d, asyncevent.MaxUserID %d", auth.MaxSubject, asyncevent.MaxUserID)
+	}
+	ids := []string{"u1", "auth0|5f7c8ec7", "user@example.com", "a#b%c", "a b", "ü", "Zoë", strings.Repeat("a", 255),
+		strings.Repeat("é", 127), strings.Repeat("é", 128), "", strings.Repeat("a", 256), "a\nb", "a\tb", "a\x00b", "a\x7fb",
+		"a\u0085b", "a\u200bb", "\xff", "a\xc3", "a\ufffeb", "a\uffffb", "a\ufffdb", "a\U0010ffffb", "\U0001F600"}
+	for r := rune(0); r < 0x110000; r += 7 {
+		ids = append(ids, "x"+string(r))
+	}
+	for _, id := range ids {
+		if a, d := auth.ValidSubject(id), asyncevent.ValidUserID(id); a != d {
+			t.Errorf("%q: auth.ValidSubject %v, asyncevent.ValidUserID %v", id, a, d)
+		}
+	}
+}
 
 // Token subjects in identity providers' formats are user ids end to end:
 // participate, read the request, list /me/participations; "a#b" and "a"

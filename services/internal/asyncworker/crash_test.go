@@ -12,8 +12,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
 	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 )

@@ -1,5 +1,5 @@
 // Package asyncworker runs AsyncEvent workers: the consumer runtime
-// (modules/asyncevent/consumer) reading the participation queue and the
+// (sdk/consumer) reading the participation queue and the
 // domain's Process deciding each message. services/asyncevent-worker and
 // the dev runner both call Run.
 //
@@ -36,7 +36,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/pacerhq/pacer/modules/asyncevent/consumer"
+	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(swept)
 		sweep(ctx, svc, cfg.SweepEvery, log)
 	}()
-	err = consumer.Run(ctx, q, svc.Handler(), consumer.Config{
+	err = consumer.Run(ctx, q, Handler(svc, log), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept

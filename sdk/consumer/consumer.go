@@ -3,9 +3,10 @@
 // bounded concurrency, deletes the handled ones in batches, and stops
 // gracefully (stop receiving, finish what is in flight, flush deletes).
 //
-// It knows nothing about AsyncEvent; the queue is behind the small Source
-// interface (sqsqueue implements it). It lives in the asyncevent module for
-// now; it is generic enough to move to sdk/ once a second service needs it.
+// It knows no domain: a queue adapter implements the small Source interface
+// (modules/asyncevent/sqsqueue does, on SQS) and the worker service gives
+// the Handler (services/internal/asyncworker adapts AsyncEvent's
+// Service.Process to it).
 package consumer
 
 import (
