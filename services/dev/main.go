@@ -13,12 +13,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func main() {
-	addr := flag.String("addr", server.Env("PACER_DEV_ADDR", "127.0.0.1:8080"), "listen address of the health endpoint (env PACER_DEV_ADDR)")
+	addr := flag.String("addr", envOr("PACER_DEV_ADDR", "127.0.0.1:8080"), "listen address of the health endpoint (env PACER_DEV_ADDR)")
 	db := flag.String("db", "pacer_dev", "dev database, recreated empty on the local Postgres at start and dropped at exit (ignored when DATABASE_URL is set)")
 	logPath := flag.String("standin-log", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
 	flag.Parse()
@@ -55,4 +53,12 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("Stopped.")
+}
+
+// envOr is the environment variable key, or def when it is unset or empty.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }
