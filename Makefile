@@ -67,7 +67,7 @@ bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
 
 .PHONY: verify
-verify: fmt-check vet lint openapi-check openapi-lint ## Check formatting, vet, lint, generated files and the OpenAPI specs
+verify: fmt-check vet arch lint openapi-check openapi-lint ## Check formatting, vet, import rules, lint, generated files and the OpenAPI specs
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -80,6 +80,10 @@ fmt-check: ## Fail if any Go file is not gofmt-ed
 .PHONY: vet
 vet: ## go vet
 	$(GO) vet ./...
+
+.PHONY: arch
+arch: ## Check the import rules (services → modules → sdk; domain roots stdlib-only; see internal/arch)
+	$(GO) test -count=1 ./internal/arch
 
 .PHONY: lint
 lint: ## golangci-lint (v2, pinned as a tool in go.mod; config in .golangci.yml)

@@ -10,6 +10,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -22,10 +23,13 @@ func init() {
 	services = append(services,
 		Service{
 			Name:    "asyncevent-api",
-			Addr:    server.Env("PACER_ASYNCEVENT_ADDR", "127.0.0.1:8081"),
+			Addr:    envOr("PACER_ASYNCEVENT_ADDR", asynceventapi.DefaultAddr),
 			AddrVar: "PACER_ASYNCEVENT_ADDR",
 			Run: func(ctx context.Context, env Env) error {
-				cfg := asynceventapi.ConfigFromEnv()
+				var cfg asynceventapi.Config
+				if err := config.FromEnv("asyncevent-api", cfg.Declare); err != nil {
+					return err
+				}
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, env.AWS, env.Log
 				cfg.Ready = func(addr string) {
 					fmt.Fprint(os.Stdout, asynceventBanner("http://"+addr))
@@ -37,7 +41,10 @@ func init() {
 		Service{
 			Name: "asyncevent-worker",
 			Run: func(ctx context.Context, env Env) error {
-				cfg := asyncworker.ConfigFromEnv()
+				var cfg asyncworker.Config
+				if err := config.FromEnv("asyncevent-worker", cfg.Declare); err != nil {
+					return err
+				}
 				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, env.AWS, env.Log, env.Ready
 				if os.Getenv("PACER_WORKER_WAIT") == "" {
 					// local-aws-sqs answers a long poll only when the batch is
@@ -53,7 +60,7 @@ func init() {
 
 // asynceventBanner prints dev tokens and requests to try.
 func asynceventBanner(base string) string {
-	secret := server.Env("PACER_JWT_SECRET", server.DevJWTSecret)
+	secret := envOr("PACER_JWT_SECRET", server.DevJWTSecret)
 	user, err1 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-user"}, 24*time.Hour)
 	admin, err2 := auth.Mint([]byte(secret), auth.Principal{UserID: "dev-admin", Roles: []string{auth.RoleAdmin}}, 24*time.Hour)
 	if err1 != nil || err2 != nil {

@@ -7,32 +7,38 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 func main() {
-	addr := flag.String("addr", server.Env("PACER_DEV_ADDR", "127.0.0.1:8080"), "listen address of the health endpoint (env PACER_DEV_ADDR)")
-	db := flag.String("db", server.Env("PACER_DEV_DB", "pacer_dev"), "dev database, recreated empty on the local Postgres at start and dropped at exit; owned by one running stack at a time (env PACER_DEV_DB; ignored when DATABASE_URL is set)")
-	logPath := flag.String("standin-log", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
-	flag.Parse()
+	var f flags
+	s := config.NewSet("pacer-dev")
+	f.Declare(s)
+	if err := s.Parse(os.Args[1:], os.Getenv); err != nil {
+		if errors.Is(err, config.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // code that logs through slog's default prints the same way
-	standinLog, closeLog, err := openStandinLog(*logPath)
+	standinLog, closeLog, err := openStandinLog(f.standinLog)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
 		os.Exit(1)
 	}
 	defer closeLog()
-	if *logPath != "-" {
-		fmt.Printf("Starting the stand-ins (their output goes to %s)...\n", *logPath)
+	if f.standinLog != "-" {
+		fmt.Printf("Starting the stand-ins (their output goes to %s)...\n", f.standinLog)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -42,8 +48,8 @@ func main() {
 		stop()
 	}()
 	err = run(ctx, Config{
-		Addr:       *addr,
-		Database:   *db,
+		Addr:       f.addr,
+		Database:   f.db,
 		StandinLog: standinLog,
 		Out:        os.Stdout,
 		Log:        logger,
@@ -55,4 +61,24 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("Stopped.")
+}
+
+// flags are the dev runner's own settings.
+type flags struct {
+	addr, db, standinLog string
+}
+
+// Declare declares them on s.
+func (f *flags) Declare(s *config.Set) {
+	s.String(&f.addr, "addr", "PACER_DEV_ADDR", "127.0.0.1:8080", "listen address of the health endpoint")
+	s.String(&f.db, "db", "PACER_DEV_DB", "pacer_dev", "dev database, recreated empty on the local Postgres at start and dropped at exit; owned by one running stack at a time (ignored when DATABASE_URL is set)")
+	s.String(&f.standinLog, "standin-log", "PACER_DEV_STANDIN_LOG", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
+}
+
+// envOr is the environment variable key, or def when it is unset or empty.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }

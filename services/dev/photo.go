@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pacerhq/pacer/services/internal/server"
-
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
@@ -19,7 +17,7 @@ import (
 func init() {
 	services = append(services, Service{
 		Name:    "photo-api",
-		Addr:    server.Env("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
+		Addr:    envOr("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
 		AddrVar: "PACER_PHOTO_ADDR",
 		Run: func(ctx context.Context, env Env) error {
 			awsCfg := env.AWS

@@ -5,9 +5,11 @@ package asyncbackend
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,7 +19,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
-	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // Config says where AsyncEvent's data lives.
@@ -40,26 +42,35 @@ type Config struct {
 	Log           *slog.Logger
 }
 
-// ConfigFromEnv reads PACER_ASYNCEVENT_TABLE, PACER_ASYNCEVENT_QUEUE,
-// PACER_ASYNCEVENT_MAX_RECEIVES and PACER_ASYNCEVENT_SETUP (default on for a
-// local, loopback stack).
-func ConfigFromEnv() Config {
-	return Config{
-		Table:       server.Env("PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable),
-		Queue:       server.Env("PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName),
-		MaxReceives: server.EnvInt("PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives),
-		Setup:       server.EnvBool("PACER_ASYNCEVENT_SETUP", awsclient.Local()),
-	}
+// Declare declares Table, Queue, MaxReceives and Setup on s (Setup defaults
+// to on for a local, loopback stack).
+func (cfg *Config) Declare(s *config.Set) {
+	s.String(&cfg.Table, "table", "PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable, "DynamoDB table")
+	s.String(&cfg.Queue, "queue", "PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName, "SQS queue; its DLQ is <queue>-dlq")
+	s.Int(&cfg.MaxReceives, "max-receives", "PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives, "the DLQ's maxReceiveCount, used when creating the queue")
+	cfg.Setup = awsclient.Local()
+	s.Var((*autoBool)(&cfg.Setup), "setup", "PACER_ASYNCEVENT_SETUP", "auto", "create the table and queues if missing: true, false, or auto (true when the AWS endpoints are local)")
 }
 
-// RegisterFlags adds -table, -queue, -max-receives and -setup to fs, with
-// cfg's values (from the environment) as defaults.
-func (cfg *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&cfg.Table, "table", cfg.Table, "DynamoDB table (PACER_ASYNCEVENT_TABLE)")
-	fs.StringVar(&cfg.Queue, "queue", cfg.Queue, "SQS queue; the DLQ is <queue>-dlq (PACER_ASYNCEVENT_QUEUE)")
-	fs.IntVar(&cfg.MaxReceives, "max-receives", cfg.MaxReceives, "DLQ maxReceiveCount when creating the queue (PACER_ASYNCEVENT_MAX_RECEIVES)")
-	fs.BoolVar(&cfg.Setup, "setup", cfg.Setup, "create the table and queues if missing (PACER_ASYNCEVENT_SETUP; default on for a local stack)")
+// autoBool is a bool setting that also takes "auto": whether the AWS
+// endpoints are local.
+type autoBool bool
+
+func (b *autoBool) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") {
+		*b = autoBool(awsclient.Local())
+		return nil
+	}
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return errors.New("not true, false or auto")
+	}
+	*b = autoBool(v)
+	return nil
 }
+
+func (b *autoBool) String() string   { return strconv.FormatBool(bool(*b)) }
+func (b *autoBool) IsBoolFlag() bool { return true }
 
 // Open builds the domain service over DynamoDB and SQS, creating the table
 // and queues first when cfg.Setup is set. It returns the queue too, for the

@@ -71,10 +71,11 @@ func expect(t testing.TB, resp *httptest.ResponseRecorder, status int) {
 
 // The committed openapi/asyncevent.yaml is what the code generates.
 func TestOpenAPIUpToDate(t *testing.T) {
-	want, err := asynceventapi.OpenAPI()
-	if err != nil {
+	var buf bytes.Buffer
+	if err := asynceventapi.WriteOpenAPI(&buf); err != nil {
 		t.Fatal(err)
 	}
+	want := buf.Bytes()
 	got, err := os.ReadFile("../../../openapi/asyncevent.yaml")
 	if err != nil {
 		t.Fatal(err)

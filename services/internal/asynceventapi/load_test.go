@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -22,7 +21,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // BenchmarkParticipationLoad drives PACER_LOAD_N (default 500) distinct
@@ -39,9 +38,17 @@ import (
 //
 //	go test ./services/internal/asynceventapi -run '^$' -bench ParticipationLoad -benchtime 1x
 func BenchmarkParticipationLoad(b *testing.B) {
-	n := max(server.EnvInt("PACER_LOAD_N", 500), 1)
-	conc := max(server.EnvInt("PACER_LOAD_CONCURRENCY", 50), 1)
-	workers := max(server.EnvInt("PACER_LOAD_WORKERS", 2), 1)
+	var n, conc, workers int
+	var overlap bool
+	if err := config.FromEnv("load", func(s *config.Set) {
+		s.Int(&n, "n", "PACER_LOAD_N", 500, "requests")
+		s.Int(&conc, "concurrency", "PACER_LOAD_CONCURRENCY", 50, "requests in flight")
+		s.Int(&workers, "workers", "PACER_LOAD_WORKERS", 2, "workers draining the queue")
+		s.Bool(&overlap, "overlap", "PACER_LOAD_OVERLAP", false, "run the workers during ingest")
+	}); err != nil {
+		b.Fatal(err)
+	}
+	n, conc, workers = max(n, 1), max(conc, 1), max(workers, 1)
 	ctx := context.Background()
 	env := asynceventtest.New(b, asynceventtest.Options{})
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
@@ -93,7 +100,6 @@ func BenchmarkParticipationLoad(b *testing.B) {
 	if _, err := post(0); err != nil { // warm up: connection, EventConfig cache
 		b.Fatal(err)
 	}
-	overlap := os.Getenv("PACER_LOAD_OVERLAP") == "1"
 	startWorkers := func() { env.StartWorkers(b, workers, consumer.Config{Concurrency: 10, Wait: time.Second}) }
 	if overlap {
 		startWorkers()

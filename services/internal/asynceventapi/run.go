@@ -3,17 +3,9 @@
 // errors to RFC 9457 problems (errors.go, in one place), and Run, which
 // services/asyncevent-api and the dev runner both call.
 //
-// Configuration (environment; services/asyncevent-api also takes flags):
-//
-//	PACER_ASYNCEVENT_ADDR           listen address (default 127.0.0.1:8081)
-//	PACER_ASYNCEVENT_TABLE          DynamoDB table (default AsyncEventTable)
-//	PACER_ASYNCEVENT_QUEUE          SQS queue (default asyncevent-participations; DLQ <name>-dlq)
-//	PACER_ASYNCEVENT_MAX_RECEIVES   DLQ maxReceiveCount used when creating the queue (default 3)
-//	PACER_ASYNCEVENT_SETUP          1: create the table and queues if missing (default: on when
-//	                                AWS endpoints point at a local stack)
-//	PACER_DEV                       1: dev mode (dev JWT secret and cursor key, X-Pacer-Dev-User header)
-//	PACER_JWT_SECRET / PACER_JWKS_URL, PACER_JWT_ISSUER, PACER_JWT_AUDIENCE, PACER_CURSOR_KEY
-//	                                see services/internal/server
+// Settings come from flags or PACER_* variables (Config.Declare; `-h` and
+// the README list them); the secrets (PACER_JWT_SECRET or PACER_JWKS_URL,
+// PACER_CURSOR_KEY) from the environment only (services/internal/server).
 //
 // EventConfig items are cached in process for 2 s (see package asyncevent),
 // which keeps a new participation at 3 AWS calls.
@@ -21,6 +13,7 @@ package asynceventapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,10 +22,11 @@ import (
 
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// DefaultAddr is where the API listens unless configured otherwise.
+// DefaultAddr is where the API listens unless told otherwise.
 const DefaultAddr = "127.0.0.1:8081"
 
 // Title and Version name the API in its spec.
@@ -61,9 +55,9 @@ func NewAPI(mux *http.ServeMux, d *Deps, v *auth.Verifier, dev bool) huma.API {
 	return api
 }
 
-// OpenAPI returns the spec as YAML, without starting anything.
-func OpenAPI() ([]byte, error) {
-	return NewAPI(http.NewServeMux(), &Deps{}, nil, false).OpenAPI().YAML()
+// WriteOpenAPI writes the spec as YAML, without starting anything.
+func WriteOpenAPI(w io.Writer) error {
+	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), &Deps{}, nil, false))
 }
 
 // Config configures Run.
@@ -82,13 +76,11 @@ type Config struct {
 	Ready func(addr string)
 }
 
-// ConfigFromEnv reads the PACER_* variables (see the package doc).
-func ConfigFromEnv() Config {
-	return Config{
-		Config: asyncbackend.ConfigFromEnv(),
-		Addr:   server.Env("PACER_ASYNCEVENT_ADDR", DefaultAddr),
-		Dev:    server.DevMode(),
-	}
+// Declare declares the API's settings, and the backend's, on s.
+func (cfg *Config) Declare(s *config.Set) {
+	s.String(&cfg.Addr, "addr", "PACER_ASYNCEVENT_ADDR", DefaultAddr, "listen address")
+	cfg.Config.Declare(s)
+	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
 // Run serves the API until ctx is cancelled, then shuts down gracefully.

@@ -16,6 +16,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // childEnv marks the re-executed test binary as a worker process.
@@ -38,7 +39,11 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	cfg := asyncworker.ConfigFromEnv()
+	var cfg asyncworker.Config
+	if err := config.FromEnv("crash-worker", cfg.Declare); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	cfg.AWS = awsCfg
 	slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
 	slow.SetTxDelay(500 * time.Millisecond)

@@ -3,17 +3,8 @@
 // domain's Process deciding each message. services/asyncevent-worker and
 // the dev runner both call Run.
 //
-// Configuration (environment; services/asyncevent-worker also takes flags):
-//
-//	PACER_ASYNCEVENT_TABLE          DynamoDB table (default AsyncEventTable)
-//	PACER_ASYNCEVENT_QUEUE          SQS queue (default asyncevent-participations; DLQ <name>-dlq)
-//	PACER_ASYNCEVENT_MAX_RECEIVES   DLQ maxReceiveCount used when creating the queue (default 3)
-//	PACER_ASYNCEVENT_SETUP          1: create the table and queues if missing (default: on for a local stack)
-//	PACER_WORKER_CONCURRENCY        messages handled at once (default 10)
-//	PACER_WORKER_BATCH              messages per receive, 1..10 (default 10)
-//	PACER_WORKER_VISIBILITY         visibility timeout, e.g. 30s (default 30s)
-//	PACER_WORKER_WAIT               long-poll wait, up to 20s (default 10s)
-//	PACER_WORKER_SWEEP_EVERY        how often this worker sweeps for stranded requests (default 10m; 0 turns it off)
+// Settings come from flags or PACER_* variables (Config.Declare; `-h` and
+// the README list them).
 //
 // The sweep (asyncevent.Service.SweepStranded) re-enqueues requests left
 // RECEIVED by an ingest that died between its two writes, so that nothing
@@ -38,7 +29,7 @@ import (
 
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
-	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // Config configures Run.
@@ -59,16 +50,14 @@ type Config struct {
 	Ready func()
 }
 
-// ConfigFromEnv reads the PACER_* variables (see the package doc).
-func ConfigFromEnv() Config {
-	return Config{
-		Config:      asyncbackend.ConfigFromEnv(),
-		Concurrency: server.EnvInt("PACER_WORKER_CONCURRENCY", 10),
-		Batch:       server.EnvInt("PACER_WORKER_BATCH", 10),
-		Visibility:  server.EnvDuration("PACER_WORKER_VISIBILITY", 30*time.Second),
-		Wait:        server.EnvDuration("PACER_WORKER_WAIT", 10*time.Second),
-		SweepEvery:  server.EnvDuration("PACER_WORKER_SWEEP_EVERY", 10*time.Minute),
-	}
+// Declare declares the worker's settings, and the backend's, on s.
+func (cfg *Config) Declare(s *config.Set) {
+	cfg.Config.Declare(s)
+	s.Int(&cfg.Concurrency, "concurrency", "PACER_WORKER_CONCURRENCY", 10, "messages handled at once")
+	s.Int(&cfg.Batch, "batch", "PACER_WORKER_BATCH", 10, "messages per receive, 1..10")
+	s.Duration(&cfg.Visibility, "visibility", "PACER_WORKER_VISIBILITY", 30*time.Second, "visibility timeout of a received message")
+	s.Duration(&cfg.Wait, "wait", "PACER_WORKER_WAIT", 10*time.Second, "long-poll wait, up to 20s")
+	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
 }
 
 // Run consumes the queue until ctx is cancelled, then stops receiving,

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,6 +20,7 @@ import (
 	"github.com/pacerhq/pacer/modules/photo/pgstore"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -53,15 +53,12 @@ type Config struct {
 	OnReady func(ctx context.Context, baseURL string, svc *photo.Service) error
 }
 
-// ConfigFromEnv reads the Config from the environment.
-func ConfigFromEnv() Config {
-	c := Config{
-		Addr:        os.Getenv("PACER_PHOTO_ADDR"),
-		Stage:       os.Getenv("PACER_STAGE"),
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-		Dev:         server.DevMode(),
-	}
-	return c
+// Declare declares the API's settings on s.
+func (cfg *Config) Declare(s *config.Set) {
+	s.String(&cfg.Addr, "addr", "PACER_PHOTO_ADDR", DefaultAddr, "listen address")
+	s.String(&cfg.Stage, "stage", "PACER_STAGE", "dev", "stage: the table is PhotoService-{stage}")
+	s.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "Postgres URL, required (the truth; migrations are applied on start)")
+	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
 // Title and version of the API in its spec.

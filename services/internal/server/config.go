@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/pacerhq/pacer/sdk/auth"
 )
@@ -18,12 +17,6 @@ const DevJWTSecret = "pacer-dev-secret-do-not-use-in-production"
 // DevCursorKey is the documented cursor-sealing key used in dev mode when
 // PACER_CURSOR_KEY is unset.
 const DevCursorKey = "pacer-dev-cursor-key-do-not-use-in-production"
-
-// DevMode reports whether PACER_DEV is "1" or "true".
-func DevMode() bool {
-	v := strings.ToLower(os.Getenv("PACER_DEV"))
-	return v == "1" || v == "true"
-}
 
 // AuthFromEnv builds the JWT verifier from the environment:
 // PACER_JWKS_URL (production), or PACER_JWT_SECRET (HS256, ≥ 32 bytes), or

@@ -1,0 +1,120 @@
+package arch
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// goList runs `go list` with args in the module and decodes its JSON stream.
+func goList(t *testing.T, args ...string) []listed {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,TestImports,XTestImports,Deps"}, args...)...)
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v\n%s", args, err, stderr.String())
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decoding go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+type listed struct {
+	ImportPath                         string
+	Imports, TestImports, XTestImports []string
+	Deps                               []string
+}
+
+func rel(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if r, ok := strings.CutPrefix(p, Module+"/"); ok {
+			p = r
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestImportRules checks every package of the module against the rules.
+func TestImportRules(t *testing.T) {
+	listedPkgs := goList(t, "./...")
+	if len(listedPkgs) < 10 {
+		t.Fatalf("go list found %d packages; expected the whole module", len(listedPkgs))
+	}
+	var pkgs []Package
+	for _, p := range listedPkgs {
+		pkgs = append(pkgs, Package{
+			Path:    strings.TrimPrefix(p.ImportPath, Module+"/"),
+			Imports: rel(p.Imports),
+			Tests:   rel(append(append([]string(nil), p.TestImports...), p.XTestImports...)),
+		})
+	}
+	for _, v := range Check(pkgs) {
+		t.Error(v)
+	}
+}
+
+// TestWorkerLinksNoHTTPFramework: the worker binary has no HTTP API, so it
+// must not carry Huma, JWT verification or Postgres code.
+func TestWorkerLinksNoHTTPFramework(t *testing.T) {
+	pkgs := goList(t, "./services/asyncevent-worker")
+	if len(pkgs) != 1 {
+		t.Fatalf("go list ./services/asyncevent-worker: %d packages", len(pkgs))
+	}
+	for _, dep := range pkgs[0].Deps {
+		for _, banned := range []string{"github.com/danielgtaylor/huma", "github.com/golang-jwt/jwt", "github.com/jackc/pgx"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("asyncevent-worker links %s (from %s)", dep, banned)
+			}
+		}
+	}
+}
+
+// TestRulesCatchViolations shows that each rule refuses what it should and
+// allows what it should, on made-up packages.
+func TestRulesCatchViolations(t *testing.T) {
+	cases := []struct {
+		name    string
+		pkg     Package
+		refused []string
+	}{
+		{"domain root imports sdk", Package{Path: "modules/photo", Imports: []string{"context", "github.com/oklog/ulid/v2", "sdk/ddb"}}, []string{"sdk/ddb"}},
+		{"domain root imports an AWS package", Package{Path: "modules/asyncevent", Imports: []string{"github.com/aws/aws-sdk-go-v2/aws"}}, []string{"github.com/aws/aws-sdk-go-v2/aws"}},
+		{"domain root tests may use stand-ins", Package{Path: "modules/photo", Tests: []string{"sdk/standin"}}, nil},
+		{"module imports another module", Package{Path: "modules/photo/dynamostore", Imports: []string{"modules/asyncevent", "modules/photo", "sdk/ddb"}}, []string{"modules/asyncevent"}},
+		{"module test imports another module", Package{Path: "modules/photo", Tests: []string{"modules/asyncevent/asynceventtest"}}, []string{"modules/asyncevent/asynceventtest"}},
+		{"module imports Huma", Package{Path: "modules/asyncevent/sqsqueue", Imports: []string{"github.com/danielgtaylor/huma/v2"}}, []string{"github.com/danielgtaylor/huma/v2"}},
+		{"module imports net/http", Package{Path: "modules/photo/pgstore", Imports: []string{"net/http"}}, []string{"net/http"}},
+		{"module imports a service", Package{Path: "modules/photo/pgstore", Imports: []string{"services/internal/server"}}, []string{"services/internal/server"}},
+		{"sdk imports a service", Package{Path: "sdk/ddb", Imports: []string{"services/internal/server"}}, []string{"services/internal/server"}},
+		{"sdk test imports a module", Package{Path: "sdk/auth", Tests: []string{"modules/photo"}}, []string{"modules/photo"}},
+		{"service imports another service", Package{Path: "services/internal/photoapi", Imports: []string{"services/internal/asynceventapi", "services/internal/server"}}, []string{"services/internal/asynceventapi"}},
+		{"service imports its own subpackage", Package{Path: "services/internal/photoapi", Imports: []string{"services/internal/photoapi/page"}}, nil},
+		{"binaries may wire anything", Package{Path: "services/dev", Imports: []string{"services/internal/photoapi", "services/internal/asynceventapi"}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, v := range Check([]Package{c.pkg}) {
+				got = append(got, v.Import)
+			}
+			if !slices.Equal(got, c.refused) {
+				t.Errorf("refused %q, want %q", got, c.refused)
+			}
+		})
+	}
+}

@@ -1,0 +1,15 @@
+// Package arch holds Pacer's import rules and the test that enforces them
+// over `go list`, so a change that breaks the architecture fails `make test`
+// and `make verify` instead of waiting for a review.
+//
+// The rules (see Rules for the exact list):
+//
+//   - A domain root (modules/<m>) imports the standard library and
+//     github.com/oklog/ulid/v2 only; adapters beside it own the vendors.
+//   - No package of a module imports another module, a service, Huma or
+//     net/http.
+//   - sdk/... imports no module and no service.
+//   - services/internal/<svc> imports no other services/internal package
+//     except a shared kit (Kits).
+//   - The worker binary links no HTTP API framework, JWT or Postgres code.
+package arch
