@@ -114,18 +114,12 @@ func invalidUTF8(data []byte) int {
 // value ends or the first error, which json.Unmarshal then reports.
 func checkDepth(data []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
-	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return nil
-		}
-		switch k := tok.Kind(); {
-		case (k == '{' || k == '[') && dec.StackDepth() > MaxBodyDepth:
+	for tok, err := dec.ReadToken(); err == nil && dec.StackDepth() > 0; tok, err = dec.ReadToken() {
+		if k := tok.Kind(); (k == '{' || k == '[') && dec.StackDepth() > MaxBodyDepth {
 			return &bodyError{location: pathOf(data, dec.StackPointer()), message: msgTooDeep}
-		case dec.StackDepth() == 0:
-			return nil
 		}
 	}
+	return nil
 }
 
 // refusal returns err, a json.Unmarshal error on data, as a bodyError
