@@ -9,11 +9,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// FuzzDuplicateKey checks duplicateKey, a byte scanner, against a second
-// implementation built on json.Decoder's tokens: on every valid JSON
-// document (in UTF-8) both name the same first duplicate key, or none.
+// FuzzDuplicateKey checks strictJSON's duplicate-key refusal (json/v2's
+// check, located by pathOf) against a second implementation built on
+// encoding/json's Decoder tokens: on every valid JSON document (in UTF-8)
+// both name the same first duplicate key, or none.
 func FuzzDuplicateKey(f *testing.F) {
 	for _, s := range []string{
 		`{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `[{"a":1},{"a":1,"a":2}]`, `{"a":"x\",\"a\":1","b":[1,{"c":2,"c":3}]}`,
@@ -26,9 +29,10 @@ func FuzzDuplicateKey(f *testing.F) {
 		if !json.Valid(data) || !utf8.Valid(data) { // strictJSON checks UTF-8 first
 			return
 		}
+		var v any
 		var be *bodyError
-		if errors.As(checkBody(data), &be) && be.message != msgDuplicate {
-			return // refused for depth or a surrogate before any duplicate
+		if errors.As(strictJSON.Unmarshal(data, &v), &be) && be.message != msgDuplicate {
+			return // refused for depth, a surrogate or a number before any duplicate
 		}
 		got, gotDup := duplicateKey(data)
 		want, wantDup := referenceDuplicateKey(data)
@@ -39,10 +43,11 @@ func FuzzDuplicateKey(f *testing.F) {
 }
 
 // duplicateKey reports the location of the first repeated key in data,
-// as checkBody finds it.
+// as strictJSON refuses it.
 func duplicateKey(data []byte) (string, bool) {
+	var v any
 	var be *bodyError
-	if errors.As(checkBody(data), &be) && be.message == msgDuplicate {
+	if errors.As(strictJSON.Unmarshal(data, &v), &be) && be.message == msgDuplicate {
 		return be.location, true
 	}
 	return "", false
@@ -138,24 +143,24 @@ func TestTooDeepMessageNamesTheLimit(t *testing.T) {
 	}
 }
 
-// pathAt names the value that ends at an offset, including an object or
-// array whose first byte is all that was read.
-func TestPathAt(t *testing.T) {
-	data := `{"photos":[{"size":1},{"size":{"q":1},"bibs":[[1],2]}],"n":3}`
+// pathOf turns a JSON Pointer into a body path, telling an array's index
+// from an object's key made of digits.
+func TestPathOf(t *testing.T) {
+	data := `{"photos":[{"size":1},{"size":{"q":1},"bibs":[[1],2]}],"n":{"1":[3,{"0":4}]},"a/b~":{"":5}}`
 	for _, c := range []struct {
-		after string // the offset is just after the first occurrence of this
-		want  string
+		pointer jsontext.Pointer
+		want    string
 	}{
-		{`"size":1`, "body.photos[0].size"},
-		{`"size":{`, "body.photos[1].size"},
-		{`"bibs":[`, "body.photos[1].bibs"},
-		{`"bibs":[[`, "body.photos[1].bibs[0]"},
-		{`[[1],2`, "body.photos[1].bibs[1]"},
-		{`"n":3`, "body.n"},
+		{"", "body"},
+		{"/photos/0/size", "body.photos[0].size"},
+		{"/photos/1/size/q", "body.photos[1].size.q"},
+		{"/photos/1/bibs/0/0", "body.photos[1].bibs[0][0]"},
+		{"/photos/1/bibs/1", "body.photos[1].bibs[1]"},
+		{"/n/1/1/0", "body.n.1[1].0"},
+		{"/a~1b~0/", "body.a/b~."},
 	} {
-		off := strings.Index(data, c.after) + len(c.after)
-		if got := pathAt([]byte(data), off); got != c.want {
-			t.Errorf("pathAt after %s = %s, want %s", c.after, got, c.want)
+		if got := pathOf([]byte(data), c.pointer); got != c.want {
+			t.Errorf("pathOf(%s) = %s, want %s", c.pointer, got, c.want)
 		}
 	}
 }
