@@ -24,8 +24,9 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local); no network once installed
+deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local) and promtool; no network once installed
 	@tools/standin/install.sh
+	@tools/promtool/install.sh
 
 # `go build -v` names each package it compiles (none when the build is
 # cached); awk turns that into a count every 50 packages and passes
@@ -67,7 +68,7 @@ bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
 
 .PHONY: verify
-verify: fmt-check vet arch lint openapi-check openapi-lint ## Check formatting, vet, import rules, lint, generated files and the OpenAPI specs
+verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs and the alert rules
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -124,6 +125,26 @@ openapi-check: ## Fail if openapi/*.yaml differs from what the services generate
 openapi-lint: deps ## Lint openapi/*.yaml with Redocly's recommended rules (fails on any error)
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true tools/standin/node_modules/.bin/redocly lint \
 	  --max-problems 50 $(foreach s,$(OPENAPI_SPECS),openapi/$(lastword $(subst :, ,$(s))).yaml)
+
+# The alerts are defined once, as data, in deploy/alarm; the Prometheus rule
+# file is generated from it (the deployment generates CloudWatch alarms from
+# the same package).
+RULES = deploy/prometheus/rules.yml
+
+.PHONY: rules
+rules: ## Regenerate deploy/prometheus/rules.yml from deploy/alarm
+	$(GO) run ./deploy/prometheus > $(RULES).tmp && mv $(RULES).tmp $(RULES)
+
+.PHONY: rules-check
+rules-check: ## Fail if deploy/prometheus/rules.yml differs from what deploy/alarm generates
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; $(GO) run ./deploy/prometheus > $$tmp; \
+	if ! diff -u $(RULES) $$tmp > $$tmp.diff; then echo "$(RULES) is stale (run make rules):"; head -40 $$tmp.diff; rm -f $$tmp.diff; exit 1; fi; rm -f $$tmp.diff
+
+.PHONY: rules-test
+rules-test: ## promtool check and unit-test the alert rules (deploy/prometheus/rules_test.yml)
+	@tools/promtool/install.sh
+	promtool check rules $(RULES)
+	promtool test rules deploy/prometheus/rules_test.yml
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries

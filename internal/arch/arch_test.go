@@ -94,6 +94,7 @@ func TestRulesCatchViolations(t *testing.T) {
 	}{
 		{"domain root imports sdk", Package{Path: "modules/photo", Imports: []string{"context", "github.com/oklog/ulid/v2", "sdk/ddb"}}, []string{"sdk/ddb"}},
 		{"domain root imports an AWS package", Package{Path: "modules/asyncevent", Imports: []string{"github.com/aws/aws-sdk-go-v2/aws"}}, []string{"github.com/aws/aws-sdk-go-v2/aws"}},
+		{"domain root imports deploy code", Package{Path: "modules/asyncevent", Imports: []string{"deploy/alarm"}}, []string{"deploy/alarm"}},
 		{"domain root tests may use stand-ins", Package{Path: "modules/photo", Tests: []string{"sdk/standin"}}, nil},
 		{"module imports another module", Package{Path: "modules/photo/dynamostore", Imports: []string{"modules/asyncevent", "modules/photo", "sdk/ddb"}}, []string{"modules/asyncevent"}},
 		{"module test imports another module", Package{Path: "modules/photo", Tests: []string{"modules/asyncevent/asynceventtest"}}, []string{"modules/asyncevent/asynceventtest"}},

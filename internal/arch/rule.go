@@ -151,7 +151,7 @@ func isStd(imp string) bool {
 		return false
 	}
 	switch first {
-	case "sdk", "modules", "services", "examples", "migrations", "internal", "bench", "tools":
+	case "sdk", "modules", "services", "examples", "migrations", "internal", "bench", "tools", "deploy":
 		return false
 	}
 	return true

@@ -1,0 +1,184 @@
+package alarm
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Signal records, as the alerts refer to them.
+const (
+	BacklogPerWorker = "pacer:queue_backlog_per_worker"
+	QueueStalled     = "pacer:queue_stalled"
+	DLQDelta         = "pacer:dlq_messages:delta"
+	HTTP5xxRatio     = "service:pacer_http_5xx:ratio_rate"
+	FinalRatio       = "pacer:worker_final:ratio_rate"
+	InvariantOK      = "pacer:capacity_invariant_ok:min"
+)
+
+// Signals returns the recording rules in evaluation order (each may use the
+// ones before it).
+func Signals(c Config) []Signal {
+	w := promDuration(c.RateWindow)
+	sqs := func(id, name, queue string) Metric {
+		return Metric{ID: id, Namespace: "AWS/SQS", Name: name, Stat: "Maximum", Dimensions: map[string]string{"QueueName": queue}}
+	}
+	custom := func(id, name, stat string, dims map[string]string) Metric {
+		return Metric{ID: id, Namespace: "Pacer", Name: name, Stat: stat, Dimensions: dims}
+	}
+	period := time.Minute
+	return []Signal{
+		{
+			Record: "queue_state:pacer_queue_messages:max",
+			Expr:   "max by (queue, state) (pacer_queue_messages)",
+			Help:   "SQS depth by queue and state, counted once however many processes export it (they all read the same queue).",
+		},
+		{
+			Record: "queue:pacer_queue_messages:sum",
+			Expr:   "sum by (queue) (queue_state:pacer_queue_messages:max)",
+			Help:   "SQS depth by queue, all states.",
+		},
+		{
+			Record: "pacer:workers_running",
+			Expr:   fmt.Sprintf(`max(pacer_workers_running) or count(up{job=%q} == 1) or vector(0)`, c.WorkerJob),
+			Help:   "Workers alive: the autoscaler's count, else the worker targets that are up, else 0.",
+		},
+		{
+			Record: BacklogPerWorker,
+			Expr:   `sum(queue_state:pacer_queue_messages:max{queue="main", state=~"visible|in_flight"}) / clamp_min(pacer:workers_running, 1)`,
+			Help:   "Backlog (visible + in-flight messages of the main queue) per running worker: the autoscaler's tracked metric.",
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					sqs("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
+					sqs("inflight", "ApproximateNumberOfMessagesNotVisible", "{queue}"),
+					{ID: "tasks", Namespace: "ECS/ContainerInsights", Name: "RunningTaskCount", Stat: "Average",
+						Dimensions: map[string]string{"ClusterName": "{cluster}", "ServiceName": "{service}"}},
+				},
+				Expression: "(visible + inflight) / IF(tasks > 1, tasks, 1)",
+				Period:     period,
+			},
+		},
+		{
+			Record: QueueStalled,
+			Expr: fmt.Sprintf(`(sum(queue_state:pacer_queue_messages:max{queue="main", state="visible"}) > bool 0)`+
+				` * ((sum(rate(pacer_worker_messages_total{outcome!="retryable"}[%s])) or vector(0)) == bool 0)`, w),
+			Help: "1 while the main queue has visible messages and no worker finished one (succeeded, rejected or final) in the window, else 0.",
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					sqs("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
+					{ID: "deleted", Namespace: "AWS/SQS", Name: "NumberOfMessagesDeleted", Stat: "Sum", Dimensions: map[string]string{"QueueName": "{queue}"}},
+				},
+				Expression: "IF(visible > 0 AND deleted == 0, 1, 0)",
+				Period:     c.RateWindow,
+			},
+		},
+		{
+			Record: DLQDelta,
+			Expr:   fmt.Sprintf(`sum(delta(queue:pacer_queue_messages:sum{queue="dlq"}[%s]))`, w),
+			Help:   "Change of the DLQ's depth over the window: above 0 when messages arrived (net of redrives).",
+			CloudWatch: CloudWatch{
+				Metrics:    []Metric{sqs("dlq", "ApproximateNumberOfMessagesVisible", "{dlq}")},
+				Expression: "DIFF(dlq)",
+				Period:     c.RateWindow,
+			},
+		},
+		{
+			Record: HTTP5xxRatio,
+			Expr: fmt.Sprintf(`sum by (service) (rate(pacer_http_request_duration_seconds_count{code_class="5xx"}[%s]))`+
+				` / (sum by (service) (rate(pacer_http_request_duration_seconds_count[%s])) > %s)`, w, w, num(c.HTTPMinRate)),
+			Help: fmt.Sprintf("Share of a service's answers that are 5xx; absent below %s requests/s, where a few requests are noise.", num(c.HTTPMinRate)),
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					{ID: "errors", Namespace: "AWS/ApplicationELB", Name: "HTTPCode_Target_5XX_Count", Stat: "Sum",
+						Dimensions: map[string]string{"LoadBalancer": "{loadBalancer}", "TargetGroup": "{targetGroup}"}},
+					{ID: "requests", Namespace: "AWS/ApplicationELB", Name: "RequestCount", Stat: "Sum",
+						Dimensions: map[string]string{"LoadBalancer": "{loadBalancer}", "TargetGroup": "{targetGroup}"}},
+				},
+				Expression: fmt.Sprintf("IF(requests > %s, errors / requests, 0)", num(c.HTTPMinRate*c.RateWindow.Seconds())),
+				Period:     c.RateWindow,
+			},
+		},
+		{
+			Record: FinalRatio,
+			Expr: fmt.Sprintf(`sum(rate(pacer_worker_messages_total{outcome="final"}[%s]))`+
+				` / (sum(rate(pacer_worker_messages_total{outcome!="retryable"}[%s])) > %s)`, w, w, num(c.WorkerMinRate)),
+			Help: fmt.Sprintf("Share of finished messages that ended FAILED_FINAL; absent below %s finished messages/s.", num(c.WorkerMinRate)),
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					custom("final", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "final"}),
+					custom("succeeded", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "succeeded"}),
+					custom("rejected", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "rejected"}),
+				},
+				Expression: fmt.Sprintf("IF(final + succeeded + rejected > %s, final / (final + succeeded + rejected), 0)", num(c.WorkerMinRate*c.RateWindow.Seconds())),
+				Period:     c.RateWindow,
+			},
+		},
+		{
+			Record: InvariantOK,
+			Expr:   "min(pacer_event_capacity_invariant_ok)",
+			Help:   "0 if any open FIRST_COME event has capacityTotal - capacityRemaining != SUCCEEDED, else 1.",
+			CloudWatch: CloudWatch{
+				Metrics:    []Metric{custom("ok", "pacer_event_capacity_invariant_ok", "Minimum", nil)},
+				Expression: "ok",
+				Period:     period,
+			},
+		},
+	}
+}
+
+// Alerts returns the alerts, each on one of Signals(c).
+func Alerts(c Config) []Alert {
+	target := c.Scaling.TargetBacklogPerWorker()
+	return []Alert{
+		{
+			Name: "QueueBacklogPerWorkerHigh", Signal: BacklogPerWorker, Op: ">", Threshold: target, For: c.BacklogFor, Severity: Warning,
+			Summary: fmt.Sprintf("Backlog per worker is {{ $value | humanize }}, above the target %s for %s", num(target), promDuration(c.BacklogFor)),
+			Description: fmt.Sprintf("Each running worker has more messages than it clears within the acceptable latency (%s), and scaling has not caught up: "+
+				"participations wait longer than promised. Workers may be at their maximum (%d) or failing to start.", promDuration(c.Scaling.AcceptableLatency), c.Scaling.Max),
+		},
+		{
+			Name: "QueueStalled", Signal: QueueStalled, Op: ">", Threshold: 0, For: c.StalledFor, Severity: Critical,
+			Summary:     fmt.Sprintf("Messages wait in the main queue and no worker finished one for %s", promDuration(c.StalledFor)),
+			Description: "Workers are stopped, cannot reach SQS or DynamoDB, or fail every message retryably: participations stay QUEUED and the queue grows.",
+		},
+		{
+			Name: "DLQInflow", Signal: DLQDelta, Op: ">", Threshold: 0, Severity: Critical,
+			Summary:     fmt.Sprintf("{{ $value | humanize }} more messages in the DLQ than %s ago", promDuration(c.RateWindow)),
+			Description: "Messages were received maxReceiveCount times without finishing and moved to the dead-letter queue: each is a participation that stays unfinished until it is redriven.",
+		},
+		{
+			Name: "HTTP5xxRatioHigh", Signal: HTTP5xxRatio, Op: ">", Threshold: c.HTTP5xxRatio, For: c.HTTP5xxFor, Severity: Critical,
+			Summary:     "{{ $labels.service }} answers {{ $value | humanizePercentage }} of its requests with 5xx",
+			Description: fmt.Sprintf("More than %s of the service's answers are server errors: a dependency (DynamoDB, SQS, Postgres) fails or the service is overloaded.", pct(c.HTTP5xxRatio)),
+		},
+		{
+			Name: "WorkerFinalFailureRatioHigh", Signal: FinalRatio, Op: ">", Threshold: c.FinalRatio, For: c.FinalFor, Severity: Warning,
+			Summary:     "{{ $value | humanizePercentage }} of finished messages ended FAILED_FINAL",
+			Description: fmt.Sprintf("More than %s of the messages workers finish fail non-retryably (bad data or a bug, not an outage): those participations are lost to their users.", pct(c.FinalRatio)),
+		},
+		{
+			Name: "CapacityInvariantBroken", Signal: InvariantOK, Op: "<", Threshold: 1, For: c.InvariantFor, Severity: Critical,
+			Summary:     "An open FIRST_COME event has capacityTotal - capacityRemaining != SUCCEEDED",
+			Description: "Seats taken and successful requests disagree: an event may be oversold or seats lost. Stop the sale before more users are affected.",
+		},
+	}
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func pct(v float64) string { return strconv.FormatFloat(v*100, 'g', -1, 64) + "%" }
+
+// promDuration formats d as Prometheus writes durations (10m, 1h, 30s).
+func promDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+}

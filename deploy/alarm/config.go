@@ -1,0 +1,67 @@
+package alarm
+
+import (
+	"time"
+
+	"github.com/pacerhq/pacer/sdk/autoscale"
+)
+
+// Config holds the alarms' thresholds.
+type Config struct {
+	// Scaling is the worker pool's autoscaling; QueueBacklogPerWorkerHigh
+	// fires when the backlog per worker stays above its target.
+	Scaling autoscale.Config
+	// WorkerJob is the workers' Prometheus job: with no
+	// pacer_workers_running series, the running workers are its up targets.
+	WorkerJob string
+	// RateWindow is the window of rate() and of the DLQ inflow delta.
+	RateWindow time.Duration
+	// BacklogFor is how long the backlog may stay above target (longer
+	// than a scale-out takes).
+	BacklogFor time.Duration
+	// StalledFor is how long messages may wait with nothing consumed.
+	StalledFor time.Duration
+	// HTTP5xxRatio and HTTPMinRate: the 5xx share of a service's answers
+	// that alerts, counted only above HTTPMinRate requests per second.
+	HTTP5xxRatio, HTTPMinRate float64
+	HTTP5xxFor                time.Duration
+	// FinalRatio and WorkerMinRate: the FAILED_FINAL share of finished
+	// messages that alerts, counted only above WorkerMinRate per second.
+	FinalRatio, WorkerMinRate float64
+	FinalFor                  time.Duration
+	// InvariantFor is how long the capacity invariant may read broken (the
+	// stats read a GSI, which lags the table by up to a second or so).
+	InvariantFor time.Duration
+	// RunbookBase is prefixed to docs/runbooks/<alert>.md in runbook_url.
+	RunbookBase string
+}
+
+// Defaults is production's configuration: the worker defaults
+// (concurrency 10) with a minute of acceptable latency at 100 ms a message,
+// so 6000 messages per worker, 1 to 20 workers, 5 minutes of scale-in
+// stabilization. ProcessingTime is a planning figure until the drain rate is
+// measured (docs/autoscaling.md).
+func Defaults() Config {
+	return Config{
+		Scaling: autoscale.Config{
+			AcceptableLatency: time.Minute,
+			ProcessingTime:    100 * time.Millisecond,
+			Concurrency:       10,
+			Min:               1,
+			Max:               20,
+			ScaleInWindow:     5 * time.Minute,
+		},
+		WorkerJob:     "asyncevent-worker",
+		RateWindow:    5 * time.Minute,
+		BacklogFor:    10 * time.Minute,
+		StalledFor:    5 * time.Minute,
+		HTTP5xxRatio:  0.05,
+		HTTPMinRate:   0.1,
+		HTTP5xxFor:    2 * time.Minute,
+		FinalRatio:    0.05,
+		WorkerMinRate: 0.05,
+		FinalFor:      5 * time.Minute,
+		InvariantFor:  2 * time.Minute,
+		RunbookBase:   "https://github.com/pacerhq/pacer/blob/main/",
+	}
+}
