@@ -7,7 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,15 +18,7 @@ import (
 
 func main() {
 	var f flags
-	s := config.NewSet("pacer-dev")
-	f.Declare(s)
-	if err := s.Parse(os.Args[1:], os.Getenv); err != nil {
-		if errors.Is(err, config.ErrHelp) {
-			os.Exit(0)
-		}
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	config.Parse("pacer-dev", f.Declare)
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // code that logs through slog's default prints the same way
