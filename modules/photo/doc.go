@@ -1,50 +1,37 @@
 // Package photo is PhotoService's domain: race photos that organizers and
 // runners search by bib number or by photographer.
 //
-// Postgres holds the truth (organizers, events, photographers, which
-// photographers shoot which event, each event's runners); DynamoDB holds a
-// read-optimized copy of every processed photo as one PHOTO item plus one
-// BIB_INDEX item per bib, in the PhotoService-{stage} table the seed fixes.
-// This package owns the rules between the two and depends on neither: it
-// declares the small interfaces it needs (Truth for Postgres, Index for
-// DynamoDB) and the adapters in photo/pgstore and photo/dynamostore
-// implement them.
+// Postgres holds the truth (organizers, events, photographers, their
+// assignments to events, each event's runners, runners' privacy requests);
+// DynamoDB holds a read-optimized copy of every processed photo, indexed by
+// bib and by photographer. This package holds the rules between the two
+// and imports only the standard library and ulid. The Service does no I/O
+// of its own: it is built from the ports it declares (port.go: Truth and
+// Index, each made of small interfaces by use), which the adapters
+// implement: pgstore on Postgres, dynamostore on DynamoDB.
 //
-// The rules:
+//	svc := photo.NewService(photo.Config{
+//		Truth: pgstore.New(pool),
+//		Index: dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema)),
+//	})
 //
-//   - Ingest validates a processed-photo record against the truth (the
-//     event belongs to the caller's org, the photographer belongs to it and
-//     is assigned to the event, ids and bibs are well formed), copies the
-//     photographer's handle and display name onto the photo, and writes it
-//     idempotently by ulid: posting the same ulid again creates nothing and
-//     changes nothing.
-//   - Unknown bibs (not among the event's runners) are kept: they are
-//     indexed and searchable like any other bib, and flagged, at ingest in
-//     the result's UnmatchedBibs and at search time by a nil Runner, so the
-//     flag corrects itself when the entry list is imported after the photos.
-//   - A runner's privacy request for a bib is recorded in Postgres, then
-//     applied to the event's photos: hide strikes the bib from them, delete
-//     deletes them. Later photos get the same treatment at ingest: a hidden
-//     bib is dropped (SuppressedBibs), and a photo showing a bib whose
-//     runner asked for deletion is not written (status Suppressed). Ingest
-//     checks the requests again after its writes, so a photo written while
-//     a request runs is treated the same. A PHOTO keeps the bibs hidden
-//     from it (never shown), so a delete after a hide still finds it, and a
-//     stale index entry never makes a delete take a photo that does not
-//     show the bib.
-//   - Newest first means the same in every search: by the ulid's time,
-//     which is createdAt (ingest refuses a createdAt that differs from the
-//     ulid's time, and mints a missing ulid at createdAt). The gallery and
-//     bib search order by ulid (SK, GSI1SK); the photographer search by
-//     createdAt (GSI2SK), and without an event it merges one GSI2 stream
-//     per event the photographer is assigned to (at most MaxSearchEvents)
-//     into one timeline, ties broken by ulid. Its page costs one Query per
-//     event that still has photos, every event on the first page.
-//   - A photographer's new handle or display name is copied to their PHOTO
-//     items by a resumable walk of GSI2 (SyncPhotographer), and Reconcile
-//     reports and repairs any copy that drifted from the truth.
+//	ev, err := svc.CreateEvent(ctx, org, photo.Event{ID: "seoul-2024", Name: "Seoul Marathon"})
+//	n, err := svc.ImportRunners(ctx, org, ev.ID, runners)
+//	res, err := svc.IngestBatch(ctx, org, ev.ID, records)      // idempotent by ulid
+//	page, err := svc.ByBib(ctx, org, ev.ID, "1234", photo.PageRequest{Limit: 50})
+//	pub, err := svc.PublicByBib(ctx, ev.ID, "1234", photo.PageRequest{}) // published events only
+//	priv, err := svc.RemoveBib(ctx, org, ev.ID, "1234", photo.HideMode)  // a runner's privacy request
+//
+// Every search is newest first, by the photo's ulid time (= createdAt).
+// Bibs not among the event's runners are kept and flagged (a nil Runner).
+// A photographer's profile change is copied to their photos by
+// SyncPhotographer; Reconcile reports and repairs drift.
 //
 // Errors are the package's sentinels (ErrNotFound, ErrInvalid, ErrConflict,
 // ErrCursor, ErrForbidden), checked with errors.Is; invalid input is a
 // *ValidationError naming each bad field.
+//
+// docs/photo.md explains the design: the rules between the truth and the
+// copy, privacy requests racing ingest, the search order and its cost, and
+// how a batch write stays atomic to readers.
 package photo

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/modules/photo/pgstore"
 	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
@@ -29,6 +30,7 @@ type env struct {
 	ctx   context.Context
 	ddb   *ddbtest.Env
 	pool  *pgxpool.Pool
+	truth *pgstore.Store
 	store *dynamostore.Store
 	svc   *photo.Service
 }
@@ -38,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
-	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, store: k.Store, svc: k.Service}
+	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, truth: k.Truth, store: k.Store, svc: k.Service}
 }
 
 // org creates an organizer with an event, a photographer assigned to it,

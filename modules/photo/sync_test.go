@@ -294,12 +294,12 @@ func TestConcurrentRenamesLeaveTheNewestCopy(t *testing.T) {
 	// Walk A copies rename A; just before its first write, rename B lands
 	// and its walk finishes. A must not leave its older copy behind.
 	newer := "Studio B"
-	idx := &raceIndex{Index: e.svc.Index(), before: func() {
+	idx := &raceIndex{Index: e.store, before: func() {
 		if _, _, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &newer}, photo.SyncOptions{}); err != nil {
 			t.Error(err)
 		}
 	}}
-	a := photo.NewService(photo.Config{Truth: e.svc.Truth(), Index: idx})
+	a := photo.NewService(photo.Config{Truth: e.truth, Index: idx})
 	older := "Studio A"
 	if _, _, err := a.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &older}, photo.SyncOptions{}); err != nil {
 		t.Fatal(err)

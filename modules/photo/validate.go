@@ -167,6 +167,6 @@ func printable(s string) any {
 // createdAt in GSI2SK.
 func MillisUTC(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
 
-// ISOMillis formats t as the seed writes timestamps:
-// 2024-11-09T10:30:00.000Z.
+// ISOMillis formats t as every stored timestamp is written: UTC, with
+// milliseconds, 2024-11-09T10:30:00.000Z.
 func ISOMillis(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

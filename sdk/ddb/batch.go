@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cenkalti/backoff/v5"
 )
 
 // Batch sizes DynamoDB allows per call.
@@ -15,29 +14,6 @@ const (
 	MaxBatchGet   = 100
 	MaxBatchWrite = 25
 )
-
-// retrier returns a capped exponential backoff with jitter for unprocessed
-// batch items.
-func (db *DB) retrier() *backoff.ExponentialBackOff {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = db.cfg.BatchBackoff
-	b.MaxInterval = db.cfg.BatchBackoffMax
-	b.RandomizationFactor = 0.5
-	b.Multiplier = 2
-	b.Reset()
-	return b
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // BatchGet reads items by key, 100 per call, retrying unprocessed keys with
 // backoff. The result has one entry per key, in the order of keys; a

@@ -30,7 +30,8 @@ type Config struct {
 	// TxConflictRetries is how many times DB.Transact retries a
 	// transaction cancelled only by TransactionConflict, and a single write
 	// (Op.Run, Update.Run) refused with TransactionConflictException
-	// because its item is in a transaction in flight (default 8; -1
+	// because its item is in a transaction in flight, and how many times
+	// DB.RetryConditional retries an optimistic write (default 8; -1
 	// disables). The backoff is the batch backoff.
 	TxConflictRetries int
 	BatchBackoff      time.Duration

@@ -136,17 +136,16 @@ func (o *Op) Run(ctx context.Context) error {
 // retries conflicted transactions: Config.TxConflictRetries times with the
 // batch backoff.
 func (o *Op) run(ctx context.Context, rv types.ReturnValue) (Item, error) {
-	bo := o.table.db.retrier()
-	for attempt := 0; ; attempt++ {
-		it, err := o.runOnce(ctx, rv)
+	var it Item
+	err := o.table.db.retry(ctx, func(err error) bool {
 		var tc *types.TransactionConflictException
-		if !errors.As(err, &tc) || attempt >= o.table.db.cfg.TxConflictRetries {
-			return it, err
-		}
-		if serr := sleep(ctx, bo.NextBackOff()); serr != nil {
-			return it, err
-		}
-	}
+		return errors.As(err, &tc)
+	}, func() error {
+		var err error
+		it, err = o.runOnce(ctx, rv)
+		return err
+	})
+	return it, err
 }
 
 func (o *Op) runOnce(ctx context.Context, rv types.ReturnValue) (Item, error) {

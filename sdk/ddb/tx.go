@@ -55,19 +55,12 @@ func (db *DB) TransactToken(ctx context.Context, token string, ops ...*Op) error
 	if token != "" {
 		in.ClientRequestToken = aws.String(token)
 	}
-	bo := db.retrier()
-	for attempt := 0; ; attempt++ {
-		err := db.transactOnce(ctx, in, ops)
+	// A transaction cancelled only because another touched the same items
+	// at the same moment applied nothing, so it is tried again.
+	return db.retry(ctx, func(err error) bool {
 		var te *TxError
-		if err == nil || !errors.As(err, &te) || !te.conflictOnly() || attempt >= db.cfg.TxConflictRetries {
-			return err
-		}
-		// Cancelled only because another transaction touched the same
-		// items at the same moment: nothing was applied, so try again.
-		if serr := sleep(ctx, bo.NextBackOff()); serr != nil {
-			return err
-		}
-	}
+		return errors.As(err, &te) && te.conflictOnly()
+	}, func() error { return db.transactOnce(ctx, in, ops) })
 }
 
 // transactOnce makes one TransactWriteItems call.

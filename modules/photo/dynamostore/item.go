@@ -8,7 +8,7 @@ import (
 )
 
 // PhotoItem is the PHOTO item's attributes (the SDK adds PK, SK and
-// EntityType). Field names are the seed's.
+// EntityType). Attribute names are fixed: items already stored use them.
 type PhotoItem struct {
 	ULID    string `dynamodbav:"ulid"`
 	OrgID   string `dynamodbav:"orgId"`
@@ -40,7 +40,7 @@ type PhotoItem struct {
 
 	// HiddenBibs are bibs struck from the photo by a runner's privacy
 	// request (hide), kept so that a later request to delete the runner's
-	// photos still finds it. Not part of the seed's fields; never shown.
+	// photos still finds it. Kept only for that; never shown.
 	HiddenBibs []string `dynamodbav:"hiddenBibs,omitempty"`
 
 	// Version counts the updates of the photo since its creation (absent
@@ -55,7 +55,8 @@ type DimensionsItem struct {
 	Height int `dynamodbav:"height"`
 }
 
-// BibItem is the BIB_INDEX item's attributes: the seed's light index entry.
+// BibItem is the BIB_INDEX item's attributes: a light index entry, with
+// just enough of the photo to find it and order it.
 type BibItem struct {
 	GSI1PK    string `dynamodbav:"GSI1PK"`
 	GSI1SK    string `dynamodbav:"GSI1SK"`

@@ -1,6 +1,7 @@
-// Package dynamostore is photo's DynamoDB read layer: the PhotoService-{stage}
-// single table with PHOTO and BIB_INDEX items exactly as the seed
-// (photoservice-schema.md) fixes them, built on sdk/ddb.
+// Package dynamostore is photo's DynamoDB side (photo.Index): the
+// PhotoService-{stage} single table with its PHOTO and BIB_INDEX items,
+// built on sdk/ddb. Key formats and attribute names are fixed: items
+// already stored use them.
 //
 //	PHOTO      PK ORG#{orgId}#EVT#{eventId}  SK PHOTO#{ulid}
 //	           GSI2PK PHOTOGRAPHER#{photographerId}  GSI2SK EVT#{eventId}#TIME#{createdAt}
@@ -12,29 +13,11 @@
 // (Table.Scope("orgId", org)), so no call made for one organizer can read or
 // write another's items, and cursors are bound to the organizer.
 //
-// Writes:
+//	store := dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema))
 //
-//   - Store.Create writes one photo in one TransactWriteItems: a put-if-absent
-//     of the PHOTO and a put of each BIB_INDEX. Re-posting the ulid cancels
-//     the transaction on the PHOTO's condition, whose reason carries the
-//     stored photo: nothing is written and the caller gets it back.
-//   - Store.CreateBatch writes many photos: the BIB_INDEX items with
-//     BatchWriteItem (25 items a call, unprocessed items retried with
-//     backoff), then each PHOTO with a put-if-absent. BatchWriteItem has no
-//     conditions and no atomicity, so the batch keeps each photo atomic to
-//     readers another way: it first BatchGets the PHOTO keys and skips
-//     photos that exist (the idempotency check), then writes every
-//     BIB_INDEX item and only after all of a photo's index items are in,
-//     its PHOTO. The PHOTO is the commit record: the gallery and the
-//     photographer search read PHOTO items, and bib search resolves each
-//     BIB_INDEX to its PHOTO and skips one whose PHOTO is absent or does
-//     not list the bib. A photo reported Failed is not known to be written
-//     (its index entries or its PHOTO put failed, or the put's answer was
-//     lost): re-post it. The PHOTO's condition makes exactly one of
-//     concurrent posts of a ulid win, even when their contents differ: the
-//     others report Exists with the stored photo, delete the index entries
-//     they wrote for bibs it does not list, and rewrite the ones it shares
-//     from it.
+// Store.Create writes one photo in one transaction; Store.CreateBatch
+// writes many with batch writes, each PHOTO last, as its commit record.
+// docs/photo.md explains how a batch stays atomic to readers.
 package dynamostore
 
 import (
@@ -64,7 +47,7 @@ var Schema = ddb.Schema{
 // TableName returns the table of a stage: PhotoService-{stage}.
 func TableName(stage string) string { return "PhotoService-" + stage }
 
-// Key formats, as the seed writes them.
+// Key formats (fixed: items already stored use them).
 var (
 	EventPK      = ddb.MustFormat("ORG#{orgId}#EVT#{eventId}")
 	PhotoSK      = ddb.MustFormat("PHOTO#{ulid}")

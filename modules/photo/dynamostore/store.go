@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -36,9 +35,6 @@ func New(table *ddb.Table) *Store {
 	}
 }
 
-// Table returns the store's (unscoped) table.
-func (s *Store) Table() *ddb.Table { return s.table }
-
 // view is one organizer's view of the table.
 type view struct {
 	t      *ddb.Table
@@ -49,23 +45,6 @@ type view struct {
 func (s *Store) scope(org string) view {
 	t := s.table.Scope(TenantAttribute, org)
 	return view{t: t, photos: s.photos.In(t), bibs: s.bibs.In(t)}
-}
-
-// maxConflictRetries bounds the re-read-and-retry of a write whose
-// optimistic check failed (the photo changed since it was read).
-// TransactionConflict cancellations are retried by ddb.DB.Transact itself.
-const maxConflictRetries = 6
-
-func backoff(ctx context.Context, attempt int) error {
-	d := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(10))*time.Millisecond
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // translate maps SDK errors to the domain's.
@@ -125,8 +104,9 @@ func (s *Store) existing(ctx context.Context, v view, pi *PhotoItem, r *ddb.TxRe
 	return it.toPhoto(), nil
 }
 
-// CreateBatch writes photos of one organizer with batch writes; see the
-// package documentation for how each photo stays atomic to readers. Calls:
+// CreateBatch writes photos of one organizer with batch writes, each PHOTO
+// after its BIB_INDEX items, as its commit record (docs/photo.md says how
+// each photo stays atomic to readers). Calls:
 // ⌈n/100⌉ BatchGetItem, ⌈bibs/25⌉ BatchWriteItem (plus retries of
 // unprocessed items), then one conditional PutItem per new photo,
 // batchPutConcurrency at a time.
@@ -416,30 +396,24 @@ func unchanged(it *PhotoItem) expression.ConditionBuilder {
 
 // Delete deletes a photo and its BIB_INDEX items in one transaction, on
 // condition that the photo did not change since it was read (else it
-// re-reads and retries).
+// re-reads and retries: ddb.DB.RetryConditional).
 func (s *Store) Delete(ctx context.Context, org, event, ulid string) (*photo.Photo, error) {
 	v := s.scope(org)
-	k := PhotoKey(org, event, ulid)
-	for attempt := 0; ; attempt++ {
-		it, err := v.photos.GetStrong(ctx, k)
-		if errors.Is(err, ddb.ErrNotFound) {
-			return nil, photo.NotFound("photo", ulid)
+	var it *PhotoItem
+	err := s.table.DB().RetryConditional(ctx, func() error {
+		var err error
+		if it, err = v.photos.GetStrong(ctx, PhotoKey(org, event, ulid)); err != nil {
+			return err
 		}
-		if err != nil {
-			return nil, err
-		}
-		err = s.deletePhoto(ctx, v, it, "")
-		if err == nil {
-			return it.toPhoto(), nil
-		}
-		if errors.Is(err, ddb.ErrConditionFailed) && attempt < maxConflictRetries {
-			if err := backoff(ctx, attempt); err != nil {
-				return nil, err
-			}
-			continue
-		}
+		return s.deletePhoto(ctx, v, it, "")
+	})
+	switch {
+	case errors.Is(err, ddb.ErrNotFound):
+		return nil, photo.NotFound("photo", ulid)
+	case err != nil:
 		return nil, fmt.Errorf("dynamostore: delete photo %s: %w", ulid, err)
 	}
+	return it.toPhoto(), nil
 }
 
 // deletePhoto deletes a PHOTO (if unchanged) and the BIB_INDEX items of its
@@ -550,52 +524,51 @@ func (s *Store) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode st
 
 // removeBibFrom applies mode to one photo (it; nil if absent) for its index
 // entry b, reading the photo again and retrying when it changed under the
-// write. It reports whether it changed the photo.
+// write (ddb.DB.RetryConditional). It reports whether it changed the photo.
 func (s *Store) removeBibFrom(ctx context.Context, v view, b *BibItem, it *PhotoItem, mode string, now time.Time) (bool, error) {
 	bk := bibItemKey(b)
-	for attempt := 0; ; attempt++ {
-		var err error
+	changed, reread := false, false
+	err := s.table.DB().RetryConditional(ctx, func() error {
+		if reread {
+			// The photo changed under us: read it again.
+			var err error
+			if it, err = v.photos.GetStrong(ctx, photoItemKey(it)); errors.Is(err, ddb.ErrNotFound) {
+				it = nil
+			} else if err != nil {
+				return err
+			}
+		}
+		reread, changed = true, false
 		switch {
 		case it == nil:
 			// An index entry without its PHOTO: just drop it.
-			return false, v.bibs.Delete(bk).Run(ctx)
+			return v.bibs.Delete(bk).Run(ctx)
 		case !slices.Contains(it.Bibs, b.Bib) && (mode != photo.DeleteMode || !slices.Contains(it.HiddenBibs, b.Bib)):
 			// A stale entry (left by a failed or lost write): the photo
 			// neither shows the bib nor had it hidden. Drop only the entry.
-			return false, v.bibs.Delete(bk).Run(ctx)
+			return v.bibs.Delete(bk).Run(ctx)
 		case mode == photo.DeleteMode:
-			err = s.deletePhoto(ctx, v, it, b.Bib)
-		default:
-			rest := slices.DeleteFunc(slices.Clone(it.Bibs), func(x string) bool { return x == b.Bib })
-			hidden := it.HiddenBibs
-			if !slices.Contains(hidden, b.Bib) {
-				hidden = append(slices.Clone(hidden), b.Bib)
-			}
-			err = s.table.DB().Transact(ctx,
-				v.bibs.Delete(bk),
-				v.photos.Update(photoItemKey(it)).
-					Set("bibs", rest).Set("bibCount", len(rest)).Set("hiddenBibs", hidden).
-					Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
-					// The bibs written are derived from those read: the same
-					// item must still hold them (not a re-post of the ulid).
-					If(unchanged(it)).If(expression.Name("bibs").Equal(expression.Value(nonNil(it.Bibs)))).
-					Label("photo").Op())
+			changed = true
+			return s.deletePhoto(ctx, v, it, b.Bib)
 		}
-		if err == nil {
-			return true, nil
+		changed = true
+		rest := slices.DeleteFunc(slices.Clone(it.Bibs), func(x string) bool { return x == b.Bib })
+		hidden := it.HiddenBibs
+		if !slices.Contains(hidden, b.Bib) {
+			hidden = append(slices.Clone(hidden), b.Bib)
 		}
-		if !errors.Is(err, ddb.ErrConditionFailed) || attempt >= maxConflictRetries {
-			return false, fmt.Errorf("dynamostore: remove bib %s from photo %s: %w", b.Bib, b.ULID, err)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return false, err
-		}
-		// The photo changed under us: read it again.
-		it, err = v.photos.GetStrong(ctx, photoItemKey(it))
-		if errors.Is(err, ddb.ErrNotFound) {
-			it = nil
-		} else if err != nil {
-			return false, err
-		}
+		return s.table.DB().Transact(ctx,
+			v.bibs.Delete(bk),
+			v.photos.Update(photoItemKey(it)).
+				Set("bibs", rest).Set("bibCount", len(rest)).Set("hiddenBibs", hidden).
+				Set("updatedAt", photo.ISOMillis(now)).Add("version", 1).
+				// The bibs written are derived from those read: the same
+				// item must still hold them (not a re-post of the ulid).
+				If(unchanged(it)).If(expression.Name("bibs").Equal(expression.Value(nonNil(it.Bibs)))).
+				Label("photo").Op())
+	})
+	if err != nil {
+		return false, fmt.Errorf("dynamostore: remove bib %s from photo %s: %w", b.Bib, b.ULID, err)
 	}
+	return changed, nil
 }

@@ -34,9 +34,11 @@ type Env struct {
 	DDB *ddbtest.Env
 	// Pool connects to the test's migrated Postgres database.
 	Pool *pgxpool.Pool
+	// Truth is the Postgres truth over Pool.
+	Truth *pgstore.Store
 	// Store is the DynamoDB index over DDB's table.
 	Store *dynamostore.Store
-	// Service is the domain service over Pool (truth) and Store (index).
+	// Service is the domain service over Truth and Store.
 	Service *photo.Service
 }
 
@@ -54,9 +56,9 @@ func New(ctx context.Context, t testing.TB) *Env {
 	}
 	t.Cleanup(pool.Close)
 	de := ddbtest.New(t, &dynamostore.Schema)
-	store := dynamostore.New(de.Table)
+	truth, store := pgstore.New(pool), dynamostore.New(de.Table)
 	return &Env{
-		DDB: de, Pool: pool, Store: store,
-		Service: photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: store}),
+		DDB: de, Pool: pool, Truth: truth, Store: store,
+		Service: photo.NewService(photo.Config{Truth: truth, Index: store}),
 	}
 }
