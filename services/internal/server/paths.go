@@ -109,11 +109,13 @@ func plain(ct string) bool {
 }
 
 // problems writes the problems guard produces the way Huma writes its own
-// (the ErrorModel with its $schema link and Link header, through
-// huma.NewError), from an API whose only operation makes Huma link the
+// (the ErrorModel with its $schema link and Link header, clipped by
+// clipProblems), from an API whose only operation makes Huma link the
 // ErrorModel schema.
 var problems = func() huma.API {
-	api := humago.New(http.NewServeMux(), huma.DefaultConfig("problems", "1"))
+	cfg := huma.DefaultConfig("problems", "1")
+	cfg.Transformers = []huma.Transformer{clipProblems}
+	api := humago.New(http.NewServeMux(), cfg)
 	huma.Register(api, huma.Operation{OperationID: "problem", Method: http.MethodGet, Path: "/"},
 		func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
 	return api

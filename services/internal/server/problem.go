@@ -16,9 +16,10 @@ import (
 // offending value in errors[].value, whole and once per error: an
 // "unexpected property" error carries the whole object around it, so seven
 // unknown properties next to a 1 MB string would come back as 7 MB. Every
-// problem built by huma.NewError (validation errors, huma.ErrorNNN, and
-// WriteErr) is clipped to these bounds, at any depth, which keeps a
-// response to a few KB whatever the request held.
+// problem an API built by NewAPI answers (validation errors, huma.ErrorNNN,
+// WriteErr, a service's domain problems) is clipped to these bounds, at
+// any depth, by clipProblems, which keeps a response to a few KB whatever
+// the request held.
 const (
 	// MaxEchoedValue bounds an echoed string, and an echoed object key, in
 	// bytes (cut on a rune boundary, with the full length appended).
@@ -42,18 +43,26 @@ const (
 	maxMessage, maxLocation, maxDetail = 200, 128, 512
 )
 
-func init() {
-	newError := huma.NewError
-	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		se := newError(status, msg, errs...)
-		if m, ok := se.(*huma.ErrorModel); ok {
-			for _, d := range m.Errors {
-				describeBodyError(d)
-			}
-			clipProblem(m)
-		}
-		return se
+// clipProblems is the response transformer that bounds every problem an
+// API answers: it moves strictJSON refusals to the location they name
+// (describeBodyError), then clips (clipProblem). It works on a copy, so a
+// problem value a handler shares is left as it is.
+func clipProblems(_ huma.Context, _ string, v any) (any, error) {
+	m, ok := v.(*huma.ErrorModel)
+	if !ok || m == nil {
+		return v, nil
 	}
+	c := *m
+	c.Errors = make([]*huma.ErrorDetail, len(m.Errors))
+	for i, d := range m.Errors {
+		if d != nil {
+			dc := *d
+			describeBodyError(&dc)
+			c.Errors[i] = &dc
+		}
+	}
+	clipProblem(&c)
+	return &c, nil
 }
 
 // bodyErrorText matches a bodyError's text: one of strictJSON's fixed

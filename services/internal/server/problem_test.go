@@ -11,12 +11,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/humatest"
 
-	"github.com/pacerhq/pacer/services/internal/server" // installs the clipping huma.NewError
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // A problem response does not echo a huge offending value back whole.
 func TestProblemClipsEchoedValues(t *testing.T) {
-	_, api := humatest.New(t)
+	api := humatest.Wrap(t, server.NewAPI(http.NewServeMux(), "t", "1", "", "http://127.0.0.1:8080", false))
 	huma.Register(api, huma.Operation{OperationID: "echo", Method: http.MethodPost, Path: "/echo"},
 		func(ctx context.Context, in *struct {
 			Body struct {
@@ -40,6 +40,18 @@ func TestProblemClipsEchoedValues(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("response lacks %q: %s", want, body)
 		}
+	}
+}
+
+// NewAPI clips the problems of the APIs it builds, not Huma's
+// process-wide constructor: huma.NewError, which every API shares, is left
+// as it is.
+func TestNewAPILeavesHumaNewErrorAlone(t *testing.T) {
+	server.NewAPI(http.NewServeMux(), "t", "1", "", "http://127.0.0.1:8080", false)
+	long := strings.Repeat("x", 5000)
+	m, ok := huma.NewError(http.StatusBadRequest, long).(*huma.ErrorModel)
+	if !ok || m.Detail != long {
+		t.Fatalf("huma.NewError changed the detail (%d bytes, want %d): a package-level setting leaked", len(m.Detail), len(long))
 	}
 }
 

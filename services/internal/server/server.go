@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -43,22 +44,26 @@ func NeedsToken(op *huma.Operation) bool {
 	return len(op.Security) > 0
 }
 
-func init() {
-	// Body keys are case-sensitive. encoding/json matches struct fields
-	// case-insensitively, so with Huma's default (case-insensitive
-	// validation) {"size":1,"SIZE":-5} validated "size" and decoded the
-	// unvalidated "SIZE" into the field; now "SIZE" is an unexpected
-	// property.
-	huma.ValidateStrictCasing = true
-}
+// strictCasing sets Huma's ValidateStrictCasing once: body keys are
+// case-sensitive. encoding/json matches struct fields case-insensitively,
+// so with Huma's default (case-insensitive validation) {"size":1,"SIZE":-5}
+// validated "size" and decoded the unvalidated "SIZE" into the field; now
+// "SIZE" is an unexpected property. Huma has the setting only process-wide:
+// once NewAPI has run, it holds for every API of the process.
+var strictCasing sync.Once
 
 // NewAPI returns a Huma API on mux with Pacer's conventions: OpenAPI 3.1,
 // a bearer JWT security scheme, operations without one stated as public
 // (Public), every error status the server itself may answer documented
 // (documentServerErrors), the local stack's address (server) as the
 // spec's server, and (in dev mode) the documented impersonation headers.
+// Every problem it answers is bounded (clipProblems), and body keys are
+// matched case-sensitively (strictCasing). It changes no other Huma
+// default, and APIs may be built concurrently.
 func NewAPI(mux *http.ServeMux, title, version, description, server string, dev bool) huma.API {
+	strictCasing.Do(func() { huma.ValidateStrictCasing = true })
 	cfg := huma.DefaultConfig(title, version)
+	cfg.Transformers = []huma.Transformer{clipProblems} // before the $schema link Huma adds
 	cfg.Info.License = &huma.License{Name: "Proprietary"}
 	cfg.Servers = []*huma.Server{{URL: server, Description: "The local stack (`make run`). Deployed, the API is served at the root of its host."}}
 	cfg.Formats = withStrictJSON(cfg.Formats)
