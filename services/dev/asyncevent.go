@@ -31,9 +31,10 @@ func init() {
 					return err
 				}
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, env.AWS, env.Log
-				cfg.Ready = func(addr string) {
-					fmt.Fprint(os.Stdout, asynceventBanner("http://"+addr))
+				cfg.Ready = func(_ context.Context, base string, _ asynceventapi.Deps) error {
+					fmt.Fprint(os.Stdout, asynceventBanner(base))
 					env.Ready()
+					return nil
 				}
 				return asynceventapi.Run(ctx, cfg)
 			},

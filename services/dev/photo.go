@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
 
@@ -23,9 +22,9 @@ func init() {
 			awsCfg := env.AWS
 			return photoapi.Run(ctx, photoapi.Config{
 				Listener: env.Listener, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
-				OnReady: func(ctx context.Context, base string, svc *photo.Service) error {
+				Ready: func(ctx context.Context, base string, deps photoapi.Deps) error {
 					defer env.Ready() // it serves; a demo-data failure is logged
-					d, err := photoapi.SeedDemo(ctx, svc)
+					d, err := photoapi.SeedDemo(ctx, deps.Service)
 					if err != nil {
 						return fmt.Errorf("demo data: %w", err)
 					}

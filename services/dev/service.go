@@ -71,7 +71,7 @@ type Service struct {
 //		Addr: "127.0.0.1:8082",
 //		Run: func(ctx context.Context, env Env) error {
 //			return photoapi.Run(ctx, photoapi.Config{Listener: env.Listener, AWS: env.AWS, DatabaseURL: env.DatabaseURL, Dev: true,
-//				OnReady: func(context.Context, string, *photo.Service) error { env.Ready(); return nil }})
+//				Ready: func(context.Context, string, photoapi.Deps) error { env.Ready(); return nil }})
 //		},
 //	},
 //

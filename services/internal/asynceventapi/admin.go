@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -112,251 +113,170 @@ type DeadMessageView struct {
 
 type dlqOutput struct {
 	Body struct {
-		MainDepth int               `json:"mainDepth" doc:"Messages waiting in the main queue (ApproximateNumberOfMessages + ApproximateNumberOfMessagesDelayed)"`
-		DeadDepth int               `json:"deadDepth" doc:"Messages waiting in the DLQ (ApproximateNumberOfMessages + ApproximateNumberOfMessagesDelayed)"`
+		MainDepth int               `json:"mainDepth" doc:"Messages waiting in the main queue, visible or delayed (the queue's approximate count)"`
+		DeadDepth int               `json:"deadDepth" doc:"Messages waiting in the DLQ, visible or delayed (the queue's approximate count)"`
 		Messages  []DeadMessageView `json:"messages"`
 	}
 }
 
 type redriveOutput struct {
 	Body struct {
-		TaskHandle string `json:"taskHandle" doc:"SQS message move task handle; the move runs asynchronously"`
+		TaskHandle string `json:"taskHandle" doc:"Names the move, which runs asynchronously"`
 	}
 }
 
-func registerAdmin(api huma.API, d *Deps) {
-	tags := []string{"admin"}
-	huma.Register(api, huma.Operation{
-		OperationID: "create-event", Method: http.MethodPost, Path: "/admin/events", Summary: "Create an event",
-		Description: "FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The EventConfig (and the EventCapacity) are written atomically.",
-		Tags:        tags, Security: server.Bearer, DefaultStatus: http.StatusCreated, MaxBodyBytes: eventBody,
-		Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *createEventInput) (*eventOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
+// adminOp is an admin operation: it needs a bearer token with the admin
+// role (403 without it) and may answer errs too.
+func adminOp(id, method, path, summary, description string, errs ...int) huma.Operation {
+	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary, Description: description,
+		Tags: []string{"admin"}, Security: server.Bearer, Errors: append([]int{http.StatusForbidden}, errs...)}
+}
+
+func registerAdmin(api huma.API, d Deps, problem func(error) error) {
+	create := adminOp("create-event", http.MethodPost, "/admin/events", "Create an event",
+		"FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither.",
+		http.StatusConflict, http.StatusUnprocessableEntity)
+	create.DefaultStatus, create.MaxBodyBytes = http.StatusCreated, eventBody
+	huma.Register(api, create, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *createEventInput) (*eventOutput, error) {
 		b := in.Body
-		cfg, err := d.Service.CreateEvent(ctx, asyncevent.NewEvent{
+		return eventOut(d.Service.CreateEvent(ctx, asyncevent.NewEvent{
 			EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
 			Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt,
 			LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
-		})
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &eventOutput{Body: eventViewOf(cfg)}, nil
-	})
+		}))
+	}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "get-event", Method: http.MethodGet, Path: "/admin/events/{eventId}", Summary: "Get an event",
-		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *EventPath) (*eventOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		cfg, err := d.Service.GetEvent(ctx, in.EventID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &eventOutput{Body: eventViewOf(cfg)}, nil
-	})
+	huma.Register(api, adminOp("get-event", http.MethodGet, "/admin/events/{eventId}", "Get an event", "", http.StatusNotFound),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
+			return eventOut(d.Service.GetEvent(ctx, in.EventID))
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "close-event", Method: http.MethodPost, Path: "/admin/events/{eventId}/close", Summary: "Close a FIRST_COME event early",
-		Description: "OPEN → CLOSED: new participations are refused (409 event-closed) from now on in this API process and, in the others, " +
-			"once their event cache expires (2 s by default); requests already accepted are still processed. Closing a closed event returns it unchanged. " +
+	huma.Register(api, adminOp("close-event", http.MethodPost, "/admin/events/{eventId}/close", "Close a FIRST_COME event early",
+		"OPEN → CLOSED: new participations are refused (409 event-closed) from now on in this API process and, in the others, "+
+			"once their event cache expires (2 s by default); requests already accepted are still processed. Closing a closed event returns it unchanged. "+
 			"A LOTTERY closes at its lotteryCutoffAt and is finished by the draw: 409 not-first-come.",
-		Tags: tags, Security: server.Bearer,
-		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *EventPath) (*eventOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		cfg, err := d.Service.CloseEvent(ctx, in.EventID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &eventOutput{Body: eventViewOf(cfg)}, nil
-	})
+		http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
+			return eventOut(d.Service.CloseEvent(ctx, in.EventID))
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "event-requests", Method: http.MethodGet, Path: "/admin/events/{eventId}/requests",
-		Summary:     "List an event's requests, newest first",
-		Description: "From GSI2 (newest queuedAt first); the status filter is applied on the server.",
-		Tags:        tags, Security: server.Bearer, Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *eventRequestsInput) (*pageOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		page, err := d.Service.EventRequests(ctx, in.EventID, asyncevent.Status(in.Status), in.Limit, in.Cursor)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, true), Cursor: page.Cursor}}, nil
-	})
+	huma.Register(api, adminOp("event-requests", http.MethodGet, "/admin/events/{eventId}/requests", "List an event's requests, newest first",
+		"Newest queuedAt first; requests appear once queued. The status filter is applied on the server as the list is read: a page is full "+
+			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses.",
+		http.StatusBadRequest, http.StatusNotFound),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *eventRequestsInput) (*pageOutput, error) {
+			page, err := d.Service.EventRequests(ctx, in.EventID, asyncevent.Status(in.Status), in.Limit, in.Cursor)
+			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, true), Cursor: page.Cursor}}, err
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "event-stats", Method: http.MethodGet, Path: "/admin/events/{eventId}/stats",
-		Summary:     "Count an event's requests by status and result",
-		Description: "Counts the queued requests (GSI2) on the server and, for FIRST_COME, checks capacityTotal − capacityRemaining == SUCCEEDED.",
-		Tags:        tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *EventPath) (*statsOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		st, err := d.Service.EventStats(ctx, in.EventID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		v := StatsView{EventID: st.EventID, EventType: string(st.EventType), Total: st.Total, ByStatus: map[string]int{}, ByResultCode: map[string]int{},
-			InvariantOK: st.InvariantOK}
-		if st.EventType == asyncevent.FirstCome {
-			v.CapacityTotal, v.CapacityRemaining = &st.CapacityTotal, &st.CapacityRemaining
-		}
-		for k, n := range st.ByStatus {
-			v.ByStatus[string(k)] = n
-		}
-		for k, n := range st.ByResultCode {
-			v.ByResultCode[string(k)] = n
-		}
-		return &statsOutput{Body: v}, nil
-	})
+	huma.Register(api, adminOp("event-stats", http.MethodGet, "/admin/events/{eventId}/stats", "Count an event's requests by status and result",
+		"Counts the event's queued requests on the server (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
+			"checks capacityTotal − capacityRemaining == SUCCEEDED.",
+		http.StatusNotFound),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*statsOutput, error) {
+			st, err := d.Service.EventStats(ctx, in.EventID)
+			if err != nil {
+				return nil, err
+			}
+			v := StatsView{EventID: st.EventID, EventType: string(st.EventType), Total: st.Total, ByStatus: map[string]int{}, ByResultCode: map[string]int{},
+				InvariantOK: st.InvariantOK}
+			if st.EventType == asyncevent.FirstCome {
+				v.CapacityTotal, v.CapacityRemaining = &st.CapacityTotal, &st.CapacityRemaining
+			}
+			for k, n := range st.ByStatus {
+				v.ByStatus[string(k)] = n
+			}
+			for k, n := range st.ByResultCode {
+				v.ByResultCode[string(k)] = n
+			}
+			return &statsOutput{Body: v}, nil
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "admin-get-request", Method: http.MethodGet, Path: "/admin/requests/{requestId}", Summary: "Get any request",
-		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *RequestPath) (*requestOutput, error) {
-		p, err := admin(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &requestOutput{Body: viewOf(r, true)}, nil
-	})
+	huma.Register(api, adminOp("admin-get-request", http.MethodGet, "/admin/requests/{requestId}", "Get any request", "", http.StatusNotFound),
+		server.Handle(server.Admin, problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
+			return requestOut(true)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "requeue-request", Method: http.MethodPost, Path: "/admin/requests/{requestId}/requeue",
-		Summary: "Re-queue a request whose enqueue failed",
-		Description: "Only for FAILED_FINAL / FAILED_INGEST_ENQUEUE (the SQS send failed at ingest; the seeds leave re-queueing to an operator). " +
-			"The request goes back to RECEIVED (logged), its message is sent, and it becomes QUEUED with the re-queue time as its queuedAt. " +
+	huma.Register(api, adminOp("requeue-request", http.MethodPost, "/admin/requests/{requestId}/requeue", "Re-queue a request whose enqueue failed",
+		"Only for FAILED_FINAL / FAILED_INGEST_ENQUEUE (the queue send failed at ingest; re-queueing is left to an operator). "+
+			"The request goes back to RECEIVED (logged), its message is sent, and it becomes QUEUED with the re-queue time as its queuedAt. "+
 			"If the send fails again it is FAILED_FINAL again. Any other request: 409 not-requeueable.",
-		Tags: tags, Security: server.Bearer,
-		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, in *RequestPath) (*requestOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		r, err := d.Service.RequeueFailed(ctx, in.RequestID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &requestOutput{Body: viewOf(r, true)}, nil
-	})
+		http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *RequestPath) (*requestOutput, error) {
+			return requestOut(true)(d.Service.RequeueFailed(ctx, in.RequestID))
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "request-logs", Method: http.MethodGet, Path: "/admin/requests/{requestId}/logs", Summary: "A request's status log",
-		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusNotFound},
-	}, func(ctx context.Context, in *RequestPath) (*logsOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		logs, err := d.Service.Logs(ctx, in.RequestID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		out := &logsOutput{}
-		out.Body.RequestID = in.RequestID
-		for _, l := range logs {
-			out.Body.Logs = append(out.Body.Logs, LogView{FromStatus: string(l.FromStatus), ToStatus: string(l.ToStatus), OccurredAt: l.OccurredAt, Message: l.Message})
-		}
-		return out, nil
-	})
+	huma.Register(api, adminOp("request-logs", http.MethodGet, "/admin/requests/{requestId}/logs", "A request's status log", "", http.StatusNotFound),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *RequestPath) (*logsOutput, error) {
+			logs, err := d.Service.Logs(ctx, in.RequestID)
+			out := &logsOutput{}
+			out.Body.RequestID = in.RequestID
+			for _, l := range logs {
+				out.Body.Logs = append(out.Body.Logs, LogView{FromStatus: string(l.FromStatus), ToStatus: string(l.ToStatus), OccurredAt: l.OccurredAt, Message: l.Message})
+			}
+			return out, err
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "draw", Method: http.MethodPost, Path: "/admin/events/{eventId}/draw", Summary: "Run a lottery draw",
-		Description: "Allowed once lotteryCutoffAt (plus a short grace) has passed and no entry is still queued. Idempotent and resumable: " +
+	draw := adminOp("draw", http.MethodPost, "/admin/events/{eventId}/draw", "Run a lottery draw",
+		"Allowed once lotteryCutoffAt (plus a short grace) has passed and no entry is still queued. Idempotent and resumable: "+
 			"calling it again returns the same winners. Winners are the first K entries by SHA-256(seed || requestId).",
-		Tags: tags, Security: server.Bearer, MaxBodyBytes: smallBody,
-		Errors: []int{http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *drawInput) (*drawOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
+		http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)
+	draw.MaxBodyBytes = smallBody
+	huma.Register(api, draw, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *drawInput) (*drawOutput, error) {
 		seed := ""
 		if in.Body != nil {
 			seed = in.Body.Seed
 		}
 		res, err := d.Service.Draw(ctx, in.EventID, seed)
 		if err != nil {
-			return nil, problem(d.log(), err)
+			return nil, err
 		}
 		winners := res.Winners
 		if winners == nil {
 			winners = []string{}
 		}
 		return &drawOutput{Body: DrawView{EventID: res.EventID, Seed: res.Seed, SeedCommitment: res.SeedCommitment, Entries: res.Entries, Winners: winners, DrawnAt: res.DrawnAt}}, nil
-	})
+	}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "dlq", Method: http.MethodGet, Path: "/admin/dlq", Summary: "Queue depths and DLQ messages",
-		Description: "Shows up to max DLQ messages without consuming them.",
-		Tags:        tags, Security: server.Bearer, Errors: []int{http.StatusForbidden},
-	}, func(ctx context.Context, in *dlqInput) (*dlqOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		v, err := d.Service.DeadLetters(ctx, in.Max)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		out := &dlqOutput{}
-		out.Body.MainDepth, out.Body.DeadDepth, out.Body.Messages = v.MainDepth, v.DeadDepth, []DeadMessageView{}
-		for _, m := range v.Messages {
-			dm := DeadMessageView{MessageID: m.MessageID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Raw: m.Raw}
-			if m.Message != nil {
-				dm.RequestID, dm.EventID, dm.UserID = m.Message.RequestID, m.Message.EventID, m.Message.UserID
+	huma.Register(api, adminOp("dlq", http.MethodGet, "/admin/dlq", "Queue depths and DLQ messages",
+		"Shows up to max DLQ messages without consuming them."),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *dlqInput) (*dlqOutput, error) {
+			v, err := d.Service.DeadLetters(ctx, in.Max)
+			if err != nil {
+				return nil, err
 			}
-			out.Body.Messages = append(out.Body.Messages, dm)
-		}
-		return out, nil
-	})
+			out := &dlqOutput{}
+			out.Body.MainDepth, out.Body.DeadDepth, out.Body.Messages = v.MainDepth, v.DeadDepth, []DeadMessageView{}
+			for _, m := range v.Messages {
+				dm := DeadMessageView{MessageID: m.MessageID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Raw: m.Raw}
+				if m.Message != nil {
+					dm.RequestID, dm.EventID, dm.UserID = m.Message.RequestID, m.Message.EventID, m.Message.UserID
+				}
+				out.Body.Messages = append(out.Body.Messages, dm)
+			}
+			return out, nil
+		}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "dlq-redrive", Method: http.MethodPost, Path: "/admin/dlq/redrive", Summary: "Move DLQ messages back to the queue",
-		Description: "Starts an SQS message move task from the DLQ to the main queue; workers then process the messages again (idempotently). SQS runs one move at a time: while one runs, the answer is 409.",
-		Tags:        tags, Security: server.Bearer, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, _ *struct{}) (*redriveOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
+	redrive := adminOp("dlq-redrive", http.MethodPost, "/admin/dlq/redrive", "Move DLQ messages back to the queue",
+		"Starts moving the DLQ's messages back to the main queue; workers then process them again (idempotently). One move runs at a time: while one runs, the answer is 409.",
+		http.StatusConflict, http.StatusServiceUnavailable)
+	redrive.DefaultStatus = http.StatusAccepted
+	huma.Register(api, redrive, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, _ *struct{}) (*redriveOutput, error) {
 		h, err := d.Service.Redrive(ctx)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
 		out := &redriveOutput{}
 		out.Body.TaskHandle = h
-		return out, nil
-	})
+		return out, err
+	}))
 
-	huma.Register(api, huma.Operation{
-		OperationID: "sweep-stranded", Method: http.MethodPost, Path: "/admin/requests/sweep", Summary: "Requeue requests stranded in RECEIVED",
-		Description: "Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. " +
-			"Scans the table, so it is a periodic job, not a per-request call: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min); call this to run it now, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. " +
+	huma.Register(api, adminOp("sweep-stranded", http.MethodPost, "/admin/requests/sweep", "Requeue requests stranded in RECEIVED",
+		"Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. "+
+			"Reads the whole table, so it is a periodic job, not a per-request call: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min); call this to run it now, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue).",
-		Tags: tags, Security: server.Bearer, Errors: []int{http.StatusForbidden, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, in *sweepInput) (*sweepOutput, error) {
-		if _, err := admin(ctx); err != nil {
-			return nil, err
-		}
-		res, err := d.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue"})
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &sweepOutput{Body: res}, nil
-	})
+		http.StatusServiceUnavailable),
+		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *sweepInput) (*sweepOutput, error) {
+			res, err := d.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue"})
+			return &sweepOutput{Body: res}, err
+		}))
 }
 
 type sweepInput struct {
@@ -365,4 +285,12 @@ type sweepInput struct {
 
 type sweepOutput struct {
 	Body asyncevent.SweepResult
+}
+
+// eventOut is an event as the answer, or err.
+func eventOut(c *asyncevent.EventConfig, err error) (*eventOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &eventOutput{Body: eventViewOf(c)}, nil
 }

@@ -49,7 +49,7 @@ func newAPI(t *testing.T, dev bool) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, dev)
+	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, dev)
 	return &apiEnv{Env: env, api: spectest.Wrap(t, api)}
 }
 
@@ -379,7 +379,7 @@ func TestCloseEventEndpoint(t *testing.T) {
 
 	resp = e.api.Post("/events/ev/participations", token(t, "u2"))
 	expect(t, resp, http.StatusConflict)
-	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"event-closed" {
+	if p := decode[map[string]any](t, resp); p["type"] != server.ProblemBase+"event-closed" {
 		t.Fatalf("participation after close: %v", p)
 	}
 
@@ -389,7 +389,7 @@ func TestCloseEventEndpoint(t *testing.T) {
 	}
 	resp = e.api.Post("/admin/events/lot/close", adm)
 	expect(t, resp, http.StatusConflict)
-	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"not-first-come" {
+	if p := decode[map[string]any](t, resp); p["type"] != server.ProblemBase+"not-first-come" {
 		t.Fatalf("closing a lottery: %v", p)
 	}
 	expect(t, e.api.Post("/admin/events/nope/close", adm), http.StatusNotFound)
@@ -423,7 +423,7 @@ func TestRequeueEndpoint(t *testing.T) {
 	}
 	resp = e.api.Post("/admin/requests/"+id+"/requeue", adm)
 	expect(t, resp, http.StatusConflict)
-	if p := decode[map[string]any](t, resp); p["type"] != asynceventapi.ProblemBase+"not-requeueable" {
+	if p := decode[map[string]any](t, resp); p["type"] != server.ProblemBase+"not-requeueable" {
 		t.Fatalf("second re-queue: %v", p)
 	}
 	expect(t, e.api.Post("/admin/requests/01M8ANM06JJ2G6K2AP2SMAK93R/requeue", adm), http.StatusNotFound)
@@ -459,7 +459,7 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), &asynceventapi.Deps{Service: env.Service}, v, false))
+	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
 	seed := strings.Repeat("ab", 32)
 	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
 		Winners: 1, LotteryCutoffAt: time.Now().Add(50 * time.Millisecond).UnixMilli(), SeedCommitment: asyncevent.Commit([]byte(seed))}); err != nil {

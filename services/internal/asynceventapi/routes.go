@@ -12,18 +12,11 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Deps are what the routes need. Register reads them only when a request
-// arrives, so the spec can be generated with a zero Deps.
+// Deps are what the routes need. Register reads Service only when a
+// request arrives, so the spec can be generated with a zero Deps.
 type Deps struct {
 	Service *asyncevent.Service
-	Log     *slog.Logger
-}
-
-func (d *Deps) log() *slog.Logger {
-	if d.Log == nil {
-		return slog.Default()
-	}
-	return d.Log
+	Log     *slog.Logger // default slog.Default()
 }
 
 // Body size limits.
@@ -87,7 +80,8 @@ type pageOutput struct {
 // Register adds the AsyncEvent operations to api. Authentication is the
 // server.Authenticate middleware's job; operations with Security need a
 // verified bearer token (or, in dev mode only, the dev header).
-func Register(api huma.API, d *Deps) {
+func Register(api huma.API, d Deps) {
+	problem := problems(d.Log).Problem
 	huma.Register(api, huma.Operation{
 		OperationID: "participate", Method: http.MethodPost, Path: "/events/{eventId}/participations",
 		Summary: "Participate in an event",
@@ -96,56 +90,40 @@ func Register(api huma.API, d *Deps) {
 			"The user is the token's subject; the body, if any, must be empty.",
 		Tags: []string{"participation"}, Security: server.Bearer, DefaultStatus: http.StatusAccepted, MaxBodyBytes: smallBody,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, in *participateInput) (*acceptedOutput, error) {
-		p, err := server.Caller(ctx)
-		if err != nil {
-			return nil, err
-		}
+	}, server.Handle(server.Caller, problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
 		res, err := d.Service.Participate(ctx, in.EventID, p.UserID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, nil
-	})
+		return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
+	}))
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-request", Method: http.MethodGet, Path: "/requests/{requestId}",
 		Summary:     "Get a participation request",
 		Description: "The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404).",
 		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusNotFound},
-	}, func(ctx context.Context, in *RequestPath) (*requestOutput, error) {
-		p, err := server.Caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &requestOutput{Body: viewOf(r, false)}, nil
-	})
+	}, server.Handle(server.Caller, problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
+		return requestOut(false)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
+	}))
 
 	huma.Register(api, huma.Operation{
 		OperationID: "my-participations", Method: http.MethodGet, Path: "/me/participations",
 		Summary:     "List my participations, newest first",
-		Description: "Requests appear once queued (GSI1, newest queuedAt first).",
+		Description: "Newest queuedAt first; requests appear once queued. A page costs one read.",
 		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusBadRequest},
-	}, func(ctx context.Context, in *PageQuery) (*pageOutput, error) {
-		p, err := server.Caller(ctx)
+	}, server.Handle(server.Caller, problem, func(ctx context.Context, p auth.Principal, in *PageQuery) (*pageOutput, error) {
+		page, err := d.Service.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
+		return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, err
+	}))
+
+	registerAdmin(api, d, problem)
+}
+
+// requestOut returns a function that answers a request as admin (or its
+// owner) sees it, or err.
+func requestOut(admin bool) func(*asyncevent.Request, error) (*requestOutput, error) {
+	return func(r *asyncevent.Request, err error) (*requestOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		page, err := d.Service.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
-		if err != nil {
-			return nil, problem(d.log(), err)
-		}
-		return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, nil
-	})
-
-	registerAdmin(api, d)
-}
-
-// admin returns the caller if they are an admin.
-func admin(ctx context.Context) (auth.Principal, error) {
-	return server.RequireRole(ctx, auth.RoleAdmin)
+		return &requestOutput{Body: viewOf(r, admin)}, nil
+	}
 }

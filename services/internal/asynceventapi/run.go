@@ -40,24 +40,18 @@ const description = "First-come and lottery event participation. `POST /events/{
 	"The user is always the bearer token's `sub`; admin operations need the `admin` role. Errors are RFC 9457 problems. " +
 	"Times are epoch milliseconds."
 
-// NewAPI returns the API on mux with authentication (when v is not nil;
-// dev enables the dev header) and the routes registered. The spec always
-// documents the dev-mode impersonation headers, which are honoured only in
-// dev mode.
-func NewAPI(mux *http.ServeMux, d *Deps, v *auth.Verifier, dev bool) huma.API {
-	api := server.NewAPI(mux, Title, Version, description, "http://"+DefaultAddr, true)
-	server.RegisterHealth(api)
-	if v != nil {
-		// Middlewares apply to operations registered after them.
-		server.Authenticate(api, v, dev)
-	}
-	Register(api, d)
-	return api
+// NewAPI returns the API on mux with the health probe, authentication
+// (when v is not nil; dev enables the dev header) and the routes
+// registered. The spec always documents the dev-mode impersonation
+// headers, which are honoured only in dev mode.
+func NewAPI(mux *http.ServeMux, d Deps, v *auth.Verifier, dev bool) huma.API {
+	return server.NewServiceAPI(mux, Title, Version, description+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev,
+		func(api huma.API) { Register(api, d) })
 }
 
 // WriteOpenAPI writes the spec as YAML, without starting anything.
 func WriteOpenAPI(w io.Writer) error {
-	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), &Deps{}, nil, false))
+	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
 // Config configures Run.
@@ -72,8 +66,10 @@ type Config struct {
 	Dev bool
 	// Verifier defaults to server.AuthFromEnv.
 	Verifier *auth.Verifier
-	// Ready, if set, is called with the listen address once serving.
-	Ready func(addr string)
+	// Ready, if set, is called once the API serves, with its base URL
+	// ("http://127.0.0.1:8081") and its Deps; an error it returns is
+	// logged, and the API keeps serving.
+	Ready func(ctx context.Context, baseURL string, d Deps) error
 }
 
 // Declare declares the API's settings, and the backend's, on s.
@@ -108,7 +104,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	NewAPI(mux, &Deps{Service: svc, Log: log}, cfg.Verifier, cfg.Dev)
+	d := Deps{Service: svc, Log: log}
+	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {
@@ -116,8 +113,5 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	log.Info("asyncevent-api listening", "addr", l.Addr().String(), "table", cfg.Table, "queue", cfg.Queue, "dev", cfg.Dev)
-	if cfg.Ready != nil {
-		cfg.Ready(l.Addr().String())
-	}
-	return server.Serve(ctx, &http.Server{Handler: mux}, l)
+	return server.ServeReady(ctx, &http.Server{Handler: mux}, l, log, cfg.Ready, d)
 }

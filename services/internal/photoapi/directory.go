@@ -14,6 +14,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type organizerBody struct {
@@ -31,12 +33,12 @@ type organizersOutput struct {
 
 func (h *handlers) registerAdmin(api huma.API) {
 	huma.Register(api, conflicting(op("create-organizer", http.MethodPost, "/admin/organizers", "Create an organizer", tagAdmin, http.StatusCreated)),
-		adminHandler(h, func(ctx context.Context, in *struct{ Body organizerBody }) (*organizerOutput, error) {
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *struct{ Body organizerBody }) (*organizerOutput, error) {
 			o, err := h.svc.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
 			return &organizerOutput{Body: o}, err
 		}))
 	huma.Register(api, op("list-organizers", http.MethodGet, "/admin/organizers", "List organizers", tagAdmin, http.StatusOK),
-		adminHandler(h, func(ctx context.Context, _ *struct{}) (*organizersOutput, error) {
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, _ *struct{}) (*organizersOutput, error) {
 			os, err := h.svc.ListOrganizers(ctx)
 			out := &organizersOutput{}
 			out.Body.Organizers = os
@@ -116,24 +118,24 @@ type runnersOutput struct {
 
 func (h *handlers) registerDirectory(api huma.API) {
 	huma.Register(api, conflicting(op("create-event", http.MethodPost, "/events", "Create an event of your organization", tagDirectory, http.StatusCreated)),
-		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body eventBody }) (*eventOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct{ Body eventBody }) (*eventOutput, error) {
 			e, err := h.svc.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
 			return &eventOutput{Body: e}, err
 		}))
 	huma.Register(api, op("list-events", http.MethodGet, "/events", "List your organization's events", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, _ *struct{}) (*eventsOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, _ *struct{}) (*eventsOutput, error) {
 			es, err := h.svc.ListEvents(ctx, org)
 			out := &eventsOutput{}
 			out.Body.Events = es
 			return out, err
 		}))
 	huma.Register(api, op("get-event", http.MethodGet, "/events/{eventId}", "Get an event", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *EventPath) (*eventOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *EventPath) (*eventOutput, error) {
 			e, err := h.svc.Event(ctx, org, in.EventID)
 			return &eventOutput{Body: e}, err
 		}))
 	huma.Register(api, op("update-event", http.MethodPatch, "/events/{eventId}", "Rename or (un)publish an event", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			Body eventPatchBody
 		}) (*eventOutput, error) {
@@ -142,23 +144,23 @@ func (h *handlers) registerDirectory(api huma.API) {
 		}))
 
 	huma.Register(api, conflicting(op("create-photographer", http.MethodPost, "/photographers", "Create a photographer of your organization", tagDirectory, http.StatusCreated)),
-		orgHandler(h, func(ctx context.Context, org string, in *struct{ Body photographerBody }) (*photographerOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct{ Body photographerBody }) (*photographerOutput, error) {
 			p, err := h.svc.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
 			return &photographerOutput{Body: p}, err
 		}))
 	huma.Register(api, op("list-photographers", http.MethodGet, "/photographers", "List your organization's photographers", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, _ *struct{}) (*photographersOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, _ *struct{}) (*photographersOutput, error) {
 			ps, err := h.svc.ListPhotographers(ctx, org)
 			return photographersOut(ps), err
 		}))
 	huma.Register(api, op("get-photographer", http.MethodGet, "/photographers/{photographerId}", "Get a photographer", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *PhotographerPath) (*photographerOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *PhotographerPath) (*photographerOutput, error) {
 			p, err := h.svc.Photographer(ctx, org, in.PhotographerID)
 			return &photographerOutput{Body: p}, err
 		}))
 	huma.Register(api, op("update-photographer", http.MethodPatch, "/photographers/{photographerId}",
 		"Change a photographer's handle or display name (and copy it onto their photos)", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			Body photographerPatchBody
 		}) (*photographerUpdateOutput, error) {
@@ -177,17 +179,17 @@ func (h *handlers) registerDirectory(api huma.API) {
 
 	huma.Register(api, op("assign-photographer", http.MethodPut, "/events/{eventId}/photographers/{photographerId}",
 		"Assign a photographer to an event", tagDirectory, http.StatusNoContent),
-		orgHandler(h, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
 			return &emptyOutput{}, h.svc.Assign(ctx, org, in.EventID, in.PhotographerID)
 		}))
 	huma.Register(api, op("unassign-photographer", http.MethodDelete, "/events/{eventId}/photographers/{photographerId}",
 		"Remove a photographer from an event (their photos stay)", tagDirectory, http.StatusNoContent),
-		orgHandler(h, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *AssignPath) (*emptyOutput, error) {
 			return &emptyOutput{}, h.svc.Unassign(ctx, org, in.EventID, in.PhotographerID)
 		}))
 	huma.Register(api, op("list-event-photographers", http.MethodGet, "/events/{eventId}/photographers",
 		"List the photographers assigned to an event", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *EventPath) (*photographersOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *EventPath) (*photographersOutput, error) {
 			ps, err := h.svc.Assigned(ctx, org, in.EventID)
 			return photographersOut(ps), err
 		}))
@@ -195,7 +197,7 @@ func (h *handlers) registerDirectory(api huma.API) {
 	imp := op("import-runners", http.MethodPost, "/events/{eventId}/runners",
 		"Import an event's entry list (bib → runner), as JSON or CSV; rows are upserted by bib", tagDirectory, http.StatusOK)
 	imp.MaxBodyBytes = 4 << 20
-	huma.Register(api, imp, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	huma.Register(api, imp, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body runnersBody
 	}) (*importOutput, error) {
@@ -212,7 +214,7 @@ func (h *handlers) registerDirectory(api huma.API) {
 		return out, nil
 	}))
 	huma.Register(api, op("list-runners", http.MethodGet, "/events/{eventId}/runners", "List an event's runners by bib", tagDirectory, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
 			Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`

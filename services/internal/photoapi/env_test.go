@@ -20,7 +20,6 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/spectest"
 )
 
@@ -50,9 +49,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	api := NewAPI(mux, false)
-	server.Authenticate(api, v, false)
-	Register(api, Deps{Service: k.Service})
+	api := NewAPI(mux, Deps{Service: k.Service}, v, false)
 	e := &env{ctx: ctx, raw: api, mux: mux, ddb: k.DDB, svc: k.Service}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt

@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // recordBody is a processed-photo record as the pipeline posts it. Field
@@ -89,7 +90,7 @@ type batchOutput struct {
 
 func (h *handlers) registerIngest(api huma.API) {
 	one := op("ingest-photo", http.MethodPost, "/events/{eventId}/photos",
-		"Ingest one processed photo (PHOTO + one BIB_INDEX per bib, in one transaction)", tagIngest, http.StatusCreated)
+		"Ingest one processed photo (written atomically with the entries that find it by bib)", tagIngest, http.StatusCreated)
 	one.Description = "Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists " +
 		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
 		"The photographer must belong to your organization and be assigned to the event."
@@ -97,7 +98,7 @@ func (h *handlers) registerIngest(api huma.API) {
 		Description: "The ulid already existed and nothing changed (status exists, with the stored photo), or the photo was not kept because a runner asked for their photos to be deleted (status suppressed).",
 		Content:     map[string]*huma.MediaType{"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ingestResult](), true, "")}},
 	}}
-	huma.Register(api, one, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	huma.Register(api, one, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body recordBody
 	}) (*ingestOutput, error) {
@@ -116,12 +117,12 @@ func (h *handlers) registerIngest(api huma.API) {
 		"Ingest up to 100 processed photos with batch writes", tagIngest, http.StatusOK)
 	batch.Description = "Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field " +
 		"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Existing ulids are skipped; " +
-		"all BIB_INDEX items are written with BatchWriteItem (unprocessed items retried with backoff), then each PHOTO " +
-		"with a put-if-absent, so a photo becomes visible only once all its index entries are in, and of concurrent " +
+		"the entries that find each photo by bib are written first, in batches (a throttled write is retried with backoff), then each photo " +
+		"if it is still absent, so a photo becomes visible only once every one of its bibs finds it, and of concurrent " +
 		"posts of one ulid exactly one creates it (the others get exists and the stored photo). A photo reported " +
 		"failed is not known to be written: re-post it (safe, by ulid)."
 	batch.MaxBodyBytes = 2 << 20
-	huma.Register(api, batch, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	huma.Register(api, batch, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		EventPath
 		Body batchBody
 	}) (*batchOutput, error) {

@@ -3,10 +3,11 @@
 // pipeline posts processed photos; organizers search them by bib, by
 // photographer or by event; runners search published events by bib.
 //
-// Register adds the routes to any huma.API (tests use humatest); Run wires
-// the real dependencies and serves; the photo-api command and the dev
-// runner both call Run. Domain errors become RFC 9457 problems in one place
-// (errors.go), which every route reaches through the adapters of handler.go.
+// NewAPI builds the API with its routes (Register adds them to any
+// huma.API); Run wires the real dependencies and serves; the photo-api
+// command and the dev runner both call Run. Domain errors become RFC 9457
+// problems in one place (errors.go), which every route reaches through
+// server.Handle.
 //
 // Identity: a bearer JWT verified by sdk/auth through
 // services/internal/server. Organizer endpoints need the "organizer" role
@@ -29,10 +30,11 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Deps are what the routes need.
+// Deps are what the routes need. Register reads Service only when a
+// request arrives, so the spec can be generated with a zero Deps.
 type Deps struct {
 	Service *photo.Service
-	Log     *slog.Logger
+	Log     *slog.Logger // default slog.Default()
 }
 
 // Tags group the operations in the spec.
@@ -48,8 +50,9 @@ const (
 
 // handlers holds the dependencies of every route.
 type handlers struct {
-	svc *photo.Service
-	log *slog.Logger
+	svc     *photo.Service
+	log     *slog.Logger
+	problem func(error) error // the domain's errors as problems (errors.go)
 }
 
 // Register adds every PhotoService route to api.
@@ -57,7 +60,7 @@ func Register(api huma.API, d Deps) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	h := &handlers{svc: d.Service, log: d.Log}
+	h := &handlers{svc: d.Service, log: d.Log, problem: problems(d.Log).Problem}
 	h.registerAdmin(api)
 	h.registerDirectory(api)
 	h.registerIngest(api)

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type privacyOutput struct {
@@ -17,8 +19,8 @@ type privacyOutput struct {
 
 func (h *handlers) registerPrivacy(api huma.API) {
 	huma.Register(api, op("delete-photo", http.MethodDelete, "/events/{eventId}/photos/{ulid}",
-		"Delete a photo with its BIB_INDEX items, in one transaction", tagPrivacy, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		"Delete a photo and the entries that find it by bib, atomically", tagPrivacy, http.StatusOK),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			ULIDPath
 		}) (*photoOutput, error) {
@@ -32,7 +34,7 @@ func (h *handlers) registerPrivacy(api huma.API) {
 		"Either way the request is recorded first, and applies to photos ingested later or while the request runs: " +
 		"hide drops the bib from them (suppressedBibs), delete does not keep them (status suppressed). " +
 		"It reads every photo of the event once. Idempotent."
-	huma.Register(api, pr, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	huma.Register(api, pr, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath
 		Body struct {

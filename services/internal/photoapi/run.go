@@ -18,6 +18,7 @@ import (
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
 	"github.com/pacerhq/pacer/modules/photo/pgstore"
+	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/config"
@@ -47,10 +48,11 @@ type Config struct {
 	Dev bool
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
-	// OnReady, if set, is called once the service is ready to serve, with
-	// its base URL and domain service (the dev runner loads demo data
-	// through it).
-	OnReady func(ctx context.Context, baseURL string, svc *photo.Service) error
+	// Ready, if set, is called once the API serves, with its base URL
+	// ("http://127.0.0.1:8082") and its Deps (the dev runner loads demo
+	// data through Deps.Service); an error it returns is logged, and the
+	// API keeps serving.
+	Ready func(ctx context.Context, baseURL string, d Deps) error
 }
 
 // Declare declares the API's settings on s.
@@ -66,25 +68,25 @@ const (
 	title   = "Pacer PhotoService API"
 	version = "1.0.0"
 	summary = "Race photos: organizers manage events, photographers and runners; the processing pipeline ingests " +
-		"processed photos (PHOTO + BIB_INDEX items in DynamoDB, validated against Postgres); organizers search by bib, " +
+		"processed photos (checked against the organizer's directory, then indexed for search); organizers search by bib, " +
 		"photographer or event; runners search published events by bib. Errors are RFC 9457 problem+json. " +
 		"Text lengths (minLength, maxLength) count characters, i.e. Unicode code points, as JSON Schema does: '가' and '👍' are one each, 'é' written as e and a combining accent is two."
 )
 
-// NewAPI returns the service's Huma API on mux, without routes.
-func NewAPI(mux *http.ServeMux, dev bool) huma.API {
-	return server.NewAPI(mux, title, version, summary, "http://"+DefaultAddr, dev)
+// NewAPI returns the API on mux with the health probe, authentication
+// (when v is not nil; dev enables the dev header) and the routes
+// registered. The spec always documents the dev-mode impersonation
+// headers, which are honoured only in dev mode.
+func NewAPI(mux *http.ServeMux, d Deps, v *auth.Verifier, dev bool) huma.API {
+	return server.NewServiceAPI(mux, title, version, summary+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev,
+		func(api huma.API) { Register(api, d) })
 }
 
-// WriteOpenAPI writes the service's OpenAPI spec (YAML) to w, as `photo-api
-// openapi` prints it and openapi/photo.yaml holds it. It needs no database.
+// WriteOpenAPI writes the spec as YAML, without starting anything (it
+// needs no database), as `photo-api openapi` prints it and
+// openapi/photo.yaml holds it.
 func WriteOpenAPI(w io.Writer) error {
-	// The spec documents the dev-mode headers, as the service honours them
-	// in dev mode (they are ignored otherwise, and the text says so).
-	api := NewAPI(http.NewServeMux(), true)
-	server.RegisterHealth(api)
-	Register(api, Deps{Service: photo.NewService(photo.Config{})})
-	return server.WriteOpenAPI(w, api)
+	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
 // Run applies the migrations, ensures the table, and serves the API until
@@ -136,10 +138,8 @@ func Run(ctx context.Context, cfg Config) error {
 	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log})
 
 	mux := http.NewServeMux()
-	api := NewAPI(mux, cfg.Dev)
-	server.RegisterHealth(api)
-	server.Authenticate(api, verifier, cfg.Dev)
-	Register(api, Deps{Service: svc, Log: cfg.Log})
+	d := Deps{Service: svc, Log: cfg.Log}
+	NewAPI(mux, d, verifier, cfg.Dev)
 
 	l := cfg.Listener
 	if l == nil {
@@ -147,15 +147,6 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
-	base := "http://" + l.Addr().String()
-	cfg.Log.Info("photo-api listening", "url", base, "table", table.Name(), "dev", cfg.Dev)
-	srv := &http.Server{Handler: mux}
-	served := make(chan error, 1)
-	go func() { served <- server.Serve(ctx, srv, l) }()
-	if cfg.OnReady != nil {
-		if err := cfg.OnReady(ctx, base, svc); err != nil {
-			cfg.Log.Error("photo-api: on-ready hook failed", "err", err)
-		}
-	}
-	return <-served
+	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table.Name(), "dev", cfg.Dev)
+	return server.ServeReady(ctx, &http.Server{Handler: mux}, l, cfg.Log, cfg.Ready, d)
 }

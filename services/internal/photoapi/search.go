@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type photosOutput struct {
@@ -92,7 +93,7 @@ func (h *handlers) registerSearch(api huma.API) {
 	gallery := op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK)
 	gallery.Description = newestDoc
 	huma.Register(api, gallery,
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			PageQuery
 		}) (*photosOutput, error) {
@@ -100,7 +101,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			return pageOut(p), err
 		}))
 	huma.Register(api, op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			ULIDPath
 		}) (*photoOutput, error) {
@@ -108,8 +109,8 @@ func (h *handlers) registerSearch(api huma.API) {
 			return &photoOutput{Body: p}, err
 		}))
 	bib := op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos", "Photos showing a bib, newest first", tagSearch, http.StatusOK)
-	bib.Description = "One GSI1 query and one BatchGetItem per 100 photos per page. Includes the runner's name when the bib is on the entry list. " + newestDoc
-	huma.Register(api, bib, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	bib.Description = "A page costs one read of the bib's entries and one batch read per 100 photos. Includes the runner's name when the bib is on the entry list. " + newestDoc
+	huma.Register(api, bib, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		EventPath
 		BibPath
 		PageQuery
@@ -120,9 +121,9 @@ func (h *handlers) registerSearch(api huma.API) {
 	ph := op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
 		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK)
 	ph.Description = fmt.Sprintf("Without eventId: one timeline across every event the photographer is assigned to (at most %d; more answers 422 naming eventId), "+
-		"merged from one GSI2 query per event; a page costs one query per event that still has photos (every event on the first page). "+
+		"merged from one read per event; a page costs one read per event that still has photos (every event on the first page). "+
 		"Photos of an event the photographer was removed from are listed by naming it in eventId. "+newestDoc, photo.MaxSearchEvents)
-	huma.Register(api, ph, orgHandler(h, func(ctx context.Context, org string, in *struct {
+	huma.Register(api, ph, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 		PhotographerPath
 		EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
 		Limit   int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size."`
@@ -140,7 +141,7 @@ func (h *handlers) registerPublic(api huma.API) {
 		Description: "No token needed. Only events their organizer has published; any other event answers 404. " +
 			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. " + newestDoc,
 		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, handler(h, func(ctx context.Context, in *struct {
+	}, server.Handle(server.Anyone, h.problem, func(ctx context.Context, _ struct{}, in *struct {
 		EventPath
 		BibPath
 		PageQuery

@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type syncOutput struct{ Body photo.SyncReport }
@@ -21,7 +22,7 @@ type ReconcileQuery struct {
 func (h *handlers) registerSync(api huma.API) {
 	huma.Register(api, conflicting(op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
 		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, http.StatusOK)),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			MaxPages int `query:"maxPages" minimum:"0" maximum:"100000" doc:"Stop after this many pages of 100 (0: to the end); the next call resumes."`
 		}) (*syncOutput, error) {
@@ -29,8 +30,8 @@ func (h *handlers) registerSync(api huma.API) {
 			return &syncOutput{Body: rep}, err
 		}))
 	huma.Register(api, op("reconcile-photographer", http.MethodPost, "/photographers/{photographerId}/reconcile",
-		"Compare a photographer's photos with Postgres; report and optionally repair drift", tagSync, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *struct {
+		"Compare the profile copied onto a photographer's photos with their profile; report and optionally repair drift", tagSync, http.StatusOK),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			ReconcileQuery
 		}) (*reconcileOutput, error) {
@@ -39,7 +40,7 @@ func (h *handlers) registerSync(api huma.API) {
 		}))
 	huma.Register(api, op("reconcile-organization", http.MethodPost, "/reconcile",
 		"Reconcile every photographer of your organization", tagSync, http.StatusOK),
-		orgHandler(h, func(ctx context.Context, org string, in *ReconcileQuery) (*reconcileOutput, error) {
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *ReconcileQuery) (*reconcileOutput, error) {
 			rep, err := h.svc.Reconcile(ctx, org, "", in.Repair)
 			return &reconcileOutput{Body: rep}, err
 		}))

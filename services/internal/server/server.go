@@ -3,8 +3,10 @@
 // scheme, strict JSON bodies: UTF-8, no repeated or case-variant keys, at
 // most MaxBodyDepth levels), JWT authentication middleware, the dev-only
 // impersonation header, the /healthz liveness probe, graceful serving, and
-// the `openapi` subcommand. Each service maps its own domain
-// errors to HTTP in one place (its errors.go), using the helpers here.
+// the `openapi` subcommand, and the route adapter Handle (who may call,
+// then the route's work, its errors mapped). Each service maps its own
+// domain errors to HTTP in one place (its errors.go: a table of
+// ProblemTypes for Errors).
 package server
 
 import (
@@ -19,6 +21,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/pacerhq/pacer/sdk/auth"
 )
 
 // BearerScheme is the name of the OpenAPI security scheme for JWTs.
@@ -85,6 +89,21 @@ func NewAPI(mux *http.ServeMux, title, version, description, server string, dev 
 	return humago.New(mux, cfg)
 }
 
+// NewServiceAPI is a service's API: NewAPI's, its spec documenting the
+// dev-mode headers (honoured only when dev is set), with the /healthz
+// probe, authentication by v (none when v is nil, as for writing the
+// spec), then the routes register adds.
+func NewServiceAPI(mux *http.ServeMux, title, version, description, server string, v *auth.Verifier, dev bool, register func(huma.API)) huma.API {
+	api := NewAPI(mux, title, version, description, server, true)
+	RegisterHealth(api)
+	if v != nil {
+		// Middlewares apply to operations registered after them.
+		Authenticate(api, v, dev)
+	}
+	register(api)
+	return api
+}
+
 // Serve runs srv on l until ctx is cancelled, then shuts it down
 // gracefully (in-flight requests get up to 10 s). It sets sane timeouts on
 // srv if they are zero, and puts guard in front of srv.Handler: unclean
@@ -124,6 +143,22 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	}
 	slog.Info("server stopped", "addr", l.Addr().String())
 	return nil
+}
+
+// ServeReady is Serve, which also calls ready (if not nil) once srv
+// serves, with srv's base URL ("http://" + l's address) and d, the API's
+// dependencies: the readiness hook of every service's Run. An error from
+// ready is logged; srv keeps serving.
+func ServeReady[D any](ctx context.Context, srv *http.Server, l net.Listener, log *slog.Logger,
+	ready func(ctx context.Context, baseURL string, d D) error, d D) error {
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, srv, l) }()
+	if ready != nil {
+		if err := ready(ctx, "http://"+l.Addr().String(), d); err != nil {
+			log.Error("server: the ready hook failed", "err", err)
+		}
+	}
+	return <-served
 }
 
 // Listen opens a TCP listener, with an error that says what to do when the

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// ProblemBase prefixes the type URI of every problem Pacer's APIs define.
+// Types are absolute URIs, as RFC 9457 recommends (a relative one would
+// resolve against each request's URL, one type per host), and stable:
+// clients branch on them. They identify, clients need not fetch them; each
+// API's spec lists its types (Errors.Doc). Problems that mean no more than
+// their status (Huma's own: a request failing its schema, a missing token,
+// an unknown path) keep RFC 9457's about:blank.
+const ProblemBase = "https://pacer.dev/problems/"
+
+// ProblemType is how one domain error answers.
+type ProblemType struct {
+	Err    error  // the domain error, matched with errors.Is
+	Status int    // the HTTP status
+	Name   string // the type's name; its URI is ProblemBase + Name
+	// Detail, when set, replaces the error's text (which may carry a
+	// dependency's error: AWS text, resource names).
+	Detail string
+	// Field, when set, is the request location the problem names.
+	Field string
+}
+
+// The types every service shares: a failed dependency and a bug.
+var (
+	unavailable = ProblemType{Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"}
+	internal    = ProblemType{Status: http.StatusInternalServerError, Name: "internal", Detail: "internal error"}
+)
+
+// Errors maps a service's domain errors to RFC 9457 problems: the one
+// place, per service, where domain errors meet HTTP statuses (its
+// errors.go declares Types).
+type Errors struct {
+	// Types are the service's domain errors, the first match wins.
+	Types []ProblemType
+	// Prefix is the domain package's prefix of error texts ("photo: "),
+	// left out of details.
+	Prefix string
+	// Fields, if set, returns the per-field details of an error that names
+	// fields (a validation error), or nil.
+	Fields func(err error) []*huma.ErrorDetail
+	// Log receives dependency failures and internal errors (default
+	// slog.Default()).
+	Log *slog.Logger
+}
+
+// Problem returns err as an HTTP problem: an error that already is one
+// (huma.StatusError) unchanged; a domain error by its ProblemType; a
+// cancelled request 499; a failed dependency (DependencyFailed) 503
+// unavailable, logged; anything else 500 internal, logged, without its
+// text.
+func (e Errors) Problem(err error) error {
+	var se huma.StatusError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, context.Canceled):
+		return huma.NewError(499, "request cancelled")
+	}
+	for _, t := range e.Types {
+		if errors.Is(err, t.Err) {
+			return e.answer(t, err)
+		}
+	}
+	if DependencyFailed(err) {
+		return e.answer(unavailable, err)
+	}
+	return e.answer(internal, err)
+}
+
+// answer is err answered as t.
+func (e Errors) answer(t ProblemType, err error) error {
+	log := e.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	switch {
+	case t.Status == http.StatusInternalServerError:
+		log.Error("internal error", "err", err)
+	case t.Status >= 500:
+		log.Warn("dependency error", "err", err)
+	}
+	m := &huma.ErrorModel{Type: ProblemBase + t.Name, Title: http.StatusText(t.Status), Status: t.Status, Detail: t.Detail}
+	if m.Detail == "" {
+		m.Detail = e.text(err)
+	}
+	if t.Field != "" {
+		m.Errors = []*huma.ErrorDetail{{Message: m.Detail, Location: t.Field}}
+	}
+	if e.Fields != nil && t.Status < 500 {
+		if d := e.Fields(err); d != nil {
+			m.Errors = d
+		}
+	}
+	return m
+}
+
+// text is err's text without the domain package's prefix.
+func (e Errors) text(err error) string {
+	if e.Prefix == "" {
+		return err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), e.Prefix, "")
+}
+
+// Doc describes the problem types for the API's spec, in Markdown.
+func (e Errors) Doc() string {
+	var b strings.Builder
+	b.WriteString("**Problem types.** Errors that mean more than their status have a `type` under `" + ProblemBase + "`:\n\n" +
+		"| type | status | meaning |\n|---|---|---|\n")
+	seen := map[string]bool{}
+	for _, t := range append(e.Types[:len(e.Types):len(e.Types)], unavailable, internal) {
+		if seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		meaning := t.Detail
+		if t.Err != nil {
+			meaning = e.text(t.Err)
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", ProblemBase+t.Name, t.Status, meaning)
+	}
+	b.WriteString("\nOther errors (a request that fails its schema, a missing token, an unknown path) mean no more than their status: their type is `about:blank`.")
+	return b.String()
+}
