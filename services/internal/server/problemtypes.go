@@ -95,7 +95,7 @@ func (e Errors) answer(t ProblemType, err error) error {
 	}
 	m := &huma.ErrorModel{Type: ProblemBase + t.Name, Title: http.StatusText(t.Status), Status: t.Status, Detail: t.Detail}
 	if m.Detail == "" {
-		m.Detail = e.text(err)
+		m.Detail = strings.ReplaceAll(err.Error(), e.Prefix, "") // "" leaves it as it is
 	}
 	if t.Field != "" {
 		m.Errors = []*huma.ErrorDetail{{Message: m.Detail, Location: t.Field}}
@@ -106,14 +106,6 @@ func (e Errors) answer(t ProblemType, err error) error {
 		}
 	}
 	return m
-}
-
-// text is err's text without the domain package's prefix.
-func (e Errors) text(err error) string {
-	if e.Prefix == "" {
-		return err.Error()
-	}
-	return strings.ReplaceAll(err.Error(), e.Prefix, "")
 }
 
 // Doc describes the problem types for the API's spec, in Markdown.
@@ -129,7 +121,7 @@ func (e Errors) Doc() string {
 		seen[t.Name] = true
 		meaning := t.Detail
 		if t.Err != nil {
-			meaning = e.text(t.Err)
+			meaning = strings.ReplaceAll(t.Err.Error(), e.Prefix, "")
 		}
 		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", ProblemBase+t.Name, t.Status, meaning)
 	}
