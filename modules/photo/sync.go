@@ -111,7 +111,7 @@ type Drift struct {
 type ReconcileReport struct {
 	Photographers int     `json:"photographers"`
 	Scanned       int     `json:"scanned"`
-	Drifted       int     `json:"drifted" doc:"Photos whose copy disagreed with Postgres."`
+	Drifted       int     `json:"drifted" doc:"Photos whose photographer fields disagreed with the directory (the source of truth) and were repaired."`
 	Repaired      int     `json:"repaired"`
 	Drift         []Drift `json:"drift" doc:"The first 100 disagreements."`
 }

@@ -26,7 +26,7 @@ import (
 // unpaired surrogates with U+FFFD and keep the last of repeated keys, so
 // {"capacity":-1,"capacity":5} would pass validation of one value and
 // store the other. (Huma's schema validation is made case-sensitive too:
-// see huma.ValidateStrictCasing in this package's init.) Responses are
+// see huma.ValidateStrictCasing, set by NewAPI.) Responses are
 // still written by Huma's encoding/json format.
 var strictJSON = huma.Format{
 	Marshal: huma.DefaultJSONFormat.Marshal,
