@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
@@ -23,11 +22,7 @@ func main() {
 	}
 	var cfg asynceventapi.Config
 	config.Main("asyncevent-api", cfg.Declare, func(ctx context.Context, log *slog.Logger) error {
-		aws, err := awsclient.Load(ctx)
-		if err != nil {
-			return err
-		}
-		cfg.AWS, cfg.Log = aws, log
+		cfg.Log = log
 		return asynceventapi.Run(ctx, cfg)
 	})
 }

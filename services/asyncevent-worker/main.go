@@ -8,7 +8,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
@@ -16,11 +15,7 @@ import (
 func main() {
 	var cfg asyncworker.Config
 	config.Main("asyncevent-worker", cfg.Declare, func(ctx context.Context, log *slog.Logger) error {
-		aws, err := awsclient.Load(ctx)
-		if err != nil {
-			return err
-		}
-		cfg.AWS, cfg.Log = aws, log
+		cfg.Log = log
 		return asyncworker.Run(ctx, cfg)
 	})
 }

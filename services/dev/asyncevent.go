@@ -30,7 +30,7 @@ func init() {
 				if err := config.FromEnv("asyncevent-api", cfg.Declare); err != nil {
 					return err
 				}
-				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, env.AWS, env.Log
+				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, &env.AWS, env.Log
 				cfg.Ready = func(_ context.Context, base string, _ asynceventapi.Deps) error {
 					fmt.Fprint(os.Stdout, asynceventBanner(base))
 					env.Ready()
@@ -46,7 +46,7 @@ func init() {
 				if err := config.FromEnv("asyncevent-worker", cfg.Declare); err != nil {
 					return err
 				}
-				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, env.AWS, env.Log, env.Ready
+				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
 				if os.Getenv("PACER_WORKER_WAIT") == "" {
 					// local-aws-sqs answers a long poll only when the batch is
 					// full or the wait is over (real SQS answers as soon as a

@@ -30,7 +30,10 @@ type Config struct {
 	// Setup creates the table and the queues if they are missing.
 	Setup bool
 
-	AWS aws.Config
+	// AWS is the AWS configuration; nil loads it with awsclient.Load (the
+	// standard chain, or the local stand-ins' endpoints when set), as
+	// photo-api does.
+	AWS *aws.Config
 	// DynamoDB and SQS override the clients built from AWS (e.g. to count
 	// calls or inject faults).
 	DynamoDB ddb.Client
@@ -82,13 +85,20 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if cfg.Queue == "" {
 		cfg.Queue = sqsqueue.DefaultName
 	}
+	if cfg.AWS == nil && (cfg.DynamoDB == nil || cfg.SQS == nil) {
+		c, err := awsclient.Load(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.AWS = &c
+	}
 	dc := cfg.DynamoDB
 	if dc == nil {
-		dc = awsclient.DynamoDB(cfg.AWS)
+		dc = awsclient.DynamoDB(*cfg.AWS)
 	}
 	sc := cfg.SQS
 	if sc == nil {
-		sc = awsclient.SQS(cfg.AWS)
+		sc = awsclient.SQS(*cfg.AWS)
 	}
 	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey}), cfg.Table)
 	if cfg.Setup {

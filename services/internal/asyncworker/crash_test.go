@@ -44,7 +44,7 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	cfg.AWS = awsCfg
+	cfg.AWS = &awsCfg
 	slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
 	slow.SetTxDelay(500 * time.Millisecond)
 	cfg.DynamoDB = slow
