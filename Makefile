@@ -68,6 +68,12 @@ fuzz: ## Fuzz the key codec, the cursor decoder and the strict JSON body checks,
 bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu/dynamo (separate module in bench/)
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
 
+# Drives a running `make run` (dev mode) on loopback; LOADFLAGS adds flags,
+# e.g. LOADFLAGS='-target http://127.0.0.1:18081 -closed 200 -spike-rate 0'.
+.PHONY: load
+load: ## Load the running local stack (make run): closed 200 and 500 users, an open spike; summary, .cache/load/load.{json,html}; thresholds set the exit code
+	cd bench && $(GO) run ./cmd/load -thresholds cmd/load/thresholds.json $(LOADFLAGS)
+
 .PHONY: verify
 verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs and the alert rules
 
