@@ -24,9 +24,10 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local) and promtool; no network once installed
+deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local), promtool and Chromium (the pages' browser tests); no network once installed
 	@tools/standin/install.sh
 	@tools/promtool/install.sh
+	@tools/chromium/install.sh
 
 # `go build -v` names each package it compiles (none when the build is
 # cached); awk turns that into a count every 50 packages and passes
@@ -66,6 +67,12 @@ fuzz: ## Fuzz the key codec, the cursor decoder and the strict JSON body checks,
 .PHONY: bench-compare
 bench-compare: ## Compare the SDK's encode/decode with attributevalue and guregu/dynamo (separate module in bench/)
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8
+
+# Drives a running `make run` (dev mode) on loopback; LOADFLAGS adds flags,
+# e.g. LOADFLAGS='-target http://127.0.0.1:18081 -closed 200 -spike-rate 0'.
+.PHONY: load
+load: ## Load the running local stack (make run): closed 200 and 500 users, an open spike; summary, .cache/load/load.{json,html}; thresholds set the exit code
+	cd bench && $(GO) run ./cmd/load -thresholds cmd/load/thresholds.json $(LOADFLAGS)
 
 .PHONY: verify
 verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs and the alert rules

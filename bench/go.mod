@@ -7,6 +7,7 @@ replace github.com/pacerhq/pacer => ../
 require (
 	github.com/guregu/dynamo/v2 v2.1.1
 	github.com/pacerhq/pacer v0.0.0-00010101000000-000000000000
+	github.com/tsenart/vegeta/v12 v12.13.0
 )
 
 require (
@@ -32,5 +33,11 @@ require (
 	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
+	github.com/influxdata/tdigest v0.0.1 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
+	golang.org/x/net v0.27.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 )

@@ -75,6 +75,7 @@ func asynceventBanner(base string) string {
 	fmt.Fprintf(&b, "  curl -s %s/requests/<requestId> -H \"Authorization: Bearer $PACER_USER_TOKEN\"\n", base)
 	fmt.Fprintf(&b, "  curl -s %s/me/participations -H 'X-Pacer-Dev-User: dev-user'   # dev-mode impersonation\n", base)
 	fmt.Fprintf(&b, "  curl -s %s/admin/events/demo/stats -H \"Authorization: Bearer $PACER_ADMIN_TOKEN\"\n", base)
-	fmt.Fprintf(&b, "  API reference: %s/docs\n\n", base)
+	fmt.Fprintf(&b, "  API reference: %s/docs\n", base)
+	fmt.Fprintf(&b, "Pages: participate %s/ui/?event=demo · ops (admin) %s/ui/ops.html?event=demo · DLQ %s/ui/dlq.html\n\n", base, base, base)
 	return b.String()
 }

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
@@ -20,13 +23,22 @@ func init() {
 		AddrVar: "PACER_PHOTO_ADDR",
 		Run: func(ctx context.Context, env Env) error {
 			awsCfg := env.AWS
+			images, stopCDN, err := serveCDN(demoImageDir)
+			if err != nil {
+				return err
+			}
+			defer stopCDN()
 			return photoapi.Run(ctx, photoapi.Config{
 				Listener: env.Listener, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
+				ImageBaseURL: envOr("PACER_PHOTO_IMAGE_BASE_URL", images),
 				Ready: func(ctx context.Context, base string, deps photoapi.Deps) error {
 					defer env.Ready() // it serves; a demo-data failure is logged
 					d, err := photoapi.SeedDemo(ctx, deps.Service)
 					if err != nil {
 						return fmt.Errorf("demo data: %w", err)
+					}
+					if err := photoapi.WriteDemoImages(demoImageDir, d.Keys); err != nil {
+						return fmt.Errorf("demo images: %w", err)
 					}
 					fmt.Fprint(os.Stdout, photoDemoBanner(base, d))
 					return nil
@@ -34,6 +46,25 @@ func init() {
 			})
 		},
 	})
+}
+
+// demoImageDir holds the demo photos' generated images, served by
+// serveCDN as a stand-in for the CDN (the photo-api's image base URL).
+const demoImageDir = ".cache/dev/cdn"
+
+// serveCDN serves dir on a free loopback port, as a CDN would serve the
+// processed images, and returns its base URL.
+func serveCDN(dir string) (string, func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("demo image server: %w", err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }() // ends when closed
+	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 // photoDemoBanner says how to try the photo API on the demo data.
@@ -48,6 +79,7 @@ func photoDemoBanner(base string, d photoapi.Demo) string {
 	fmt.Fprintf(&b, "  curl -s '%s/events/%s/photos?limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event)
 	fmt.Fprintf(&b, "  curl -s %s/public/events/%s/bibs/%s/photos            # runners: no token, published events only\n", base, d.Event, d.Bibs[1])
 	fmt.Fprintf(&b, "  curl -s %s/events/%s/photos -H 'X-Pacer-Dev-User: me' -H 'X-Pacer-Dev-Roles: organizer' -H 'X-Pacer-Dev-Org: %s'  # dev-mode impersonation\n", base, d.Event, d.Org)
-	fmt.Fprintf(&b, "  API reference: %s/docs\n\n", base)
+	fmt.Fprintf(&b, "  API reference: %s/docs\n", base)
+	fmt.Fprintf(&b, "Pages: runners %s/ui/?event=%s&bib=%s · organizers %s/ui/organizer.html?kind=bib&event=%s&term=%s\n\n", base, d.Event, d.Bibs[0], base, d.Event, d.Bibs[0])
 	return b.String()
 }

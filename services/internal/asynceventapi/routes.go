@@ -114,6 +114,7 @@ func Register(api huma.API, d Deps) {
 		return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, err
 	}))
 
+	registerEvent(api, d, problem)
 	registerAdmin(api, d, problem)
 }
 

@@ -106,6 +106,9 @@ func Run(ctx context.Context, cfg Config) error {
 	mux := http.NewServeMux()
 	d := Deps{Service: svc, Log: log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
+	if err := RegisterPages(mux, cfg.Dev); err != nil {
+		return err
+	}
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {

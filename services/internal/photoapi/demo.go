@@ -24,6 +24,9 @@ type Demo struct {
 	Bibs []string
 	// Photos is how many photos the event has.
 	Photos int
+	// Keys are the photos' processed keys (WriteDemoImages makes an image
+	// for each).
+	Keys []string
 	// Token is an organizer token for Org, valid for a day, signed with the
 	// dev secret (or PACER_JWT_SECRET when set).
 	Token string
@@ -80,6 +83,7 @@ func SeedDemo(ctx context.Context, svc *photo.Service) (Demo, error) {
 			bibs = append(bibs, "9999") // a bib not on the entry list: kept and flagged
 		}
 		key := fmt.Sprintf("%s/%s/processed/%s.jpg", d.Org, d.Event, id)
+		d.Keys = append(d.Keys, key)
 		recs = append(recs, photo.Record{
 			ULID: id, OriginalFilename: fmt.Sprintf("DSC_%04d.jpg", 1000+i),
 			RawKey: fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i), ProcessedKey: key,

@@ -46,6 +46,9 @@ type Config struct {
 	// Dev turns on dev mode: the built-in JWT secret and cursor key, and the
 	// X-Pacer-Dev-* impersonation headers (PACER_DEV=1).
 	Dev bool
+	// ImageBaseURL is where the pages load photos from: the CDN or bucket
+	// URL a photo's processedKey is appended to (PACER_PHOTO_IMAGE_BASE_URL).
+	ImageBaseURL string
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
@@ -60,6 +63,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_PHOTO_ADDR", DefaultAddr, "listen address")
 	s.String(&cfg.Stage, "stage", "PACER_STAGE", "dev", "stage: the table is PhotoService-{stage}")
 	s.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "Postgres URL, required (the truth; migrations are applied on start)")
+	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
@@ -140,6 +144,9 @@ func Run(ctx context.Context, cfg Config) error {
 	mux := http.NewServeMux()
 	d := Deps{Service: svc, Log: cfg.Log}
 	NewAPI(mux, d, verifier, cfg.Dev)
+	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL); err != nil {
+		return err
+	}
 
 	l := cfg.Listener
 	if l == nil {

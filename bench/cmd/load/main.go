@@ -1,0 +1,144 @@
+// Command load drives a running local AsyncEvent stack (`make run`) with
+// participations and reports what a user would see: ingest latency
+// (p50/p95/p99/max) and throughput over time, errors by status, each
+// request polled to a terminal state (its end-to-end delay as the client
+// sees it), the queue depth sampled over time (the drain curve) and the
+// exact-N check on the event's stats. It uses vegeta as a library.
+//
+// Scenarios: closed-model runs with a fixed number of concurrent users
+// (-closed 200,500), each issuing one participation per user id, and an
+// open-model spike at a fixed arrival rate (-spike-rate, -spike-for). Each
+// run gets its own FIRST_COME event whose capacity is half its requests,
+// so both SUCCESS and REJECTED_CAPACITY happen and exact N is tested.
+//
+// It talks to the API in dev mode (the X-Pacer-Dev-* headers act as users
+// and as an admin), on loopback only unless -allow-remote. At the end it
+// prints a summary and writes <out>/load.json and <out>/load.html (charts
+// as inline SVG); a thresholds file (-thresholds) sets the exit code.
+//
+//	cd bench && go run ./cmd/load -target http://127.0.0.1:8081
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Thresholds decide the exit code.
+type Thresholds struct {
+	P95Ms        float64 `json:"p95Ms"`        // ingest p95 must be at most this
+	MaxErrorRate float64 `json:"maxErrorRate"` // non-202 answers / requests
+	ExactN       bool    `json:"exactN"`       // SUCCEEDED == min(capacity, accepted) and the invariant holds
+}
+
+func main() {
+	var (
+		target      = flag.String("target", "http://127.0.0.1:8081", "AsyncEvent API base URL (dev mode)")
+		allowRemote = flag.Bool("allow-remote", false, "allow a target that is not a loopback address")
+		closed      = flag.String("closed", "200,500", "closed-model runs: concurrent users, comma-separated (empty: none)")
+		perUser     = flag.Int("requests-per-user", 2, "closed model: requests per concurrent user (each one a new user id)")
+		spikeRate   = flag.Int("spike-rate", 300, "open-model spike: arrivals per second (0: no spike)")
+		spikeFor    = flag.Duration("spike-for", 5*time.Second, "open-model spike: duration")
+		drain       = flag.Duration("drain-timeout", 2*time.Minute, "how long to wait for every request to reach a terminal state")
+		out         = flag.String("out", "../.cache/load", "folder for load.json and load.html")
+		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN); empty: none")
+	)
+	flag.Parse()
+	if err := checkTarget(*target, *allowRemote); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(2)
+	}
+	var th *Thresholds
+	if *thresholds != "" {
+		b, err := os.ReadFile(*thresholds)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load: thresholds:", err)
+			os.Exit(2)
+		}
+		th = &Thresholds{}
+		if err := json.Unmarshal(b, th); err != nil {
+			fmt.Fprintln(os.Stderr, "load: thresholds:", err)
+			os.Exit(2)
+		}
+	}
+	var plans []Plan
+	for _, f := range strings.Split(*closed, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "load: -closed: %q is not a user count\n", f)
+			os.Exit(2)
+		}
+		plans = append(plans, Plan{Name: fmt.Sprintf("closed-%d", n), Users: n, Requests: n * *perUser})
+	}
+	if *spikeRate > 0 {
+		plans = append(plans, Plan{Name: fmt.Sprintf("spike-%drps", *spikeRate), Rate: *spikeRate, For: *spikeFor, Requests: int(float64(*spikeRate) * spikeFor.Seconds())})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := newClient(strings.TrimSuffix(*target, "/"))
+	runID := strconv.FormatInt(time.Now().Unix(), 36)
+	var reports []*Report
+	for _, p := range plans {
+		r, err := run(ctx, c, p, runID, *drain)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		r.Check(th)
+		fmt.Print(r.Summary())
+		reports = append(reports, r)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	jb, _ := json.MarshalIndent(reports, "", "  ") // plain data
+	jsonPath, htmlPath := filepath.Join(*out, "load.json"), filepath.Join(*out, "load.html")
+	if err := os.WriteFile(jsonPath, jb, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(htmlPath, []byte(HTML(reports)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("Wrote %s and %s\n", jsonPath, htmlPath)
+	for _, r := range reports {
+		if len(r.Failed) > 0 {
+			fmt.Printf("FAIL: %s: %s\n", r.Name, strings.Join(r.Failed, "; "))
+			defer os.Exit(1)
+		}
+	}
+}
+
+// checkTarget refuses a target that is not on loopback unless allowed.
+func checkTarget(target string, allowRemote bool) error {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("-target %q is not a URL", target)
+	}
+	if allowRemote {
+		return nil
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-target %s is not a loopback address; pass -allow-remote to load another host", target)
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Report is one run's figures; load.json holds one per run.
+type Report struct {
+	Name     string    `json:"name"`
+	Event    string    `json:"event"`
+	Capacity int       `json:"capacity"`
+	Users    int       `json:"users,omitempty"` // closed model
+	Rate     int       `json:"rate,omitempty"`  // open model, arrivals per second
+	Requests int       `json:"requests"`
+	Started  time.Time `json:"started"`
+
+	Sent          int            `json:"sent"`
+	Accepted      int            `json:"accepted"`
+	Errors        map[string]int `json:"errorsByStatus"`
+	ThroughputRPS float64        `json:"throughputRps"`
+	P50Ms         float64        `json:"p50Ms"`
+	P95Ms         float64        `json:"p95Ms"`
+	P99Ms         float64        `json:"p99Ms"`
+	MaxMs         float64        `json:"maxMs"`
+	AttackS       float64        `json:"attackSeconds"`
+	DrainS        float64        `json:"drainSeconds"`
+
+	Terminal int            `json:"terminal"` // accepted requests seen in a terminal state
+	Results  map[string]int `json:"resultsByCode"`
+	E2EP50Ms float64        `json:"e2eP50Ms"`
+	E2EP95Ms float64        `json:"e2eP95Ms"`
+	E2EMaxMs float64        `json:"e2eMaxMs"`
+	E2E      []float64      `json:"-"`
+
+	Succeeded         int  `json:"succeeded"`
+	CapacityRemaining int  `json:"capacityRemaining"`
+	InvariantOK       bool `json:"invariantOk"`
+	ExactN            bool `json:"exactN"`
+
+	Seconds []Second      `json:"seconds"` // per second of the attack
+	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
+	Failed  []string      `json:"failedThresholds,omitempty"`
+}
+
+// Second is one second of the attack.
+type Second struct {
+	Sent   int     `json:"sent"`
+	OK     int     `json:"ok"`
+	P95Ms  float64 `json:"p95Ms"`
+	MaxMs  float64 `json:"maxMs"`
+	latens []float64
+}
+
+// QueueSample is the queue depth at AtS seconds after the start.
+type QueueSample struct {
+	AtS  float64 `json:"atS"`
+	Main int     `json:"main"`
+	Dead int     `json:"dead"`
+}
+
+func (r *Report) addSecond(sec int, latencyMs float64, ok bool) {
+	for len(r.Seconds) <= sec {
+		r.Seconds = append(r.Seconds, Second{})
+	}
+	s := &r.Seconds[sec]
+	s.Sent++
+	if ok {
+		s.OK++
+	}
+	s.latens = append(s.latens, latencyMs)
+	sort.Float64s(s.latens)
+	s.P95Ms, s.MaxMs = pct(s.latens, .95), s.latens[len(s.latens)-1]
+}
+
+func (r *Report) lastDepth(mu *sync.Mutex) int {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(r.Queue) == 0 {
+		return 0
+	}
+	return r.Queue[len(r.Queue)-1].Main
+}
+
+// Check records the thresholds r breaks.
+func (r *Report) Check(th *Thresholds) {
+	if th == nil {
+		return
+	}
+	if th.P95Ms > 0 && r.P95Ms > th.P95Ms {
+		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 %.1f ms > %.1f ms", r.P95Ms, th.P95Ms))
+	}
+	if rate := float64(r.Sent-r.Accepted) / float64(max(1, r.Sent)); rate > th.MaxErrorRate {
+		r.Failed = append(r.Failed, fmt.Sprintf("error rate %.4f > %.4f", rate, th.MaxErrorRate))
+	}
+	if th.ExactN && !r.ExactN {
+		r.Failed = append(r.Failed, fmt.Sprintf("exact N: %d SUCCEEDED of capacity %d for %d accepted (remaining %d, invariant %v)",
+			r.Succeeded, r.Capacity, r.Accepted, r.CapacityRemaining, r.InvariantOK))
+	}
+	if r.Terminal != r.Accepted {
+		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
+	}
+}
+
+// Summary is the text summary of r.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	model := fmt.Sprintf("closed model, %d concurrent users", r.Users)
+	if r.Rate > 0 {
+		model = fmt.Sprintf("open model, %d arrivals/s", r.Rate)
+	}
+	maxQ := 0
+	for _, q := range r.Queue {
+		maxQ = max(maxQ, q.Main)
+	}
+	fmt.Fprintf(&b, "== %s (%s), event %s, capacity %d\n", r.Name, model, r.Event, r.Capacity)
+	fmt.Fprintf(&b, "  ingest: %d sent, %d accepted (202) in %.1f s, %.0f req/s; latency p50 %.1f p95 %.1f p99 %.1f max %.1f ms\n",
+		r.Sent, r.Accepted, r.AttackS, r.ThroughputRPS, r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs)
+	fmt.Fprintf(&b, "  errors by status: %v\n", r.Errors)
+	fmt.Fprintf(&b, "  E2E (client, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
+		r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs, r.Terminal, r.Accepted, r.DrainS, maxQ)
+	fmt.Fprintf(&b, "  results: %v\n", r.Results)
+	fmt.Fprintf(&b, "  exact N: %v (SUCCEEDED %d, capacity remaining %d, invariant %v)\n", r.ExactN, r.Succeeded, r.CapacityRemaining, r.InvariantOK)
+	return b.String()
+}
+
+// HTML is the report page: per run, a table and three charts (ingest
+// latency per second, throughput per second, queue depth over time).
+func HTML(reports []*Report) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pacer load report</title>
+<style>body{font:14px system-ui,sans-serif;margin:1.5rem;max-width:70rem}pre{background:#f6f8fa;padding:.6rem}svg{border:1px solid #d0d7de;margin:.3rem}h3{margin:.6rem 0 .2rem}</style></head><body><h1>Pacer load report</h1>`)
+	for _, r := range reports {
+		fmt.Fprintf(&b, "<h2>%s</h2><pre>%s</pre>", html.EscapeString(r.Name), html.EscapeString(r.Summary()))
+		var p95, maxL, sent, ok []float64
+		for _, s := range r.Seconds {
+			p95, maxL, sent, ok = append(p95, s.P95Ms), append(maxL, s.MaxMs), append(sent, float64(s.Sent)), append(ok, float64(s.OK))
+		}
+		var qx, qm, qd []float64
+		for _, q := range r.Queue {
+			qx, qm, qd = append(qx, q.AtS), append(qm, float64(q.Main)), append(qd, float64(q.Dead))
+		}
+		b.WriteString("<h3>Ingest latency per second (ms): p95 blue, max red</h3>")
+		b.WriteString(chart(seq(len(p95)), []series{{p95, "#0969da"}, {maxL, "#cf222e"}}, "s", "ms"))
+		b.WriteString("<h3>Throughput per second: sent blue, 202 green</h3>")
+		b.WriteString(chart(seq(len(sent)), []series{{sent, "#0969da"}, {ok, "#1a7f37"}}, "s", "req/s"))
+		b.WriteString("<h3>Queue depth (main blue, DLQ red): the drain curve</h3>")
+		b.WriteString(chart(qx, []series{{qm, "#0969da"}, {qd, "#cf222e"}}, "s", "messages"))
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+type series struct {
+	y     []float64
+	color string
+}
+
+func seq(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	return x
+}
+
+// chart draws the series as polylines over x in an inline SVG.
+func chart(x []float64, ss []series, xUnit, yUnit string) string {
+	const w, h, pad = 640.0, 200.0, 40.0
+	maxX, maxY := 1.0, 1.0
+	for _, v := range x {
+		maxX = max(maxX, v)
+	}
+	for _, s := range ss {
+		for _, v := range s.y {
+			maxY = max(maxY, v)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f">`, w, h, w, h)
+	fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#888"/><line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#888"/>`,
+		pad, h-pad, w-10, h-pad, pad, 10.0, pad, h-pad)
+	fmt.Fprintf(&b, `<text x="2" y="18" font-size="11">%.0f %s</text><text x="%.0f" y="%.0f" font-size="11">%.0f %s</text><text x="%.0f" y="%.0f" font-size="11">0</text>`,
+		maxY, yUnit, w-80, h-pad+16, maxX, xUnit, pad-4, h-pad+16)
+	for _, s := range ss {
+		var pts []string
+		for i, v := range s.y {
+			if i >= len(x) {
+				break
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", pad+x[i]/maxX*(w-pad-10), h-pad-v/maxY*(h-pad-10)))
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`, s.color, strings.Join(pts, " "))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}

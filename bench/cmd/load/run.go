@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Plan is one run: a closed model (Users concurrent users) or an open one
+// (Rate arrivals per second For a while), at most Requests requests.
+type Plan struct {
+	Name     string
+	Users    int
+	Rate     int
+	For      time.Duration
+	Requests int
+}
+
+// client calls the API as the admin (dev headers).
+type client struct {
+	base string
+	http *http.Client
+}
+
+func newClient(base string) *client {
+	return &client{base: base, http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+}
+
+func (c *client) admin(ctx context.Context, method, path string, body any, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body) // plain data
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("X-Pacer-Dev-User", "load-admin")
+	req.Header.Set("X-Pacer-Dev-Roles", "admin")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if out != nil && resp.StatusCode < 300 {
+		return resp.StatusCode, json.Unmarshal(b, out)
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
+	}
+	return resp.StatusCode, nil
+}
+
+// run runs one plan against its own event.
+func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration) (*Report, error) {
+	event := fmt.Sprintf("load-%s-%s", runID, p.Name)
+	capacity := max(1, p.Requests/2)
+	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": capacity}, nil); err != nil {
+		return nil, fmt.Errorf("create the event (is the stack running in dev mode?): %w", err)
+	}
+	r := &Report{Name: p.Name, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}}
+	start := time.Now()
+	r.Started = start
+
+	var n atomic.Int64
+	targeter := func(t *vegeta.Target) error {
+		i := n.Add(1)
+		if int(i) > p.Requests {
+			return vegeta.ErrNoTargets
+		}
+		t.Method, t.URL = http.MethodPost, c.base+"/events/"+event+"/participations"
+		t.Header = http.Header{"X-Pacer-Dev-User": {fmt.Sprintf("load-%s-%s-%d", runID, p.Name, i)}}
+		return nil
+	}
+	var attacker *vegeta.Attacker
+	var pacer vegeta.Pacer
+	duration := time.Duration(0)
+	if p.Users > 0 {
+		attacker = vegeta.NewAttacker(vegeta.Workers(uint64(p.Users)), vegeta.MaxWorkers(uint64(p.Users)), vegeta.Connections(p.Users), vegeta.Timeout(30*time.Second))
+		pacer = vegeta.Rate{Freq: 0}
+	} else {
+		attacker = vegeta.NewAttacker(vegeta.Workers(64), vegeta.Connections(1000), vegeta.Timeout(30*time.Second))
+		pacer = vegeta.Rate{Freq: p.Rate, Per: time.Second}
+		duration = p.For
+	}
+
+	// Poll each accepted request to a terminal state; sample the queue.
+	type accepted struct {
+		id    string
+		start time.Time
+	}
+	polls := make(chan accepted, p.Requests)
+	var mu sync.Mutex
+	var pollers sync.WaitGroup
+	pctx, cancelPolls := context.WithTimeout(ctx, drain+time.Duration(p.Requests)*time.Millisecond)
+	defer cancelPolls()
+	for range 32 {
+		pollers.Go(func() {
+			for a := range polls {
+				for pctx.Err() == nil {
+					var v struct {
+						Status     string `json:"status"`
+						ResultCode string `json:"resultCode"`
+					}
+					if _, err := c.admin(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v); err == nil &&
+						(v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
+						mu.Lock()
+						r.E2E = append(r.E2E, float64(time.Since(a.start).Milliseconds()))
+						r.Results[v.ResultCode]++
+						mu.Unlock()
+						break
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+		})
+	}
+	sampleDone := make(chan struct{})
+	var sampler sync.WaitGroup
+	sampler.Go(func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var q struct {
+				MainDepth int `json:"mainDepth"`
+				DeadDepth int `json:"deadDepth"`
+			}
+			if _, err := c.admin(ctx, http.MethodGet, "/admin/dlq?max=0", nil, &q); err == nil {
+				mu.Lock()
+				r.Queue = append(r.Queue, QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth})
+				mu.Unlock()
+			}
+			select {
+			case <-sampleDone:
+				return
+			case <-t.C:
+			}
+		}
+	})
+
+	var m vegeta.Metrics
+	progress := time.NewTicker(time.Second)
+	defer progress.Stop()
+	results := attacker.Attack(targeter, pacer, duration, p.Name)
+	sent, ok := 0, 0
+loop:
+	for {
+		select {
+		case res, more := <-results:
+			if !more {
+				break loop
+			}
+			if res.Code == 0 && res.Error == vegeta.ErrNoTargets.Error() {
+				continue // the targeter ran out: no request was sent
+			}
+			m.Add(res)
+			sent++
+			sec := int(res.Timestamp.Sub(start).Seconds())
+			r.addSecond(sec, float64(res.Latency.Microseconds())/1000, res.Code == http.StatusAccepted)
+			if res.Code == http.StatusAccepted {
+				ok++
+				var a struct {
+					RequestID string `json:"requestId"`
+				}
+				if json.Unmarshal(res.Body, &a) == nil && a.RequestID != "" {
+					polls <- accepted{a.RequestID, res.Timestamp}
+				}
+			} else {
+				key := fmt.Sprint(res.Code)
+				if res.Code == 0 {
+					key = "network: " + res.Error
+				}
+				r.Errors[key]++
+			}
+		case <-progress.C:
+			fmt.Fprintf(os.Stderr, "\r[%s] sent %d/%d, 202 %d, errors %d, queue %d   ", p.Name, sent, p.Requests, ok, sent-ok, r.lastDepth(&mu))
+		case <-ctx.Done():
+			attacker.Stop()
+		}
+	}
+	m.Close()
+	attackEnd := time.Now()
+	close(polls)
+	done := make(chan struct{})
+	go func() { pollers.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-progress.C:
+			mu.Lock()
+			fin := len(r.E2E)
+			mu.Unlock()
+			fmt.Fprintf(os.Stderr, "\r[%s] draining: %d/%d terminal, queue %d   ", p.Name, fin, ok, r.lastDepth(&mu))
+		}
+	}
+	close(sampleDone)
+	sampler.Wait()
+	fmt.Fprintln(os.Stderr)
+
+	r.AttackS, r.DrainS = attackEnd.Sub(start).Seconds(), time.Since(attackEnd).Seconds()
+	r.Sent, r.Accepted = sent, ok
+	r.ThroughputRPS = m.Throughput
+	r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs = ms(m.Latencies.P50), ms(m.Latencies.P95), ms(m.Latencies.P99), ms(m.Latencies.Max)
+	sort.Float64s(r.E2E)
+	r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs = pct(r.E2E, .5), pct(r.E2E, .95), pct(r.E2E, 1)
+	r.Terminal = len(r.E2E)
+	var st struct {
+		ByStatus          map[string]int `json:"byStatus"`
+		CapacityRemaining int            `json:"capacityRemaining"`
+		InvariantOK       bool           `json:"invariantOk"`
+	}
+	if _, err := c.admin(ctx, http.MethodGet, "/admin/events/"+event+"/stats", nil, &st); err != nil {
+		return nil, err
+	}
+	r.Succeeded, r.CapacityRemaining, r.InvariantOK = st.ByStatus["SUCCEEDED"], st.CapacityRemaining, st.InvariantOK
+	want := min(capacity, ok)
+	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == capacity-want
+	return r, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}

@@ -1,0 +1,28 @@
+package asynceventapi
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+//go:embed web
+var web embed.FS
+
+// RegisterPages serves AsyncEvent's browser pages on mux under /ui/ (see
+// server.Pages): the participation page (/ui/?event=<id>: Participate,
+// the requestId, the RECEIVED → QUEUED → PROCESSING → DONE stepper polled
+// with backoff, the result, and the caller's participations) and the ops
+// view for admins (/ui/ops.html: an event's counts, capacity and
+// invariant, queue and DLQ depth; /ui/dlq.html lists the DLQ). They call
+// the API's own operations and are not in its spec. dev offers the dev
+// sign-in picker.
+func RegisterPages(mux *http.ServeMux, dev bool) error {
+	site, err := fs.Sub(web, "web")
+	if err != nil {
+		return err
+	}
+	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev})
+}

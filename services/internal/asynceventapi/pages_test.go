@@ -1,0 +1,183 @@
+package asynceventapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/sdk/consumer"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/browsertest"
+)
+
+// pagesStack is the API in dev mode with its pages, on loopback, over a
+// test's own table and queue, with a worker.
+func pagesStack(t *testing.T, opts asynceventtest.Options) (*asynceventtest.Env, *httptest.Server) {
+	t.Helper()
+	env := asynceventtest.New(t, opts)
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, true)
+	if err := asynceventapi.RegisterPages(mux, true); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	env.StartWorkers(t, 1, consumer.Config{})
+	return env, srv
+}
+
+// signIn picks a dev identity with the page's picker.
+func signIn(b *browsertest.Browser, user string) {
+	b.SetValue("#dev-user", user)
+	b.SetValue("#dev-roles", "")
+	b.SetValue("#dev-org", "")
+	b.Click("#dev-use")
+}
+
+const hostile = `<img src=x onerror="window.__xss=1"><b>Concert</b>`
+
+// A user participates: the requestId at once, the stepper to DONE with
+// SUCCESS and the delays; a second click and a reload show the same
+// request; the next user finds it sold out; an unknown and a closed event
+// say so; a hostile title is shown as text; the page logs no error.
+func TestParticipationPage(t *testing.T) {
+	env, srv := pagesStack(t, asynceventtest.Options{})
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 1,
+		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.New(t)
+	page := srv.URL + "/ui/?event=gig"
+	b.Navigate(page)
+	b.WaitText(10*time.Second, "#title", "Concert")
+	if got := b.Text("#title"); got != hostile {
+		t.Errorf("title shows %q, want the text %q", got, hostile)
+	}
+	if injected := browsertest.Eval[bool](b, `!!document.querySelector("#title img, #title b") || window.__xss === 1`); injected {
+		t.Error("the event title was rendered as HTML")
+	}
+
+	b.Click("#participate")
+	b.WaitFor(5*time.Second, "the requestId", `document.querySelector("#request-id").textContent.length > 0`)
+	id := b.Text("#request-id")
+	b.WaitFor(30*time.Second, "the stepper to reach DONE", `document.querySelector('#stepper li[data-step="DONE"]').dataset.state === "done"`)
+	if code := browsertest.Eval[string](b, `document.querySelector("#result").dataset.code`); code != "SUCCESS" {
+		t.Errorf("result %q, want SUCCESS (%s)", code, b.Text("#result"))
+	}
+	for _, step := range []string{"RECEIVED", "QUEUED", "PROCESSING"} {
+		if st := browsertest.Eval[string](b, fmt.Sprintf(`document.querySelector('#stepper li[data-step=%q]').dataset.state`, step)); st != "done" {
+			t.Errorf("step %s is %q, want done", step, st)
+		}
+	}
+	if d := b.Text("#delays"); !strings.Contains(d, "end-to-end") {
+		t.Errorf("delays: %q", d)
+	}
+	b.WaitFor(10*time.Second, "my participations to list the request", fmt.Sprintf(`!!document.querySelector('#mine li[data-request-id=%q]')`, id))
+
+	b.Click("#participate") // again: the same request
+	b.WaitText(10*time.Second, "#message", "already participated")
+	if again := b.Text("#request-id"); again != id {
+		t.Errorf("second click shows %q, want %q", again, id)
+	}
+	b.Navigate(page) // a reload resumes it
+	b.WaitFor(10*time.Second, "the resumed request", fmt.Sprintf(`document.querySelector("#request-id").textContent === %q`, id))
+	b.WaitFor(10*time.Second, "DONE after the reload", `document.querySelector('#stepper li[data-step="DONE"]').dataset.state === "done"`)
+
+	signIn(b, "second-user") // sold out for the next one
+	b.WaitFor(10*time.Second, "the event for the second user", `!document.querySelector("#event").hidden && document.querySelector("#request").hidden`)
+	b.Click("#participate")
+	b.WaitFor(30*time.Second, "REJECTED_CAPACITY", `document.querySelector("#result").dataset.code === "REJECTED_CAPACITY"`)
+	b.WaitText(5*time.Second, "#message", "Sold out")
+
+	b.Navigate(srv.URL + "/ui/?event=nope")
+	b.WaitText(10*time.Second, "#message", `There is no event "nope"`)
+
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "shut", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.CloseEvent(ctx, "shut"); err != nil {
+		t.Fatal(err)
+	}
+	b.Navigate(srv.URL + "/ui/?event=shut")
+	b.WaitText(10*time.Second, "#message", "closed")
+	b.Click("#participate")
+	b.WaitText(10*time.Second, "#message", "This event is closed")
+	b.NoErrors()
+
+	// The server goes away: the page retries, then says so (no spinner forever).
+	srv.CloseClientConnections()
+	srv.Close()
+	b.Click("#participate")
+	b.WaitText(20*time.Second, "#message", "cannot be reached")
+}
+
+// A lottery entry: PROCESSING while the lottery is COLLECTING, then DONE
+// with the draw's answer once it is ANNOUNCED.
+func TestParticipationPageLottery(t *testing.T) {
+	env, srv := pagesStack(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: 10 * time.Millisecond}})
+	ctx := context.Background()
+	cutoff := time.Now().Add(4 * time.Second)
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Title: "Raffle",
+		LotteryCutoffAt: cutoff.UnixMilli(), Winners: 1}); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/?event=raffle")
+	b.WaitText(10*time.Second, "#title", "Raffle")
+	b.Click("#participate")
+	b.WaitText(10*time.Second, "#phase", "LOTTERY COLLECTING")
+	if st := browsertest.Eval[string](b, `document.querySelector('#stepper li[data-step="PROCESSING"]').dataset.state`); st != "current" {
+		t.Errorf("while collecting, PROCESSING is %q, want current", st)
+	}
+	asynceventtest.Eventually(t, 30*time.Second, "the draw", func() (bool, error) {
+		_, err := env.Service.Draw(ctx, "raffle", "")
+		return err == nil, err
+	})
+	b.WaitFor(30*time.Second, "the stepper to reach DONE", `document.querySelector('#stepper li[data-step="DONE"]').dataset.state === "done"`)
+	b.WaitText(5*time.Second, "#phase", "LOTTERY ANNOUNCED")
+	if code := browsertest.Eval[string](b, `document.querySelector("#result").dataset.code`); code != "LOTTERY_WIN" {
+		t.Errorf("the only entry of a 1-winner lottery: %q, want LOTTERY_WIN", code)
+	}
+	b.NoErrors()
+}
+
+// The ops view shows an event's counts, capacity and invariant and the
+// queue depths to an admin.
+func TestOpsPage(t *testing.T) {
+	env, srv := pagesStack(t, asynceventtest.Options{})
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := env.Service.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/ops.html?event=ops")
+	b.WaitFor(30*time.Second, "both requests counted as SUCCEEDED", `document.querySelector("#by-status").textContent.includes("SUCCEEDED2")`)
+	if got := b.Text("#remaining"); got != "1" {
+		t.Errorf("capacity remaining %q, want 1", got)
+	}
+	if got := b.Text("#invariant"); got != "OK" {
+		t.Errorf("invariant %q, want OK", got)
+	}
+	if got := b.Text("#title"); got != hostile {
+		t.Errorf("title %q", got)
+	}
+	b.WaitFor(5*time.Second, "the queue depths", `/^\d+$/.test(document.querySelector("#main-depth").textContent) && /^\d+$/.test(document.querySelector("#dead-depth").textContent)`)
+	b.NoErrors()
+}

@@ -1,0 +1,107 @@
+package photoapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/phototest"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/browsertest"
+)
+
+// The demo data behind the pages, with images served from a folder
+// standing in for the CDN.
+func pagesStack(t *testing.T) (*photo.Service, *httptest.Server, Demo) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	k := phototest.New(ctx, t)
+	d, err := SeedDemo(ctx, k.Service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteDemoImages(dir, d.Keys); err != nil {
+		t.Fatal(err)
+	}
+	cdn := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(cdn.Close)
+	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	NewAPI(mux, Deps{Service: k.Service}, v, true)
+	if err := RegisterPages(mux, true, cdn.URL); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return k.Service, srv, d
+}
+
+// ulidsDescending is a script: the gallery's photos are newest first.
+const ulidsDescending = `(() => { const u = [...document.querySelectorAll("#gallery figure")].map(f => f.dataset.ulid);
+  return u.every((x, i) => i === 0 || u[i-1] > x); })()`
+
+// A runner finds a bib's photos, newest first, page by page, and sees the
+// images; an unknown event says so.
+func TestRunnerPage(t *testing.T) {
+	_, srv, d := pagesStack(t)
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&bib=1001&limit=2")
+	b.WaitFor(20*time.Second, "the first page", `document.querySelectorAll("#gallery figure").length === 2 && !document.querySelector("#more").hidden`)
+	b.Click("#more")
+	b.WaitFor(20*time.Second, "the second page", `document.querySelectorAll("#gallery figure").length === 4`)
+	if !browsertest.Eval[bool](b, ulidsDescending) {
+		t.Error("photos are not newest first")
+	}
+	b.WaitFor(20*time.Second, "the images to load", `[...document.querySelectorAll("#gallery img")].every(i => i.complete && i.naturalWidth === 160)`)
+	for !browsertest.Eval[bool](b, `document.querySelector("#more").hidden`) {
+		n := browsertest.Eval[int](b, `document.querySelectorAll("#gallery figure").length`)
+		b.Click("#more")
+		b.WaitFor(20*time.Second, "the next page", `document.querySelectorAll("#gallery figure").length > `+strconv.Itoa(n))
+	}
+	b.WaitText(5*time.Second, "#message", "photos.")
+	if !browsertest.Eval[bool](b, ulidsDescending) {
+		t.Error("photos are not newest first across pages")
+	}
+	b.Navigate(srv.URL + "/ui/?event=no-such-event&bib=1001")
+	b.WaitText(20*time.Second, "#message", "No such event")
+	b.NoErrors()
+}
+
+// An organizer searches by bib (the runner's hostile name shows as text),
+// by photographer, and the gallery.
+func TestOrganizerPage(t *testing.T) {
+	svc, srv, d := pagesStack(t)
+	const name = `<img src=x onerror="window.__xss=1"><b>Mallory</b>`
+	if _, err := svc.ImportRunners(context.Background(), d.Org, d.Event, []photo.Runner{{Bib: "1001", Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/organizer.html?kind=bib&event=" + d.Event + "&term=1001&limit=3")
+	b.WaitText(20*time.Second, "#heading", "Mallory")
+	if got := b.Text("#heading"); got != "Bib 1001: "+name {
+		t.Errorf("heading %q", got)
+	}
+	if browsertest.Eval[bool](b, `!!document.querySelector("#heading img, #heading b") || window.__xss === 1`) {
+		t.Error("the runner's name was rendered as HTML")
+	}
+	b.Navigate(srv.URL + "/ui/organizer.html?kind=photographer&term=" + d.Photographers[0] + "&limit=5")
+	b.WaitFor(20*time.Second, "the photographer's photos", `document.querySelectorAll("#gallery figure").length === 5`)
+	if cap := b.Text("#gallery figcaption"); !strings.Contains(cap, "Studio Kim") {
+		t.Errorf("caption %q does not name the photographer", cap)
+	}
+	b.Navigate(srv.URL + "/ui/organizer.html?kind=gallery&event=" + d.Event + "&limit=10")
+	b.WaitFor(20*time.Second, "the gallery", `document.querySelectorAll("#gallery figure").length === 10 && !document.querySelector("#more").hidden`)
+	if !browsertest.Eval[bool](b, ulidsDescending) {
+		t.Error("gallery is not newest first")
+	}
+	b.NoErrors()
+}

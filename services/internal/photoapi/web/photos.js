@@ -1,0 +1,96 @@
+// The photo pages. Runners (index.html, no sign-in): a bib's photos in a
+// published event. Organizers (organizer.html): by bib or photographer,
+// optionally in one event, or an event's gallery. Newest first, one page
+// at a time ("More photos" follows nextCursor). Every search is in the
+// URL's query (never a token), so a result can be linked and reloaded.
+import { $, api, el, NetworkError, onSignIn, problemText, say, settings, start } from "./pacer.js";
+
+const runner = document.body.dataset.mode === "runner";
+let next = null; // () => the next page's path, or null
+let shown = 0;
+
+function image(p) {
+  const base = settings().imageBaseUrl;
+  const cap = [new Date(p.createdAt).toLocaleString(), "bibs " + (p.bibs || []).join(", ")];
+  const who = p.photographerDisplayName || p.photographerHandle || p.photographerId;
+  if (who) cap.push(who);
+  const fig = el("figure", { dataset: { ulid: p.ulid } });
+  if (base) fig.append(el("img", { src: `${base}/${p.processedKey.split("/").map(encodeURIComponent).join("/")}`, alt: `photo ${p.ulid}`, loading: "lazy" }));
+  else fig.append(el("div", { class: "noimage" }, p.processedKey));
+  fig.append(el("figcaption", {}, cap.join(" · ")));
+  return fig;
+}
+
+async function page(path, reset) {
+  if (reset) {
+    $("gallery").replaceChildren();
+    shown = 0;
+  }
+  $("more").hidden = true;
+  say("Searching…");
+  let r;
+  try {
+    r = await api(path, { onRetry: (n, d) => say(`Cannot reach the server; retry ${n} in ${d / 1000} s…`, "warn") });
+  } catch (e) {
+    if (!(e instanceof NetworkError)) throw e;
+    say("The server cannot be reached. Try again in a moment.", "error");
+    return;
+  }
+  if (r.status !== 200) {
+    say(r.status === 404 ? "No such event (or it is not published)." : problemText(r.body), "error");
+    return;
+  }
+  const b = r.body;
+  if (reset && b.runner) $("heading").textContent = `Bib ${b.bib}: ${b.runner.name}`;
+  for (const p of b.photos) $("gallery").append(image(p));
+  shown += b.photos.length;
+  say(shown ? `${shown} photo${shown === 1 ? "" : "s"}${b.nextCursor ? ", more to come" : ""}.` : "No photos found.");
+  if (b.nextCursor) {
+    const sep = path.includes("?") ? "&" : "?";
+    const base = path.replace(/[?&]cursor=[^&]*/, "");
+    next = () => `${base}${sep}cursor=${encodeURIComponent(b.nextCursor)}`;
+    $("more").hidden = false;
+  } else next = null;
+}
+
+function search() {
+  const q = new URLSearchParams(location.search);
+  const ev = (q.get("event") || "").trim();
+  $("event").value = ev;
+  $("heading").textContent = "";
+  const e = encodeURIComponent(ev);
+  const limit = Number(q.get("limit")) || 12;
+  if (runner) {
+    const bib = (q.get("bib") || "").trim();
+    $("bib").value = bib;
+    if (!ev || !bib) return say("Enter the event and your bib number.");
+    $("heading").textContent = `Bib ${bib}`;
+    return page(`/public/events/${e}/bibs/${encodeURIComponent(bib)}/photos?limit=${limit}`, true);
+  }
+  const kind = q.get("kind") || "bib";
+  const term = (q.get("term") || "").trim();
+  $("kind").value = kind;
+  $("term").value = term;
+  if (kind === "gallery") {
+    if (!ev) return say("Enter the event.");
+    $("heading").textContent = `Gallery of ${ev}`;
+    return page(`/events/${e}/photos?limit=${limit}`, true);
+  }
+  if (!term) return say(kind === "bib" ? "Enter the event and a bib." : "Enter a photographer id (and optionally an event).");
+  if (kind === "bib") {
+    if (!ev) return say("A bib search needs the event.");
+    $("heading").textContent = `Bib ${term}`;
+    return page(`/events/${e}/bibs/${encodeURIComponent(term)}/photos?limit=${limit}`, true);
+  }
+  $("heading").textContent = `Photographer ${term}` + (ev ? ` in ${ev}` : "");
+  return page(`/photographers/${encodeURIComponent(term)}/photos?limit=${limit}${ev ? "&eventId=" + e : ""}`, true);
+}
+
+async function main() {
+  await start({ signIn: !runner, preset: 3 });
+  $("more").addEventListener("click", () => next && page(next(), false));
+  if (runner) search();
+  else onSignIn(search);
+}
+
+main();
