@@ -34,6 +34,9 @@ func guard(next http.Handler) http.Handler {
 				r.Header.Set("Content-Type", n)
 			}
 		}
+		if r.Body != nil {
+			r.Body = &bodyDeadline{ReadCloser: r.Body, rc: http.NewResponseController(w)}
+		}
 		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r}, r)
 	})
 }
