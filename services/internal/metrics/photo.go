@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Photo search kinds (the kind label of pacer_photo_search_duration_seconds).
+const (
+	SearchBib          = "bib"
+	SearchPhotographer = "photographer"
+	SearchGallery      = "gallery"
+	SearchPublicBib    = "public_bib"
+)
+
+// Photo is PhotoService's metrics: photos ingested or refused, and search
+// latency by kind.
+type Photo struct {
+	ingested *prometheus.CounterVec
+	search   *prometheus.HistogramVec
+}
+
+// NewPhoto registers the photo metrics on reg, the ingest counters at 0.
+func NewPhoto(reg prometheus.Registerer) *Photo {
+	p := &Photo{
+		ingested: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_photo_ingest_photos_total",
+			Help: "Photos in ingest calls (single and batch), by outcome (ingested, refused).",
+		}, []string{"outcome"}),
+		search: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pacer_photo_search_duration_seconds",
+			Help:    "Photo search latency including Postgres and DynamoDB, by kind (bib, photographer, gallery, public_bib).",
+			Buckets: callBuckets,
+		}, []string{"kind"}),
+	}
+	reg.MustRegister(p.ingested, p.search)
+	p.ingested.WithLabelValues("ingested")
+	p.ingested.WithLabelValues("refused")
+	return p
+}
+
+// Ingested counts photos of an ingest call: ok stored, refused not.
+func (p *Photo) Ingested(ok, refused int) {
+	p.ingested.WithLabelValues("ingested").Add(float64(ok))
+	p.ingested.WithLabelValues("refused").Add(float64(refused))
+}
+
+// Searched observes one search of kind that took d.
+func (p *Photo) Searched(kind string, d time.Duration) {
+	p.search.WithLabelValues(kind).Observe(d.Seconds())
+}
