@@ -15,6 +15,7 @@ var Kits = []string{
 	"services/internal/config",       // settings from flags and env, Main
 	"services/internal/asyncbackend", // AsyncEvent's AWS wiring, shared by its API and worker
 	"services/internal/spectest",     // tests: every answer is in the spec
+	"services/internal/metrics",      // Prometheus registry, the contract's collectors, /metrics
 }
 
 // Package is what a rule needs to know of one package: its path relative to

@@ -52,6 +52,11 @@ func init() {
 					// message is there): keep the wait short locally.
 					cfg.Wait = time.Second
 				}
+				if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
+					// A free loopback port (its log line names it), so that
+					// the stack never clashes with a worker running outside.
+					cfg.OpsAddr = "127.0.0.1:0"
+				}
 				return asyncworker.Run(ctx, cfg)
 			},
 		},

@@ -36,6 +36,11 @@ type Config struct {
 	DynamoDB ddb.Client
 	SQS      sqsqueue.Client
 
+	// DDBObserver sees every DynamoDB call of the store (metrics: consumed
+	// capacity); Observer hears the domain service's answers.
+	DDBObserver ddb.Observer
+	Observer    asyncevent.Observer
+
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
@@ -90,7 +95,7 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if sc == nil {
 		sc = awsclient.SQS(cfg.AWS)
 	}
-	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey}), cfg.Table)
+	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey, Observer: cfg.DDBObserver}), cfg.Table)
 	if cfg.Setup {
 		if err := store.Ensure(ctx); err != nil {
 			return nil, nil, fmt.Errorf("asyncbackend: %w", err)
@@ -100,5 +105,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log}), q, nil
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log, Observer: cfg.Observer}), q, nil
 }

@@ -83,7 +83,8 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
-// Run serves the API until ctx is cancelled, then shuts down gracefully.
+// Run serves the API, and its metrics on GET /metrics (see
+// docs/metrics.md), until ctx is cancelled, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -103,12 +104,14 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.CursorKey = k
 	}
-	svc, _, err := asyncbackend.Open(ctx, cfg.Config)
+	m := newMetrics(&cfg)
+	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
 	NewAPI(mux, &Deps{Service: svc, Log: log}, cfg.Verifier, cfg.Dev)
+	handler := m.serve(mux, q, log)
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {
@@ -119,5 +122,5 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Ready != nil {
 		cfg.Ready(l.Addr().String())
 	}
-	return server.Serve(ctx, &http.Server{Handler: mux}, l)
+	return server.Serve(ctx, &http.Server{Handler: handler}, l)
 }

@@ -6,16 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Photo search kinds (the kind label of pacer_photo_search_duration_seconds).
-const (
-	SearchBib          = "bib"
-	SearchPhotographer = "photographer"
-	SearchGallery      = "gallery"
-	SearchPublicBib    = "public_bib"
-)
-
 // Photo is PhotoService's metrics: photos ingested or refused, and search
-// latency by kind.
+// latency by kind. It is the domain's photo.Observer.
 type Photo struct {
 	ingested *prometheus.CounterVec
 	search   *prometheus.HistogramVec
@@ -26,7 +18,7 @@ func NewPhoto(reg prometheus.Registerer) *Photo {
 	p := &Photo{
 		ingested: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_photo_ingest_photos_total",
-			Help: "Photos in ingest calls (single and batch), by outcome (ingested, refused).",
+			Help: "Photos in ingest calls (single and batch), by outcome: ingested (stored, now or already), refused (not stored).",
 		}, []string{"outcome"}),
 		search: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_photo_search_duration_seconds",
@@ -40,10 +32,11 @@ func NewPhoto(reg prometheus.Registerer) *Photo {
 	return p
 }
 
-// Ingested counts photos of an ingest call: ok stored, refused not.
-func (p *Photo) Ingested(ok, refused int) {
-	p.ingested.WithLabelValues("ingested").Add(float64(ok))
-	p.ingested.WithLabelValues("refused").Add(float64(refused))
+// Ingested counts the n photos of an ingest call: stored ones as
+// ingested, the others as refused.
+func (p *Photo) Ingested(n, stored int) {
+	p.ingested.WithLabelValues("ingested").Add(float64(stored))
+	p.ingested.WithLabelValues("refused").Add(float64(n - stored))
 }
 
 // Searched observes one search of kind that took d.

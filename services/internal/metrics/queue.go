@@ -7,18 +7,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-)
 
-// QueueCounts are one queue's approximate message counts.
-type QueueCounts struct {
-	Visible  int // ApproximateNumberOfMessages
-	InFlight int // ApproximateNumberOfMessagesNotVisible
-	Delayed  int // ApproximateNumberOfMessagesDelayed
-}
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+)
 
 // QueueReader reads the main queue's and the DLQ's counts
 // (sqsqueue.Queue.Counts).
-type QueueReader func(ctx context.Context) (main, dlq QueueCounts, err error)
+type QueueReader func(ctx context.Context) (main, dlq sqsqueue.Counts, err error)
 
 // QueueCacheTTL is how long a read of the queue counts serves scrapes.
 const QueueCacheTTL = 5 * time.Second
@@ -33,7 +28,7 @@ type Queue struct {
 
 	mu        sync.Mutex
 	at        time.Time
-	main, dlq QueueCounts
+	main, dlq sqsqueue.Counts
 }
 
 // NewQueue registers the queue gauge on reg, reading through read.
@@ -56,7 +51,7 @@ func (q *Queue) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, c := range []struct {
 		queue string
-		n     QueueCounts
+		n     sqsqueue.Counts
 	}{{"main", main}, {"dlq", dlq}} {
 		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(c.n.Visible), c.queue, "visible")
 		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(c.n.InFlight), c.queue, "in_flight")
@@ -66,7 +61,7 @@ func (q *Queue) Collect(ch chan<- prometheus.Metric) {
 
 // counts returns the cached counts, reading them again when older than
 // QueueCacheTTL. Concurrent scrapes wait for one read.
-func (q *Queue) counts() (main, dlq QueueCounts, ok bool) {
+func (q *Queue) counts() (main, dlq sqsqueue.Counts, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.at.IsZero() && time.Since(q.at) < QueueCacheTTL {

@@ -87,8 +87,9 @@ func WriteOpenAPI(w io.Writer) error {
 	return server.WriteOpenAPI(w, api)
 }
 
-// Run applies the migrations, ensures the table, and serves the API until
-// ctx ends, then shuts down gracefully.
+// Run applies the migrations, ensures the table, and serves the API, and
+// its metrics on GET /metrics (see docs/metrics.md), until ctx ends, then
+// shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -121,7 +122,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key})
+	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
+	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: m.aws})
 	table := db.Table(dynamostore.TableName(cfg.Stage), &dynamostore.Schema)
 	ectx, cancel := context.WithTimeout(ctx, time.Minute)
 	err = table.Ensure(ectx)
@@ -133,7 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log})
+	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log, Observer: m.photo})
 
 	mux := http.NewServeMux()
 	api := NewAPI(mux, cfg.Dev)
@@ -149,7 +151,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	base := "http://" + l.Addr().String()
 	cfg.Log.Info("photo-api listening", "url", base, "table", table.Name(), "dev", cfg.Dev)
-	srv := &http.Server{Handler: mux}
+	srv := &http.Server{Handler: m.serve(mux)}
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(ctx, srv, l) }()
 	if cfg.OnReady != nil {

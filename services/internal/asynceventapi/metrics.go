@@ -1,0 +1,73 @@
+package asynceventapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// Service is the job and service label of the API's metrics.
+const Service = "asyncevent-api"
+
+// participationReasons are the problem codes a participation may be
+// refused with (see problems).
+var participationReasons = []string{"invalid-id", "event-not-found", "event-not-open", "event-closed", "lottery-closed", "unavailable", "internal"}
+
+// apiMetrics is the API's registry and the collectors Run wires before
+// the backend opens (AWS calls, participations).
+type apiMetrics struct {
+	reg  *prometheus.Registry
+	http *metrics.HTTP
+}
+
+// newMetrics registers the API's metrics and hooks the AWS and
+// participation ones into cfg's backend settings.
+func newMetrics(cfg *Config) *apiMetrics {
+	m := &apiMetrics{reg: metrics.NewRegistry()}
+	m.http = metrics.NewHTTP(m.reg, Service)
+	a := metrics.NewAWS(m.reg, cfg.Table)
+	a.Attach(&cfg.AWS)
+	cfg.DDBObserver = a
+	cfg.Observer = participations{metrics.NewParticipations(m.reg, participationReasons)}
+	return m
+}
+
+// serve registers the queue gauge over q, mounts GET /metrics on mux
+// (outside the OpenAPI spec: it is not part of the API) and returns mux
+// timed.
+func (m *apiMetrics) serve(mux *http.ServeMux, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
+	metrics.NewQueue(m.reg, q.Counts, log)
+	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
+	return m.http.Wrap(mux)
+}
+
+// participations counts Participate's answers by outcome and problem code.
+type participations struct{ *metrics.Participations }
+
+func (p participations) Participated(a asyncevent.Participation, err error) {
+	if err != nil {
+		p.Refused(problemCode(err))
+		return
+	}
+	p.Accepted(a.IsDuplicate)
+}
+
+// problemCode is the problem type code problem answers err with.
+func problemCode(err error) string {
+	for _, p := range problems {
+		if errors.Is(err, p.err) {
+			return p.code
+		}
+	}
+	if server.DependencyFailed(err) {
+		return "unavailable"
+	}
+	return "internal"
+}
