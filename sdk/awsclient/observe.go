@@ -2,6 +2,7 @@ package awsclient
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,7 +23,8 @@ type Call struct {
 // fn, once per call (retries included in it); clients made from cfg
 // afterwards are observed. fn runs on the caller's goroutine: keep it fast.
 func Observe(cfg *aws.Config, fn func(ctx context.Context, c Call)) {
-	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+	// Clip: cfg may be a copy of a config others append to as well.
+	cfg.APIOptions = append(slices.Clip(cfg.APIOptions), func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("pacer.CallObserver",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				start := time.Now()
