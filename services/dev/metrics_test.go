@@ -54,7 +54,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	send(t, "POST", apiURL+"/events/nope/participations", "", map[string]string{server.DevUserHeader: "u1"}, http.StatusNotFound)
 
 	api := metricstest.Scrape(t, apiURL+"/metrics")
-	metricstest.Check(t, api, "pacer_http_request_duration_seconds", "pacer_participations_total", "pacer_queue_messages",
+	metricstest.Check(t, api, "pacer_http_request_duration_seconds", "pacer_participations_total", "pacer_queue_messages", "pacer_event_capacity_invariant_ok",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "pacer_aws_consumed_capacity_units_total", "go_goroutines")
 	participate := "POST /events/{eventId}/participations"
 	expect(t, api, []want{
@@ -70,6 +70,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		// local-aws-sqs counts a just-sent message as delayed for a moment.
 		{"pacer_queue_messages", []string{"queue", "main", "state", "in_flight"}, 0},
 		{"pacer_queue_messages", []string{"queue", "dlq"}, 0},
+		{"pacer_event_capacity_invariant_ok", nil, 1},
 	})
 	if v := api.Value("pacer_queue_messages", "queue", "main", "state", "visible") + api.Value("pacer_queue_messages", "queue", "main", "state", "delayed"); v != 5 {
 		t.Errorf("main queue visible + delayed = %v, want 5", v)

@@ -39,11 +39,13 @@ func newMetrics(cfg *Config) *apiMetrics {
 	return m
 }
 
-// serve registers the queue gauge over q, mounts GET /metrics on mux
+// serve registers the queue gauge over q and the capacity invariant over
+// svc, mounts GET /metrics on mux
 // (outside the OpenAPI spec: it is not part of the API) and returns mux
 // timed.
-func (m *apiMetrics) serve(mux *http.ServeMux, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
+func (m *apiMetrics) serve(mux *http.ServeMux, svc *asyncevent.Service, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
 	metrics.NewQueue(m.reg, q.Counts, log)
+	metrics.NewInvariant(m.reg, svc.CheckCapacity, log)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
 	return m.http.Wrap(mux)
 }

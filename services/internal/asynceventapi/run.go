@@ -111,7 +111,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	mux := http.NewServeMux()
 	NewAPI(mux, &Deps{Service: svc, Log: log}, cfg.Verifier, cfg.Dev)
-	handler := m.serve(mux, q, log)
+	handler := m.serve(mux, svc, q, log)
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {

@@ -39,6 +39,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 	if n := len(metricstest.Contracts(t)); n != 17 {
 		t.Fatalf("read %d metrics from docs/metrics.md, want its 17", n)
 	}
+	metrics.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
 	for _, c := range []struct {
 		name   string
@@ -77,7 +78,8 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 	metricstest.Check(t, fams, "pacer_http_request_duration_seconds", "pacer_queue_messages", "pacer_worker_messages_total",
 		"pacer_participations_total", "pacer_worker_in_flight", "pacer_worker_concurrency", "pacer_worker_handler_duration_seconds",
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
-		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds")
+		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
+		"pacer_event_capacity_invariant_ok")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
@@ -93,6 +95,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "ingested"}, 2},
+		{"pacer_event_capacity_invariant_ok", nil, 1},
 	} {
 		if v := fams.Value(c.name, c.labels...); v != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, v, c.want)
@@ -142,5 +145,35 @@ func TestAWSOutcome(t *testing.T) {
 		if got := metrics.CallOutcome(c.err); got != c.want {
 			t.Errorf("%v: %s, want %s", c.err, got, c.want)
 		}
+	}
+}
+
+// The invariant gauge is 0 when an event breaks it, checks at most once
+// per InvariantCacheTTL with at most InvariantMaxEvents events, and drops
+// the series when the check fails.
+func TestInvariantGauge(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	reg := prometheus.NewRegistry()
+	metrics.NewInvariant(reg, func(_ context.Context, max int) (int, []string, error) {
+		calls.Add(1)
+		if max != metrics.InvariantMaxEvents {
+			t.Errorf("max %d", max)
+		}
+		return 2, []string{"b"}, nil
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for range 3 {
+		if v := metricstest.Gather(t, reg).Value("pacer_event_capacity_invariant_ok"); v != 0 {
+			t.Fatalf("broken invariant reads %v", v)
+		}
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("3 scrapes checked %d times", calls.Load())
+	}
+	failing := prometheus.NewRegistry()
+	metrics.NewInvariant(failing, func(context.Context, int) (int, []string, error) { return 0, nil, errors.New("down") },
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if n := testutil.CollectAndCount(failing); n != 0 {
+		t.Fatalf("%d series from a failed check", n)
 	}
 }
