@@ -21,7 +21,8 @@ import (
 )
 
 // startWorker runs a worker on env's table and queue with its ops server
-// on a free port, and returns the ops base URL.
+// on a free port, checks that it is alive and ready, and returns the ops
+// base URL.
 func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +56,13 @@ func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int) string 
 	case <-time.After(30 * time.Second):
 		t.Fatal("worker not ready after 30s")
 	}
-	return "http://" + l.Addr().String()
+	base := "http://" + l.Addr().String()
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if code, body := get(t, base+probe); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", probe, code, body)
+		}
+	}
+	return base
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -76,12 +83,6 @@ func TestOpsPortQueueGone(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	base := startWorker(t, env, 3)
-	if code, body := get(t, base+"/healthz"); code != http.StatusOK {
-		t.Fatalf("healthz: %d %s", code, body)
-	}
-	if code, body := get(t, base+"/readyz"); code != http.StatusOK {
-		t.Fatalf("readyz: %d %s", code, body)
-	}
 	fams := metricstest.Scrape(t, base+"/metrics")
 	metricstest.Check(t, fams, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "go_goroutines", "process_cpu_seconds_total")
@@ -108,9 +109,6 @@ func TestOpsPortTableGone(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	base := startWorker(t, env, 1)
-	if code, body := get(t, base+"/readyz"); code != http.StatusOK {
-		t.Fatalf("readyz: %d %s", code, body)
-	}
 	if _, err := env.DDB.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(env.DDB.Table.Name())}); err != nil {
 		t.Fatal(err)
 	}
