@@ -13,8 +13,8 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Service is the job and service label of the API's metrics.
-const Service = "asyncevent-api"
+// Job is the scrape job of the API, and the service label of its HTTP metrics.
+const Job = "asyncevent-api"
 
 // participationReasons are the problem codes a participation may be
 // refused with (see problems).
@@ -31,7 +31,7 @@ type apiMetrics struct {
 // participation ones into cfg's backend settings.
 func newMetrics(cfg *Config) *apiMetrics {
 	m := &apiMetrics{reg: metrics.NewRegistry()}
-	m.http = metrics.NewHTTP(m.reg, Service)
+	m.http = metrics.NewHTTP(m.reg, Job)
 	a := metrics.NewAWS(m.reg, cfg.Table)
 	a.Attach(&cfg.AWS)
 	cfg.DDBObserver = a

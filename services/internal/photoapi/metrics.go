@@ -9,8 +9,8 @@ import (
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
-// Service is the job and service label of the API's metrics.
-const Service = "photo-api"
+// Job is the scrape job of the API, and the service label of its HTTP metrics.
+const Job = "photo-api"
 
 // apiMetrics is the API's registry and collectors (docs/metrics.md).
 type apiMetrics struct {
@@ -24,7 +24,7 @@ type apiMetrics struct {
 // made from awsCfg afterwards.
 func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
 	m := &apiMetrics{reg: metrics.NewRegistry()}
-	m.http = metrics.NewHTTP(m.reg, Service)
+	m.http = metrics.NewHTTP(m.reg, Job)
 	m.aws = metrics.NewAWS(m.reg, table)
 	m.aws.Attach(awsCfg)
 	m.photo = metrics.NewPhoto(m.reg)

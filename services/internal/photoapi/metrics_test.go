@@ -73,8 +73,8 @@ func TestMetrics(t *testing.T) {
 		{"pacer_photo_search_duration_seconds", []string{"kind", "gallery"}, 1},
 		{"pacer_photo_search_duration_seconds", []string{"kind", "photographer"}, 1},
 		{"pacer_photo_search_duration_seconds", []string{"kind", "public_bib"}, 2},
-		{"pacer_http_request_duration_seconds", []string{"service", Service, "route", "GET /healthz", "code_class", "2xx"}, 2},
-		{"pacer_http_request_duration_seconds", []string{"service", Service, "route", "unmatched", "code_class", "4xx"}, 1},
+		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "GET /healthz", "code_class", "2xx"}, 2},
+		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "unmatched", "code_class", "4xx"}, 1},
 	} {
 		if got := fams.Value(c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
