@@ -48,7 +48,7 @@ type Config struct {
 	SweepEvery time.Duration
 
 	// OpsAddr is where /metrics, /healthz and /readyz are served ("": no
-	// ops server); OpsListener, if set, is used instead.
+	// ops server); OpsListener, if set, is used instead (Run closes it).
 	OpsAddr     string
 	OpsListener net.Listener
 
@@ -87,6 +87,9 @@ func Run(ctx context.Context, cfg Config) error {
 	cfg.DDBObserver = am
 	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
+		if cfg.OpsListener != nil {
+			_ = cfg.OpsListener.Close()
+		}
 		return err
 	}
 	octx, stopOps := context.WithCancel(ctx)
