@@ -16,6 +16,7 @@ var Kits = []string{
 	"services/internal/asyncbackend", // AsyncEvent's AWS wiring, shared by its API and worker
 	"services/internal/spectest",     // tests: every answer is in the spec
 	"services/internal/browsertest",  // tests: the pages in headless Chromium
+	"services/internal/metrics",      // Prometheus registry, the contract's collectors, /metrics
 }
 
 // Package is what a rule needs to know of one package: its path relative to

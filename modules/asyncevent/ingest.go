@@ -21,7 +21,16 @@ type Participation struct {
 // requestId. Unknown or closed events are rejected before anything is
 // written. If the enqueue fails the request becomes FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
+// Config.Observer, if set, hears the answer.
 func (s *Service) Participate(ctx context.Context, eventID, userID string) (Participation, error) {
+	p, err := s.participate(ctx, eventID, userID)
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Participated(p, err)
+	}
+	return p, err
+}
+
+func (s *Service) participate(ctx context.Context, eventID, userID string) (Participation, error) {
 	if !ValidID(eventID) {
 		return Participation{}, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}

@@ -24,6 +24,9 @@ type EventStore interface {
 	// MoveEvent moves an event from → to, applying set (attribute → value),
 	// conditionally. *EventStateError if the event is not in from.
 	MoveEvent(ctx context.Context, eventID string, from, to EventStatus, set map[string]any) error
+	// OpenEvents iterates over the OPEN events of eventType. It reads the
+	// whole table: for operator checks (CheckCapacity) only.
+	OpenEvents(ctx context.Context, eventType EventType) iter.Seq2[*EventConfig, error]
 }
 
 // Transitioner moves requests along Lifecycle: ingest, the worker, the

@@ -34,6 +34,8 @@ type Config struct {
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
 	Log *slog.Logger
+	// Observer, if set, hears the service's answers (for metrics).
+	Observer Observer
 }
 
 // Service is the AsyncEvent domain logic. It is safe for concurrent use.

@@ -18,6 +18,21 @@ type Outcome struct {
 	Result string
 	// Err is the failure behind "retry", "failed" and "bad-message".
 	Err error
+
+	// What metrics observe (zero when unknown). EventType is the
+	// message's. Status is the request's status after this delivery when
+	// it is known: SUCCEEDED, REJECTED or FAILED_FINAL when the request is
+	// terminal (decided now or by an earlier delivery), PROCESSING for a
+	// lottery entry collected for the draw. QueuedAt is the request's
+	// queuedAt as this delivery knows it: the stored one when the delivery
+	// read the request, else the message's SentAt (when the enqueue
+	// succeeded; ingest records queuedAt just after). StartedAt is set only
+	// when this delivery started processing the request (startedAt, for
+	// QueueDelay), FinishedAt only when this delivery made it terminal
+	// (finishedAt, for E2EDelay); both epoch millis as written.
+	EventType                       EventType
+	Status                          Status
+	QueuedAt, StartedAt, FinishedAt int64
 }
 
 // Process handles one delivery of a participation message. It is
@@ -39,7 +54,7 @@ type Outcome struct {
 // retryable: the attempt and the error are recorded on the request and the
 // message is left for redelivery. Validation failures (unknown event) are
 // not: the request becomes FAILED_FINAL and the message is acked.
-func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
+func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 	msg, err := DecodeMessage(d.Body)
 	if err != nil {
 		// Without a valid request id there is no request to mark failed.
@@ -68,6 +83,13 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 		start.UIPhase, start.RequireEventOpen = "", false
 		err = s.store.Transition(ctx, start)
 	}
+	var startedAt int64
+	if err == nil {
+		startedAt = start.StartedAt // as written (the store may move it)
+	}
+	defer func() {
+		out.EventType, out.QueuedAt, out.StartedAt = msg.EventType, queuedAt, startedAt
+	}()
 	// The steps that follow are timed after this one (or, on a
 	// redelivery, after what an earlier delivery recorded), so that they
 	// do not lose a write to Store.Transition's forward-time condition.
@@ -76,18 +98,22 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 	switch {
 	case err == nil:
 	case errors.As(err, &se):
-		switch cur := se.Current; {
+		cur := se.Current
+		if cur != nil && cur.QueuedAt != 0 {
+			queuedAt = cur.QueuedAt
+		}
+		switch {
 		case cur == nil:
 			s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
 			return Outcome{Ack: true, Result: "unknown-request", Err: err}
 		case cur.Status.Terminal():
-			return Outcome{Ack: true, Result: "done-already"}
+			return Outcome{Ack: true, Result: "done-already", Status: cur.Status}
 		case cur.Status == StatusProcessing:
 			// A redelivery after a crash or a timeout: continue.
 			floor = cur.LastChange() + 1
 			if msg.EventType == Lottery {
 				if cur.UIPhase != "" {
-					return Outcome{Ack: true, Result: "collecting"}
+					return Outcome{Ack: true, Result: "collecting", Status: StatusProcessing}
 				}
 				closed = true
 			}
@@ -102,7 +128,7 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 		return s.takeSeat(ctx, msg, d, floor)
 	default: // Lottery
 		if !closed {
-			return Outcome{Ack: true, Result: "collecting"}
+			return Outcome{Ack: true, Result: "collecting", Status: StatusProcessing}
 		}
 		return s.lotteryClosed(ctx, msg, d, floor)
 	}
@@ -114,23 +140,25 @@ func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery, floor i
 	for range 3 {
 		now := max(s.now(), floor)
 		if s.isSoldOut(msg.EventID) {
-			err := s.store.Transition(ctx, rejectCapacity(msg, d, now))
+			t := rejectCapacity(msg, d, now)
+			err := s.store.Transition(ctx, t)
 			if err == nil {
-				return Outcome{Ack: true, Result: "rejected"}
+				return Outcome{Ack: true, Result: "rejected", Status: StatusRejected, FinishedAt: t.FinishedAt}
 			}
 			if !errors.Is(err, ErrCapacityLeft) {
 				return s.settle(ctx, msg, d, err, floor)
 			}
 			s.setSoldOut(msg.EventID, false) // seats were added
 		}
-		err := s.store.Transition(ctx, &Transition{
+		t := &Transition{
 			RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 			From: []Status{StatusProcessing}, To: StatusSucceeded, At: now,
 			FinishedAt: now, UIResult: ResultSuccess, ResultCode: CodeSuccess, Attempts: d.ReceiveCount,
 			TakeSeat: true,
-		})
+		}
+		err := s.store.Transition(ctx, t)
 		if err == nil {
-			return Outcome{Ack: true, Result: "succeeded"}
+			return Outcome{Ack: true, Result: "succeeded", Status: StatusSucceeded, FinishedAt: t.FinishedAt}
 		}
 		if !errors.Is(err, ErrCapacityExhausted) {
 			return s.settle(ctx, msg, d, err, floor)
@@ -159,16 +187,16 @@ func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery, fl
 		return s.retry(ctx, msg, d, err)
 	}
 	now := max(s.now(), floor)
-	err := s.store.Transition(ctx, &Transition{
+	t := &Transition{
 		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 		From: []Status{StatusProcessing}, To: StatusRejected, At: now,
 		FinishedAt: now, UIResult: ResultRejected, ResultCode: CodeRejectedLotteryClosed, Attempts: d.ReceiveCount,
 		UIPhase: PhaseAnnounced, Message: "entry arrived after the draw started",
-	})
-	if err != nil {
+	}
+	if err := s.store.Transition(ctx, t); err != nil {
 		return s.settle(ctx, msg, d, err, floor)
 	}
-	return Outcome{Ack: true, Result: "rejected"}
+	return Outcome{Ack: true, Result: "rejected", Status: StatusRejected, FinishedAt: t.FinishedAt}
 }
 
 // settle handles an error from a final transition timed no earlier than
@@ -179,7 +207,7 @@ func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error
 	case errors.Is(err, ErrEventNotFound):
 		return s.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist", floor)
 	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
-		return Outcome{Ack: true, Result: "done-already"}
+		return Outcome{Ack: true, Result: "done-already", Status: se.Current.Status}
 	case errors.As(err, &se) && se.Current == nil:
 		return Outcome{Ack: true, Result: "unknown-request", Err: err}
 	}
@@ -190,18 +218,22 @@ func (s *Service) settle(ctx context.Context, msg Message, d Delivery, err error
 // earlier than floor, and acks.
 func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, message string, floor int64) Outcome {
 	now := max(s.now(), floor)
-	err := s.store.Transition(ctx, &Transition{
+	t := &Transition{
 		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 		From: []Status{StatusProcessing}, To: StatusFailedFinal, At: now,
 		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedValidation, Attempts: d.ReceiveCount,
 		FailureClass: NonRetryable, ErrorCode: code, ErrorMessage: truncate(message, MaxErrorMessage),
 		Message: code,
-	})
-	var se *StateError
-	if err != nil && !(errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal()) {
-		return s.retry(ctx, msg, d, err)
 	}
-	return Outcome{Ack: true, Result: "failed", Err: fmt.Errorf("%s: %s", code, message)}
+	err := s.store.Transition(ctx, t)
+	var se *StateError
+	switch {
+	case err == nil:
+		return Outcome{Ack: true, Result: "failed", Err: fmt.Errorf("%s: %s", code, message), Status: StatusFailedFinal, FinishedAt: t.FinishedAt}
+	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
+		return Outcome{Ack: true, Result: "failed", Err: fmt.Errorf("%s: %s", code, message), Status: se.Current.Status}
+	}
+	return s.retry(ctx, msg, d, err)
 }
 
 // retry records a retryable failure on the request (best effort) and

@@ -450,3 +450,72 @@ func createReceived(t *testing.T, env *asynceventtest.Env, id string) int64 {
 	}
 	return now
 }
+
+// Process reports what metrics observe: the request's status after the
+// delivery, its queuedAt as known, and startedAt / finishedAt exactly as
+// written, only from the delivery that wrote them.
+func TestOutcomeReportsStatusAndTimes(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 1)
+	sent := time.Now().Add(-time.Second)
+	deliver := func(user string, receives int) (asyncevent.Outcome, *asyncevent.Request) {
+		p := participate(t, env.Service, "ev", user)
+		d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: p.RequestID, EventID: "ev", UserID: user, EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: receives, SentAt: sent}
+		return env.Service.Process(ctx, d), env.Request(t, p.RequestID)
+	}
+	for _, c := range []struct {
+		user   string
+		status asyncevent.Status
+	}{{"u1", asyncevent.StatusSucceeded}, {"u2", asyncevent.StatusRejected}} {
+		out, r := deliver(c.user, 1)
+		if out.Status != c.status || out.EventType != asyncevent.FirstCome || out.QueuedAt != sent.UnixMilli() ||
+			out.StartedAt == 0 || out.StartedAt != r.StartedAt || out.FinishedAt == 0 || out.FinishedAt != r.FinishedAt {
+			t.Fatalf("%s: outcome %+v for request %+v", c.user, out, r)
+		}
+	}
+	// A redelivery reports the terminal status and the stored queuedAt,
+	// but no start or finish: those were observed by the first delivery.
+	r := env.Request(t, participate(t, env.Service, "ev", "u1").RequestID)
+	d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: r.RequestID, EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 2, SentAt: time.Now()}
+	out := env.Service.Process(ctx, d)
+	if out.Result != "done-already" || out.Status != asyncevent.StatusSucceeded || out.QueuedAt != r.QueuedAt || out.StartedAt != 0 || out.FinishedAt != 0 {
+		t.Fatalf("redelivery: outcome %+v for request %+v", out, r)
+	}
+}
+
+type participations struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (o *participations) Participated(p asyncevent.Participation, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case err != nil:
+		o.got = append(o.got, "refused: "+err.Error())
+	case p.IsDuplicate:
+		o.got = append(o.got, "duplicate")
+	default:
+		o.got = append(o.got, "new")
+	}
+}
+
+// The Observer hears every answer of Participate.
+func TestObserverHearsParticipations(t *testing.T) {
+	t.Parallel()
+	obs := &participations{}
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Observer: obs}})
+	firstCome(t, env, "ev", 1)
+	participate(t, env.Service, "ev", "u1")
+	participate(t, env.Service, "ev", "u1")
+	if _, err := env.Service.Participate(ctx, "nope", "u1"); err == nil {
+		t.Fatal("participation in a missing event accepted")
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.got) != 3 || obs.got[0] != "new" || obs.got[1] != "duplicate" || !strings.HasPrefix(obs.got[2], "refused: ") {
+		t.Fatalf("observed %q", obs.got)
+	}
+}

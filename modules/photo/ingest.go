@@ -59,7 +59,10 @@ func (s *Service) IngestBatch(ctx context.Context, org, event string, rs []Recor
 // ingest validates rs, writes the photos that are not suppressed with
 // write, and settles what happened meanwhile (photographer renames,
 // privacy requests).
-func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, prefix string, write func([]*Photo) ([]WriteResult, error)) ([]IngestResult, error) {
+func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, prefix string, write func([]*Photo) ([]WriteResult, error)) (out []IngestResult, err error) {
+	if s.obs != nil {
+		defer func() { s.obs.Ingested(len(rs), stored(out)) }()
+	}
 	batch, err := s.prepare(ctx, org, event, rs, prefix)
 	if err != nil {
 		return nil, err
@@ -91,7 +94,7 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 			ws[i] = res[k]
 		}
 	}
-	out := batch.results(ws)
+	out = batch.results(ws)
 	s.refreshPhotographers(ctx, batch, out)
 	if err := s.settlePrivacy(ctx, org, event, batch, out); err != nil {
 		return nil, err

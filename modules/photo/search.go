@@ -32,6 +32,7 @@ func checkPage(r *PageRequest, maxLen int) error {
 
 // Gallery lists an event's photos, newest first.
 func (s *Service) Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error) {
+	defer s.searched(SearchGallery)()
 	if err := checkPage(&r, maxCursor); err != nil {
 		return Page{}, err
 	}
@@ -64,6 +65,7 @@ type BibPage struct {
 // ByBib lists the photos of an event of org that show bib, newest first:
 // one GSI1 query and ⌈n/100⌉ BatchGets of the PHOTO items per page.
 func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
+	defer s.searched(SearchBib)()
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
 	}
@@ -93,6 +95,7 @@ func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageReque
 // may ask, and a bib must not reveal a name). An unpublished event is
 // ErrNotFound.
 func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequest) (BibPage, error) {
+	defer s.searched(SearchPublicBib)()
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
 	}
@@ -121,6 +124,7 @@ const MaxSearchEvents = 32
 // as one timeline. Photos of an event the photographer was unassigned
 // from are found by naming the event.
 func (s *Service) ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error) {
+	defer s.searched(SearchPhotographer)()
 	if err := checkPage(&r, maxMergeCursor); err != nil {
 		return Page{}, err
 	}

@@ -15,6 +15,8 @@ type Config struct {
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
 	Log *slog.Logger
+	// Observer, if set, hears ingests and searches (for metrics).
+	Observer Observer
 }
 
 // Service is PhotoService's domain logic. It is safe for concurrent use.
@@ -23,11 +25,12 @@ type Service struct {
 	index Index
 	now   func() time.Time
 	log   *slog.Logger
+	obs   Observer
 }
 
 // NewService returns a Service.
 func NewService(cfg Config) *Service {
-	s := &Service{truth: cfg.Truth, index: cfg.Index, now: cfg.Now, log: cfg.Log}
+	s := &Service{truth: cfg.Truth, index: cfg.Index, now: cfg.Now, log: cfg.Log, obs: cfg.Observer}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -52,6 +53,22 @@ func init() {
 					// full or the wait is over (real SQS answers as soon as a
 					// message is there): keep the wait short locally.
 					cfg.Wait = time.Second
+				}
+				if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
+					// A free loopback port, so that the stack never clashes
+					// with a worker running outside.
+					cfg.OpsAddr = "127.0.0.1:0"
+				}
+				if cfg.OpsAddr != "" {
+					l, err := net.Listen("tcp", cfg.OpsAddr)
+					if err != nil {
+						return fmt.Errorf("ops port: %w (set PACER_WORKER_OPS_ADDR)", err)
+					}
+					cfg.OpsListener = l
+					cfg.Ready = func() {
+						fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
+						env.Ready()
+					}
 				}
 				return asyncworker.Run(ctx, cfg)
 			},

@@ -156,6 +156,23 @@ func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asy
 	return it.eventConfig(), nil
 }
 
+// OpenEvents implements asyncevent.Store with a filtered Scan.
+func (s *Store) OpenEvents(ctx context.Context, eventType asyncevent.EventType) iter.Seq2[*asyncevent.EventConfig, error] {
+	f := expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen))).
+		And(expression.Name("eventType").Equal(expression.Value(string(eventType))))
+	return func(yield func(*asyncevent.EventConfig, error) bool) {
+		for it, err := range s.configs.Scan(ctx, &f) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(it.eventConfig(), nil) {
+				return
+			}
+		}
+	}
+}
+
 // GetCapacity implements asyncevent.Store.
 func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Capacity, error) {
 	it, err := s.caps.GetStrong(ctx, capKey(eventID))

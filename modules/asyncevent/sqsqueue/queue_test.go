@@ -67,3 +67,28 @@ func TestDepthCountsEverySendAtOnce(t *testing.T) {
 		t.Fatalf("after deleting %d: depth %d (%v)", len(ms), n, err)
 	}
 }
+
+// Counts reports each state of the main queue and the DLQ.
+func TestCounts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	q := open(t)
+	for i := range 3 {
+		if err := q.Send(ctx, fmt.Sprintf(`{"n":%d}`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	main, dlq, err := q.Counts(ctx)
+	if err != nil || main.Visible+main.Delayed != 3 || main.InFlight != 0 || dlq != (sqsqueue.Counts{}) {
+		t.Fatalf("after 3 sends: main %+v, dlq %+v (%v)", main, dlq, err)
+	}
+	ms, err := q.Receive(ctx, 1, 0, time.Minute)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("receive: %d %v", len(ms), err)
+	}
+	main, _, err = q.Counts(ctx)
+	if err != nil || main.InFlight != 1 {
+		t.Fatalf("after receiving 1: main %+v (%v)", main, err)
+	}
+	t.Logf("after receiving 1 of 3: %+v", main)
+}

@@ -39,6 +39,11 @@ type Config struct {
 	DynamoDB ddb.Client
 	SQS      sqsqueue.Client
 
+	// DDBObserver sees every DynamoDB call of the store (metrics: consumed
+	// capacity); Observer hears the domain service's answers.
+	DDBObserver ddb.Observer
+	Observer    asyncevent.Observer
+
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
@@ -75,6 +80,22 @@ func (b *autoBool) Set(s string) error {
 func (b *autoBool) String() string   { return strconv.FormatBool(bool(*b)) }
 func (b *autoBool) IsBoolFlag() bool { return true }
 
+// LoadAWS sets cfg.AWS with awsclient.Load (the standard chain, or the
+// local stand-ins' endpoints when set) when it is nil and a client is still
+// to be built from it. Open calls it; call it first to instrument the
+// configuration it loads.
+func (cfg *Config) LoadAWS(ctx context.Context) error {
+	if cfg.AWS != nil || (cfg.DynamoDB != nil && cfg.SQS != nil) {
+		return nil
+	}
+	c, err := awsclient.Load(ctx)
+	if err != nil {
+		return err
+	}
+	cfg.AWS = &c
+	return nil
+}
+
 // Open builds the domain service over DynamoDB and SQS, creating the table
 // and queues first when cfg.Setup is set. It returns the queue too, for the
 // worker's consumer loop.
@@ -85,12 +106,8 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if cfg.Queue == "" {
 		cfg.Queue = sqsqueue.DefaultName
 	}
-	if cfg.AWS == nil && (cfg.DynamoDB == nil || cfg.SQS == nil) {
-		c, err := awsclient.Load(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg.AWS = &c
+	if err := cfg.LoadAWS(ctx); err != nil {
+		return nil, nil, err
 	}
 	dc := cfg.DynamoDB
 	if dc == nil {
@@ -100,7 +117,7 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if sc == nil {
 		sc = awsclient.SQS(*cfg.AWS)
 	}
-	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey}), cfg.Table)
+	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey, Observer: cfg.DDBObserver}), cfg.Table)
 	if cfg.Setup {
 		if err := store.Ensure(ctx); err != nil {
 			return nil, nil, fmt.Errorf("asyncbackend: %w", err)
@@ -110,5 +127,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log}), q, nil
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log, Observer: cfg.Observer}), q, nil
 }

@@ -79,7 +79,8 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
-// Run serves the API until ctx is cancelled, then shuts down gracefully.
+// Run serves the API, and its metrics on GET /metrics (see
+// docs/metrics.md), until ctx is cancelled, then shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -99,7 +100,11 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.CursorKey = k
 	}
-	svc, _, err := asyncbackend.Open(ctx, cfg.Config)
+	if err := cfg.LoadAWS(ctx); err != nil {
+		return err
+	}
+	m := newMetrics(&cfg)
+	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
@@ -109,6 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := RegisterPages(mux, cfg.Dev); err != nil {
 		return err
 	}
+	handler := m.serve(mux, svc, q, log)
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {
@@ -116,5 +122,5 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	log.Info("asyncevent-api listening", "addr", l.Addr().String(), "table", cfg.Table, "queue", cfg.Queue, "dev", cfg.Dev)
-	return server.ServeReady(ctx, &http.Server{Handler: mux}, l, log, cfg.Ready, d)
+	return server.ServeReady(ctx, &http.Server{Handler: handler}, l, log, cfg.Ready, d)
 }

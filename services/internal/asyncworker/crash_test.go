@@ -76,7 +76,7 @@ func TestWorkerKilledMidFlight(t *testing.T) {
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), childEnv+"=1",
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
-		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
+		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
 	child.Stderr = os.Stderr
 	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := child.Start(); err != nil {

@@ -25,11 +25,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // Config configures Run.
@@ -45,6 +47,11 @@ type Config struct {
 	// SweepEvery is how often to sweep for stranded requests (0: never).
 	SweepEvery time.Duration
 
+	// OpsAddr is where /metrics, /healthz and /readyz are served ("": no
+	// ops server); OpsListener, if set, is used instead (Run closes it).
+	OpsAddr     string
+	OpsListener net.Listener
+
 	// Ready, if set, is called once the table and queue are open and the
 	// worker starts receiving.
 	Ready func()
@@ -57,11 +64,14 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Int(&cfg.Batch, "batch", "PACER_WORKER_BATCH", 10, "messages per receive, 1..10")
 	s.Duration(&cfg.Visibility, "visibility", "PACER_WORKER_VISIBILITY", 30*time.Second, "visibility timeout of a received message")
 	s.Duration(&cfg.Wait, "wait", "PACER_WORKER_WAIT", 10*time.Second, "long-poll wait, up to 20s")
+	s.String(&cfg.OpsAddr, "ops-addr", "PACER_WORKER_OPS_ADDR", DefaultOpsAddr, "where /metrics, /healthz and /readyz are served; -ops-addr= (empty) turns it off")
 	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
 }
 
 // Run consumes the queue until ctx is cancelled, then stops receiving,
-// finishes the messages in flight, deletes them, and returns.
+// finishes the messages in flight, deletes them, and returns. Unless
+// OpsAddr is empty it also serves the ops endpoints there (see
+// docs/metrics.md for the metrics).
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -70,9 +80,40 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Batch > 10 {
 		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
+	reg := metrics.NewRegistry()
+	wm := metrics.NewWorker(reg, cfg.Concurrency)
+	am := metrics.NewAWS(reg, cfg.Table)
+	if err := cfg.LoadAWS(ctx); err != nil {
+		return err
+	}
+	if cfg.AWS != nil {
+		am.Attach(cfg.AWS)
+	}
+	cfg.DDBObserver = am
 	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
+		if cfg.OpsListener != nil {
+			_ = cfg.OpsListener.Close()
+		}
 		return err
+	}
+	octx, stopOps := context.WithCancel(ctx)
+	defer stopOps()
+	opsDone := make(chan struct{})
+	if l := cfg.OpsListener; l != nil || cfg.OpsAddr != "" {
+		if l == nil {
+			if l, err = net.Listen("tcp", cfg.OpsAddr); err != nil {
+				return fmt.Errorf("asyncworker: ops server: %w (choose another -ops-addr, or empty to turn it off)", err)
+			}
+		}
+		log.Info("asyncevent-worker ops", "addr", l.Addr().String(), "paths", "/metrics /healthz /readyz")
+		o := &ops{reg: reg, check: asyncbackend.Ready(cfg.Config, q)}
+		go func() {
+			defer close(opsDone)
+			o.serve(octx, l, log)
+		}()
+	} else {
+		close(opsDone)
 	}
 	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
 		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait, "sweepEvery", cfg.SweepEvery)
@@ -84,10 +125,12 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(swept)
 		sweep(ctx, svc, cfg.SweepEvery, log)
 	}()
-	err = consumer.Run(ctx, q, Handler(svc, log), consumer.Config{
+	err = consumer.Run(ctx, q, Handler(svc, log, wm), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept
+	stopOps()
+	<-opsDone
 	log.Info("asyncevent-worker stopped")
 	return err
 }

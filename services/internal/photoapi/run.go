@@ -93,8 +93,9 @@ func WriteOpenAPI(w io.Writer) error {
 	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
-// Run applies the migrations, ensures the table, and serves the API until
-// ctx ends, then shuts down gracefully.
+// Run applies the migrations, ensures the table, and serves the API, and
+// its metrics on GET /metrics (see docs/metrics.md), until ctx ends, then
+// shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -127,7 +128,8 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key})
+	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
+	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: m.aws})
 	table := db.Table(dynamostore.TableName(cfg.Stage), &dynamostore.Schema)
 	ectx, cancel := context.WithTimeout(ctx, time.Minute)
 	err = table.Ensure(ectx)
@@ -139,7 +141,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log})
+	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log, Observer: m.photo})
 
 	mux := http.NewServeMux()
 	d := Deps{Service: svc, Log: cfg.Log}
@@ -155,5 +157,5 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table.Name(), "dev", cfg.Dev)
-	return server.ServeReady(ctx, &http.Server{Handler: mux}, l, cfg.Log, cfg.Ready, d)
+	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
 }

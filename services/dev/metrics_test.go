@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/standin"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// The AsyncEvent API and a worker, against the local stand-ins, move their
+// metrics by exactly what happened: 5 new participations, 1 duplicate and
+// 1 refused (unknown event) at the API; with capacity 3, 3 succeeded and 2
+// rejected at the worker, each with a QueueDelay, an E2EDelay and a
+// handler duration. Both registries lint clean and match the contract.
+func TestMetricsThroughAPIAndWorker(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true})
+	if err != nil {
+		t.Fatalf("stand-ins (run `make deps` first): %v", err)
+	}
+	t.Cleanup(func() { _ = stack.Close() })
+	for k, v := range stack.Env() {
+		t.Setenv(k, v)
+	}
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("metrics-%d", time.Now().UnixNano())
+	backend := asyncbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg}
+
+	apiURL := serve(t, ctx, "api", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l, Dev: true, Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
+	})
+	admin := map[string]string{server.DevUserHeader: "ops", server.DevRolesHeader: "admin"}
+	send(t, "POST", apiURL+"/admin/events", `{"eventId":"m","eventType":"FIRST_COME","capacity":3}`, admin, http.StatusCreated)
+	for i := 1; i <= 5; i++ {
+		send(t, "POST", apiURL+"/events/m/participations", "", map[string]string{server.DevUserHeader: fmt.Sprintf("u%d", i)}, http.StatusAccepted)
+	}
+	send(t, "POST", apiURL+"/events/m/participations", "", map[string]string{server.DevUserHeader: "u1"}, http.StatusAccepted)
+	send(t, "POST", apiURL+"/events/nope/participations", "", map[string]string{server.DevUserHeader: "u1"}, http.StatusNotFound)
+
+	api := metricstest.Scrape(t, apiURL+"/metrics")
+	metricstest.Check(t, api, "pacer_http_request_duration_seconds", "pacer_participations_total", "pacer_queue_messages", "pacer_event_capacity_invariant_ok",
+		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "pacer_aws_consumed_capacity_units_total", "go_goroutines")
+	participate := "POST /events/{eventId}/participations"
+	expect(t, api, []want{
+		{"pacer_participations_total", []string{"outcome", "new", "reason", "none"}, 5},
+		{"pacer_participations_total", []string{"outcome", "duplicate", "reason", "none"}, 1},
+		{"pacer_participations_total", []string{"outcome", "refused", "reason", "event-not-found"}, 1},
+		{"pacer_participations_total", []string{"outcome", "refused", "reason", "event-closed"}, 0},
+		{"pacer_http_request_duration_seconds", []string{"service", "asyncevent-api", "route", participate, "code_class", "2xx"}, 6},
+		{"pacer_http_request_duration_seconds", []string{"service", "asyncevent-api", "route", participate, "code_class", "4xx"}, 1},
+		{"pacer_http_request_duration_seconds", []string{"route", "POST /admin/events", "code_class", "2xx"}, 1},
+		{"pacer_aws_calls_total", []string{"service_name", "sqs", "operation", "SendMessage", "outcome", "ok"}, 5},
+		{"pacer_aws_call_duration_seconds", []string{"service_name", "sqs", "operation", "SendMessage"}, 5},
+		// local-aws-sqs counts a just-sent message as delayed for a moment.
+		{"pacer_queue_messages", []string{"queue", "main", "state", "in_flight"}, 0},
+		{"pacer_queue_messages", []string{"queue", "dlq"}, 0},
+		{"pacer_event_capacity_invariant_ok", nil, 1},
+	})
+	if v := api.Value("pacer_queue_messages", "queue", "main", "state", "visible") + api.Value("pacer_queue_messages", "queue", "main", "state", "delayed"); v != 5 {
+		t.Errorf("main queue visible + delayed = %v, want 5", v)
+	}
+	if v := api.Value("pacer_aws_consumed_capacity_units_total", "table", name); v <= 0 {
+		t.Errorf("consumed capacity on %s: %v", name, v)
+	}
+
+	opsURL := serve(t, ctx, "worker", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asyncworker.Run(ctx, asyncworker.Config{Config: backend, Concurrency: 3, Batch: 10, Wait: time.Second,
+			Visibility: time.Minute, OpsListener: l, Ready: ready})
+	})
+	var worker metricstest.Families
+	asynceventtest.Eventually(t, time.Minute, "the worker to decide 5 messages", func() (bool, error) {
+		worker = metricstest.Scrape(t, opsURL+"/metrics")
+		return worker.Value("pacer_worker_messages_total", "outcome", "succeeded")+worker.Value("pacer_worker_messages_total", "outcome", "rejected") >= 5, nil
+	})
+	metricstest.Check(t, worker, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
+		"pacer_worker_handler_duration_seconds", "pacer_queue_delay_seconds", "pacer_e2e_delay_seconds",
+		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "pacer_aws_consumed_capacity_units_total")
+	expect(t, worker, []want{
+		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 3},
+		{"pacer_worker_messages_total", []string{"outcome", "rejected"}, 2},
+		{"pacer_worker_messages_total", []string{"outcome", "retryable"}, 0},
+		{"pacer_worker_messages_total", []string{"outcome", "final"}, 0},
+		{"pacer_worker_handler_duration_seconds", nil, 5},
+		{"pacer_queue_delay_seconds", []string{"event_type", "FIRST_COME"}, 5},
+		{"pacer_e2e_delay_seconds", []string{"event_type", "FIRST_COME"}, 5},
+		{"pacer_worker_in_flight", nil, 0},
+		{"pacer_worker_concurrency", nil, 3},
+	})
+	if v := worker.Value("pacer_aws_calls_total", "service_name", "sqs", "operation", "ReceiveMessage", "outcome", "ok"); v < 1 {
+		t.Errorf("worker ReceiveMessage calls: %v", v)
+	}
+}
+
+type want struct {
+	name   string
+	labels []string
+	value  float64
+}
+
+func expect(t *testing.T, fams metricstest.Families, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		if got := fams.Value(w.name, w.labels...); got != w.value {
+			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
+		}
+	}
+}
+
+// serve runs run on a free loopback port until the test ends and returns
+// its base URL once it is ready.
+func serve(t *testing.T, ctx context.Context, what string, run func(ctx context.Context, l net.Listener, ready func()) error) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, l, func() { close(ready) }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("%s stopped: %v", what, err)
+	case <-time.After(time.Minute):
+		t.Fatalf("%s not ready after a minute", what)
+	}
+	return "http://" + l.Addr().String()
+}
+
+// send makes a request and checks its status.
+func send(t *testing.T, method, url, body string, headers map[string]string, status int) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		t.Fatalf("%s %s: %d, want %d", method, url, resp.StatusCode, status)
+	}
+}

@@ -1,0 +1,77 @@
+package asynceventapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// Job is the scrape job of the API, and the service label of its HTTP metrics.
+const Job = "asyncevent-api"
+
+// participationReasons are the problem codes a participation may be
+// refused with (see problems).
+var participationReasons = []string{"invalid-id", "event-not-found", "event-not-open", "event-closed", "lottery-closed", "unavailable", "internal"}
+
+// apiMetrics is the API's registry and the collectors Run wires before
+// the backend opens (AWS calls, participations).
+type apiMetrics struct {
+	reg  *prometheus.Registry
+	http *metrics.HTTP
+}
+
+// newMetrics registers the API's metrics and hooks the AWS and
+// participation ones into cfg's backend settings.
+func newMetrics(cfg *Config) *apiMetrics {
+	m := &apiMetrics{reg: metrics.NewRegistry()}
+	m.http = metrics.NewHTTP(m.reg, Job)
+	a := metrics.NewAWS(m.reg, cfg.Table)
+	if cfg.AWS != nil { // loaded by Run (Config.LoadAWS), unless the clients are given
+		a.Attach(cfg.AWS)
+	}
+	cfg.DDBObserver = a
+	cfg.Observer = participations{metrics.NewParticipations(m.reg, participationReasons)}
+	return m
+}
+
+// serve registers the queue gauge over q and the capacity invariant over
+// svc, mounts GET /metrics on mux
+// (outside the OpenAPI spec: it is not part of the API) and returns mux
+// timed.
+func (m *apiMetrics) serve(mux *http.ServeMux, svc *asyncevent.Service, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
+	metrics.NewQueue(m.reg, q.Counts, log)
+	metrics.NewInvariant(m.reg, svc.CheckCapacity, log)
+	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
+	return m.http.Wrap(mux)
+}
+
+// participations counts Participate's answers by outcome and problem code.
+type participations struct{ *metrics.Participations }
+
+func (p participations) Participated(a asyncevent.Participation, err error) {
+	if err != nil {
+		p.Refused(problemCode(err))
+		return
+	}
+	p.Accepted(a.IsDuplicate)
+}
+
+// problemCode is the problem type code problem answers err with.
+func problemCode(err error) string {
+	for _, p := range problemTypes {
+		if errors.Is(err, p.Err) {
+			return p.Name
+		}
+	}
+	if server.DependencyFailed(err) {
+		return "unavailable"
+	}
+	return "internal"
+}

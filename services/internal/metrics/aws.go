@@ -1,0 +1,95 @@
+package metrics
+
+import (
+	"context"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// AWS counts and times AWS calls (pacer_aws_calls_total,
+// pacer_aws_call_duration_seconds) through an SDK middleware (Attach), and
+// DynamoDB's consumed capacity (pacer_aws_consumed_capacity_units_total)
+// as the ddb SDK's Observer.
+type AWS struct {
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	capacity *prometheus.CounterVec
+}
+
+// awsOperations are the operations Pacer's binaries call, initialised to 0.
+var awsOperations = map[string][]string{
+	"dynamodb": {"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "TransactWriteItems"},
+	"sqs":      {"SendMessage", "ReceiveMessage", "DeleteMessageBatch", "GetQueueAttributes"},
+}
+
+// NewAWS registers the AWS call metrics on reg; the counters start at 0
+// for the operations Pacer calls and, for capacity, on each of tables.
+func NewAWS(reg prometheus.Registerer, tables ...string) *AWS {
+	a := &AWS{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_aws_calls_total",
+			Help: "AWS calls by service, operation and outcome (ok, throttled, error); retries of one call count once.",
+		}, []string{"service_name", "operation", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pacer_aws_call_duration_seconds",
+			Help:    "AWS call latency, retries included.",
+			Buckets: callBuckets,
+		}, []string{"service_name", "operation"}),
+		capacity: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_aws_consumed_capacity_units_total",
+			Help: "DynamoDB ConsumedCapacity.CapacityUnits as reported, by table and operation.",
+		}, []string{"table", "operation"}),
+	}
+	reg.MustRegister(a.calls, a.duration, a.capacity)
+	for svc, ops := range awsOperations {
+		for _, op := range ops {
+			for _, o := range []string{"ok", "throttled", "error"} {
+				a.calls.WithLabelValues(svc, op, o)
+			}
+		}
+	}
+	for _, t := range tables {
+		for _, op := range awsOperations["dynamodb"] {
+			a.capacity.WithLabelValues(t, op)
+		}
+	}
+	return a
+}
+
+// Attach instruments the clients made from cfg afterwards.
+func (a *AWS) Attach(cfg *aws.Config) {
+	awsclient.Observe(cfg, func(_ context.Context, c awsclient.Call) {
+		svc := strings.ToLower(c.Service)
+		a.calls.WithLabelValues(svc, c.Operation, callOutcome(c.Err)).Inc()
+		a.duration.WithLabelValues(svc, c.Operation).Observe(c.Duration.Seconds())
+	})
+}
+
+// ObserveCall implements ddb.Observer: it adds the call's consumed
+// capacity (its count and latency come from Attach).
+func (a *AWS) ObserveCall(_ context.Context, c ddb.Call) {
+	if c.Capacity > 0 {
+		a.capacity.WithLabelValues(c.Table, c.Operation).Add(c.Capacity)
+	}
+}
+
+var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
+
+// callOutcome is "ok", "throttled" (the SDK's throttle codes:
+// ProvisionedThroughputExceeded, RequestLimitExceeded, ThrottlingException,
+// SQS's RequestThrottled, ...) or "error".
+func callOutcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case throttles.IsErrorThrottle(err) == aws.TrueTernary:
+		return "throttled"
+	}
+	return "error"
+}

@@ -1,0 +1,4 @@
+package metrics
+
+// CallOutcome exposes callOutcome to the tests.
+var CallOutcome = callOutcome

@@ -1,0 +1,89 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Worker outcomes (the outcome label of pacer_worker_messages_total).
+const (
+	Succeeded = "succeeded" // the request ended SUCCEEDED (or was already terminal so)
+	Rejected  = "rejected"  // the request ended REJECTED (or was already)
+	Retryable = "retryable" // not deleted: SQS redelivers it
+	Final     = "final"     // acked without success: FAILED_FINAL, a malformed message, an unknown request
+)
+
+// Worker is a worker's metrics: deliveries by outcome, in flight,
+// concurrency, handler duration, QueueDelay and E2EDelay.
+type Worker struct {
+	messages   *prometheus.CounterVec
+	inFlight   prometheus.Gauge
+	duration   *prometheus.HistogramVec
+	queueDelay *prometheus.HistogramVec
+	e2eDelay   *prometheus.HistogramVec
+}
+
+// NewWorker registers a worker's metrics on reg, with pacer_worker_concurrency
+// set to concurrency and every outcome counter at 0.
+func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
+	w := &Worker{
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_worker_messages_total",
+			Help: "Deliveries handled, one per receive, by outcome (succeeded, rejected, retryable, final).",
+		}, []string{"outcome"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pacer_worker_in_flight",
+			Help: "Messages being handled now.",
+		}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pacer_worker_handler_duration_seconds",
+			Help:    "Time in the handler per delivery, by outcome.",
+			Buckets: callBuckets,
+		}, []string{"outcome"}),
+		queueDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pacer_queue_delay_seconds",
+			Help:    "QueueDelay = startedAt − queuedAt, observed when processing starts, by event type.",
+			Buckets: delayBuckets,
+		}, []string{"event_type"}),
+		e2eDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pacer_e2e_delay_seconds",
+			Help:    "E2EDelay = finishedAt − queuedAt, observed when the request reaches a terminal state, by event type.",
+			Buckets: delayBuckets,
+		}, []string{"event_type"}),
+	}
+	concurrent := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "pacer_worker_concurrency",
+		Help: "The configured concurrency (PACER_WORKER_CONCURRENCY).",
+	})
+	concurrent.Set(float64(concurrency))
+	reg.MustRegister(w.messages, w.inFlight, w.duration, w.queueDelay, w.e2eDelay, concurrent)
+	for _, o := range []string{Succeeded, Rejected, Retryable, Final} {
+		w.messages.WithLabelValues(o)
+	}
+	return w
+}
+
+// Start notes a delivery entering the handler; call the returned function
+// with its outcome when it leaves.
+func (w *Worker) Start() (done func(outcome string)) {
+	w.inFlight.Inc()
+	start := time.Now()
+	return func(outcome string) {
+		w.inFlight.Dec()
+		w.messages.WithLabelValues(outcome).Inc()
+		w.duration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
+	}
+}
+
+// QueueDelay observes a request's startedAt − queuedAt (epoch millis).
+func (w *Worker) QueueDelay(eventType string, queuedAt, startedAt int64) {
+	w.queueDelay.WithLabelValues(eventType).Observe(millis(startedAt - queuedAt))
+}
+
+// E2EDelay observes a request's finishedAt − queuedAt (epoch millis).
+func (w *Worker) E2EDelay(eventType string, queuedAt, finishedAt int64) {
+	w.e2eDelay.WithLabelValues(eventType).Observe(millis(finishedAt - queuedAt))
+}
+
+func millis(ms int64) float64 { return float64(max(ms, 0)) / 1000 }

@@ -1,0 +1,39 @@
+package photoapi
+
+import (
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/services/internal/metrics"
+)
+
+// Job is the scrape job of the API, and the service label of its HTTP metrics.
+const Job = "photo-api"
+
+// apiMetrics is the API's registry and collectors (docs/metrics.md).
+type apiMetrics struct {
+	reg   *prometheus.Registry
+	http  *metrics.HTTP
+	aws   *metrics.AWS
+	photo *metrics.Photo
+}
+
+// newMetrics registers the API's metrics and instruments the AWS clients
+// made from awsCfg afterwards.
+func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
+	m := &apiMetrics{reg: metrics.NewRegistry()}
+	m.http = metrics.NewHTTP(m.reg, Job)
+	m.aws = metrics.NewAWS(m.reg, table)
+	m.aws.Attach(awsCfg)
+	m.photo = metrics.NewPhoto(m.reg)
+	return m
+}
+
+// serve mounts GET /metrics on mux (outside the OpenAPI spec: it is not
+// part of the API) and returns mux timed.
+func (m *apiMetrics) serve(mux *http.ServeMux) http.Handler {
+	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
+	return m.http.Wrap(mux)
+}

@@ -1,0 +1,79 @@
+package photoapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/phototest"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/spectest"
+)
+
+// The API's /metrics lints clean, matches the contract, and counts photos
+// and searches exactly: 1 single + a batch of 2 (one already there) are 3
+// ingested, a photo by an unknown photographer is refused; each search
+// kind is timed once per call; requests are timed by route.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	k := phototest.New(ctx, t)
+	m := newMetrics(&aws.Config{}, k.DDB.Table.Name())
+	svc := photo.NewService(photo.Config{Truth: k.Truth, Index: k.Store, Observer: m.photo})
+	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	api := NewAPI(mux, Deps{Service: svc}, v, false)
+	srv := httptest.NewServer(m.serve(mux))
+	t.Cleanup(srv.Close)
+	e := &env{t: t, ctx: ctx, api: spectest.Wrap(t, api), raw: api, mux: mux, ddb: k.DDB, svc: svc}
+
+	e.setup("o1", "ev", "ph", true)
+	tok := orgToken(t, "o1")
+	e.do("POST", "/events/ev/photos", 201, tok, rec(1, "ph", "1000"))
+	e.do("POST", "/events/ev/photos/batch", 200, tok, map[string]any{"photos": []any{rec(1, "ph", "1000"), rec(2, "ph", "1001")}})
+	e.do("POST", "/events/ev/photos", 422, tok, rec(3, "ghost", "1000"))
+	e.do("GET", "/events/ev/bibs/1000/photos", 200, tok)
+	e.do("GET", "/events/ev/photos", 200, tok)
+	e.do("GET", "/photographers/ph/photos", 200, tok)
+	e.do("GET", "/public/events/ev/bibs/1000/photos", 200)
+	e.do("GET", "/public/events/ev/bibs/1001/photos", 200)
+	for _, path := range []string{"/healthz", "/healthz", "/nowhere"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+
+	fams := metricstest.Scrape(t, srv.URL+"/metrics")
+	metricstest.Check(t, fams, "pacer_http_request_duration_seconds", "pacer_photo_ingest_photos_total",
+		"pacer_photo_search_duration_seconds", "pacer_aws_calls_total", "pacer_aws_consumed_capacity_units_total", "go_goroutines")
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"pacer_photo_ingest_photos_total", []string{"outcome", "ingested"}, 3},
+		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}, 1},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "bib"}, 1},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "gallery"}, 1},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "photographer"}, 1},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "public_bib"}, 2},
+		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "GET /healthz", "code_class", "2xx"}, 2},
+		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "unmatched", "code_class", "4xx"}, 1},
+	} {
+		if got := fams.Value(c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+}
