@@ -128,7 +128,9 @@ func TestParticipationPage(t *testing.T) {
 func TestParticipationPageLottery(t *testing.T) {
 	env, srv := pagesStack(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: 10 * time.Millisecond}})
 	ctx := context.Background()
-	cutoff := time.Now().Add(4 * time.Second)
+	// The entry must land before the cutoff, after Chromium has started
+	// and the page loaded: seconds on a loaded machine.
+	cutoff := time.Now().Add(15 * time.Second)
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Title: "Raffle",
 		LotteryCutoffAt: cutoff.UnixMilli(), Winners: 1}); err != nil {
 		t.Fatal(err)
@@ -141,7 +143,7 @@ func TestParticipationPageLottery(t *testing.T) {
 	if st := browsertest.Eval[string](b, `document.querySelector('#stepper li[data-step="PROCESSING"]').dataset.state`); st != "current" {
 		t.Errorf("while collecting, PROCESSING is %q, want current", st)
 	}
-	asynceventtest.Eventually(t, 30*time.Second, "the draw", func() (bool, error) {
+	asynceventtest.Eventually(t, 45*time.Second, "the draw", func() (bool, error) {
 		_, err := env.Service.Draw(ctx, "raffle", "")
 		return err == nil, err
 	})
