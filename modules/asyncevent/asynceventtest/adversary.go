@@ -1,0 +1,152 @@
+package asynceventtest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/consumer"
+)
+
+// Adversarial is one adversarial run: Users participate in an event
+// through the domain service (no HTTP), their messages go through a
+// ReorderQueue, and Workers in-process workers, each with its own service
+// and random handling delays, decide them.
+type Adversarial struct {
+	Users   int
+	Workers int
+	// Reorder is the queue's adversary; its Seed also seeds the handling
+	// delays.
+	Reorder Reorder
+	// MaxHandleDelay delays each handling by a random time below it,
+	// before the worker's first write.
+	MaxHandleDelay time.Duration
+	// Consumer configures each worker (default: Concurrency 10, Wait
+	// 50 ms, Visibility 2 s).
+	Consumer consumer.Config
+	// Ingesters is how many users participate at once (default 8).
+	Ingesters int
+	// Timeout bounds the wait for every request to be decided (default
+	// 2 min).
+	Timeout time.Duration
+	// Kill, if set, is called once every worker runs, with a function that
+	// SIGKILLs (stops without a graceful stop: handlers in flight are
+	// abandoned, their messages come back after the visibility timeout)
+	// worker i and starts a fresh one in its place.
+	Kill func(kill func(i int))
+}
+
+// AdversarialResult is what a run measured.
+type AdversarialResult struct {
+	Fairness
+	Queue   ReorderCounts
+	Elapsed time.Duration
+	// Requests are the event's requests at the end.
+	Requests []*asyncevent.Request
+}
+
+// RunAdversarial runs a against eventID (which must exist) and waits until
+// every request is terminal.
+func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) AdversarialResult {
+	t.Helper()
+	if a.Consumer.Concurrency == 0 {
+		a.Consumer.Concurrency = 10
+	}
+	if a.Consumer.Wait == 0 {
+		a.Consumer.Wait = 50 * time.Millisecond
+	}
+	if a.Consumer.Visibility == 0 {
+		a.Consumer.Visibility = 2 * time.Second
+	}
+	a.Consumer.StopTimeout = time.Second
+	if a.Ingesters == 0 {
+		a.Ingesters = 8
+	}
+	if a.Timeout == 0 {
+		a.Timeout = 2 * time.Minute
+	}
+	q := NewReorderQueue(a.Reorder)
+	start := time.Now()
+
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(a.Reorder.Seed, 7))
+	delay := func() time.Duration {
+		if a.MaxHandleDelay <= 0 {
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return time.Duration(rng.Int64N(int64(a.MaxHandleDelay)))
+	}
+	var wg sync.WaitGroup
+	cancels := make([]context.CancelFunc, a.Workers)
+	startWorker := func(i int) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels[i] = cancel
+		svc := asyncevent.New(e.Store, q, nil, e.opts.Service)
+		handle := func(hctx context.Context, m consumer.Message) bool {
+			select {
+			case <-time.After(delay()):
+			case <-ctx.Done(): // killed: the delivery is abandoned
+				return false
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
+		}
+		wg.Go(func() {
+			if err := consumer.Run(ctx, q, handle, a.Consumer); err != nil {
+				t.Errorf("asynceventtest: worker %d: %v", i, err)
+			}
+		})
+	}
+	for i := range a.Workers {
+		startWorker(i)
+	}
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+		wg.Wait()
+	}()
+	if a.Kill != nil {
+		var kmu sync.Mutex
+		go a.Kill(func(i int) {
+			kmu.Lock()
+			defer kmu.Unlock()
+			cancels[i]()
+			startWorker(i)
+		})
+	}
+
+	ingest := asyncevent.New(e.Store, q, nil, e.opts.Service)
+	users := make(chan int)
+	var ing sync.WaitGroup
+	for range a.Ingesters {
+		ing.Go(func() {
+			for u := range users {
+				if _, err := ingest.Participate(context.Background(), eventID, fmt.Sprintf("user-%04d", u)); err != nil {
+					t.Errorf("asynceventtest: participate user-%04d: %v", u, err)
+				}
+			}
+		})
+	}
+	for u := range a.Users {
+		users <- u
+	}
+	close(users)
+	ing.Wait()
+
+	var rs []*asyncevent.Request
+	Eventually(t, a.Timeout, fmt.Sprintf("%d requests of %s to be decided", a.Users, eventID), func() (bool, error) {
+		rs = e.EventRequests(t, eventID)
+		f := MeasureFairness(rs)
+		return f.Requests == a.Users && f.Pending == 0, fmt.Errorf("%s", f)
+	})
+	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Requests: rs}
+}
