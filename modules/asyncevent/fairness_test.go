@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 )
 
@@ -30,12 +31,67 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 		id := fmt.Sprintf("ev%d", seed)
 		firstCome(t, env, id, 100)
 		res := env.RunAdversarial(t, id, adversary(seed, 500))
-		t.Logf("delivery order, seed %d: %s; queue %+v; %s", seed, res.Fairness, res.Queue, res.Elapsed.Round(time.Millisecond))
+		t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
 		if res.Winners != 100 || res.Losers != 400 {
 			t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
 		}
 		if res.Inversions == 0 {
 			t.Errorf("seed %d: no inversions: the harness did not reorder", seed)
 		}
+	}
+}
+
+// arrivalConfig is the service configuration of the arrival tests: one
+// machine's clock and DynamoDB Local's index have no skew and no lag, and
+// DynamoDB Local answers within a second even on a loaded machine.
+var arrivalConfig = asyncevent.Config{WriteTimeout: time.Second, ClockSkew: -1, IndexLag: -1,
+	AllocLease: 2 * time.Second, AllocEvery: 50 * time.Millisecond}
+
+func arrivalEvent(t *testing.T, env *asynceventtest.Env, id string, capacity int64) {
+	t.Helper()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
+		Ordering: asyncevent.OrderArrival, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkArrival checks an arrival run: exactly N winners, the first N in
+// (queuedAt, requestId) order, no late arrivals, every log consistent.
+func checkArrival(t *testing.T, env *asynceventtest.Env, id string, res asynceventtest.AdversarialResult, capacity int) {
+	t.Helper()
+	if res.Winners != capacity || res.Losers != res.Fairness.Requests-capacity || !res.FirstN() || res.Inversions != 0 {
+		t.Errorf("%s: %s, want %d winners, the first %d, no inversion", id, res.Fairness, capacity, capacity)
+	}
+	cp, err := env.Store.GetCapacity(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.CapacityRemaining != 0 || cp.AllocLate != 0 {
+		t.Errorf("%s: capacity %+v: want 0 remaining and 0 late arrivals", id, cp)
+	}
+	for _, r := range res.Final {
+		if r.UIPhase != asyncevent.PhaseAllocated {
+			t.Errorf("request %s: uiPhase %q, want ALLOCATED", r.RequestID, r.UIPhase)
+		}
+		checkLogs(t, env, r)
+	}
+}
+
+// The arrival design under the same adversary: 0 inversions, exactly 100
+// winners, and they are the first 100 by (queuedAt, requestId), in every
+// run.
+func TestAdversarialArrivalOrder(t *testing.T) {
+	t.Parallel()
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
+		id := fmt.Sprintf("ev%d", seed)
+		arrivalEvent(t, env, id, 100)
+		res := env.RunAdversarial(t, id, adversary(seed, 500))
+		t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
+		checkArrival(t, env, id, res, 100)
 	}
 }

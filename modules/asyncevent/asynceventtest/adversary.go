@@ -3,6 +3,7 @@ package asynceventtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -45,8 +46,11 @@ type AdversarialResult struct {
 	Fairness
 	Queue   ReorderCounts
 	Elapsed time.Duration
-	// Requests are the event's requests at the end.
-	Requests []*asyncevent.Request
+	// Outcomes counts the workers' Outcome.Result values; Errors the
+	// codes (ErrorCode) of their Outcome.Err.
+	Outcomes, Errors map[string]int
+	// Final are the event's requests at the end.
+	Final []*asyncevent.Request
 }
 
 // RunAdversarial runs a against eventID (which must exist) and waits until
@@ -82,6 +86,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 		defer mu.Unlock()
 		return time.Duration(rng.Int64N(int64(a.MaxHandleDelay)))
 	}
+	outcomes, errs := map[string]int{}, map[string]int{}
 	var wg sync.WaitGroup
 	cancels := make([]context.CancelFunc, a.Workers)
 	startWorker := func(i int) {
@@ -97,13 +102,21 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 			if ctx.Err() != nil {
 				return false
 			}
-			return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
+			out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+			mu.Lock()
+			outcomes[out.Result]++
+			if out.Err != nil {
+				errs[asyncevent.ErrorCode(out.Err)]++
+			}
+			mu.Unlock()
+			return out.Ack
 		}
 		wg.Go(func() {
 			if err := consumer.Run(ctx, q, handle, a.Consumer); err != nil {
 				t.Errorf("asynceventtest: worker %d: %v", i, err)
 			}
 		})
+		wg.Go(func() { svc.RunAllocator(ctx) })
 	}
 	for i := range a.Workers {
 		startWorker(i)
@@ -148,5 +161,8 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 		f := MeasureFairness(rs)
 		return f.Requests == a.Users && f.Pending == 0, fmt.Errorf("%s", f)
 	})
-	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Requests: rs}
+	mu.Lock()
+	defer mu.Unlock()
+	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Final: rs,
+		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs)}
 }
