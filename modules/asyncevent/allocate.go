@@ -67,6 +67,8 @@ type AllocResult struct {
 type allocState struct {
 	run   sync.Mutex // one run per event at a time in this process
 	fence int64
+	// lateChecked is when a run last looked behind the position.
+	lateChecked int64
 }
 
 func (s *Service) allocState(eventID string) *allocState {
@@ -119,8 +121,14 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 	pos := Position{cp.AllocQueuedAt, cp.AllocRequestID}
 	remaining := cp.CapacityRemaining
 	watermark := now - s.cfg.MaxLateness().Milliseconds()
-	// The first pass looks behind the position too, for late requests.
-	from := pos.QueuedAt - 2*s.cfg.MaxLateness().Milliseconds()
+	// The first pass looks behind the position too, for late requests:
+	// 2 × MaxLateness back, at most once per MaxLateness (each look reads
+	// the decided requests of that span again).
+	from := pos.QueuedAt
+	if lateness := s.cfg.MaxLateness().Milliseconds(); now-st.lateChecked >= lateness {
+		from -= 2 * lateness
+		st.lateChecked = now
+	}
 	for ctx.Err() == nil {
 		if s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
 			break // leave the rest to the next run, under a fresh lease

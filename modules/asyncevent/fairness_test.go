@@ -95,3 +95,33 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 		checkArrival(t, env, id, res, 100)
 	}
 }
+
+// Workers (with their allocators) SIGKILLed mid-flight, one after another,
+// while 500 users take 100 seats: still exactly the first 100 win, every
+// request is decided once and its log agrees with it.
+func TestAdversarialArrivalKills(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
+	arrivalEvent(t, env, "kills", 100)
+	a := adversary(4, 500)
+	kills := 0
+	a.Kill = func(q *asynceventtest.ReorderQueue, kill func(int)) {
+		deadline := time.Now().Add(time.Minute)
+		for i, at := range []int{100, 250, 400, 550} {
+			for q.Counts().Delivered < at {
+				if time.Now().After(deadline) {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			kill(i % 3)
+			kills++
+		}
+	}
+	res := env.RunAdversarial(t, "kills", a)
+	t.Logf("arrival order, %d kills: %s; queue %+v; outcomes %v %v; %s", kills, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
+	if kills < 3 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	checkArrival(t, env, "kills", res, 100)
+}

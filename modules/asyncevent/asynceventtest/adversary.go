@@ -2,6 +2,7 @@ package asynceventtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -34,11 +35,13 @@ type Adversarial struct {
 	// Timeout bounds the wait for every request to be decided (default
 	// 2 min).
 	Timeout time.Duration
-	// Kill, if set, is called once every worker runs, with a function that
-	// SIGKILLs (stops without a graceful stop: handlers in flight are
-	// abandoned, their messages come back after the visibility timeout)
-	// worker i and starts a fresh one in its place.
-	Kill func(kill func(i int))
+	// Kill, if set, is called (in its own goroutine) once every worker
+	// runs, with the queue and a function that kills worker i as SIGKILL
+	// would and starts a fresh one in its place: from then on the killed
+	// worker makes no write (its handlers and its allocator are abandoned
+	// mid-flight, a lease it holds is never released, its messages come
+	// back after the visibility timeout).
+	Kill func(q *ReorderQueue, kill func(i int))
 }
 
 // AdversarialResult is what a run measured.
@@ -92,7 +95,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	startWorker := func(i int) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels[i] = cancel
-		svc := asyncevent.New(e.Store, q, nil, e.opts.Service)
+		svc := asyncevent.New(&killable{Store: e.Store, dead: ctx.Done()}, q, nil, e.opts.Service)
 		handle := func(hctx context.Context, m consumer.Message) bool {
 			select {
 			case <-time.After(delay()):
@@ -121,19 +124,30 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	for i := range a.Workers {
 		startWorker(i)
 	}
+	var kmu sync.Mutex // guards cancels once Kill runs
+	var killer sync.WaitGroup
+	over := false
 	defer func() {
+		kmu.Lock()
+		over = true
 		for _, c := range cancels {
 			c()
 		}
+		kmu.Unlock()
+		killer.Wait()
 		wg.Wait()
 	}()
 	if a.Kill != nil {
-		var kmu sync.Mutex
-		go a.Kill(func(i int) {
-			kmu.Lock()
-			defer kmu.Unlock()
-			cancels[i]()
-			startWorker(i)
+		killer.Go(func() {
+			a.Kill(q, func(i int) {
+				kmu.Lock()
+				defer kmu.Unlock()
+				if over {
+					return
+				}
+				cancels[i]()
+				startWorker(i)
+			})
 		})
 	}
 
@@ -165,4 +179,57 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	defer mu.Unlock()
 	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Final: rs,
 		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs)}
+}
+
+// killable is a worker's store: once dead is closed, every write fails as
+// if the process were gone (a write already sent may still land).
+type killable struct {
+	asyncevent.Store
+	dead <-chan struct{}
+}
+
+var errKilled = errors.New("asynceventtest: worker killed")
+
+func (k *killable) alive() error {
+	select {
+	case <-k.dead:
+		return errKilled
+	default:
+		return nil
+	}
+}
+
+func (k *killable) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	if err := k.alive(); err != nil {
+		return err
+	}
+	return k.Store.Transition(ctx, t)
+}
+
+func (k *killable) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error {
+	if err := k.alive(); err != nil {
+		return err
+	}
+	return k.Store.RecordAttempt(ctx, requestID, attempts, code, message, at)
+}
+
+func (k *killable) AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*asyncevent.Capacity, error) {
+	if err := k.alive(); err != nil {
+		return nil, err
+	}
+	return k.Store.AcquireAllocation(ctx, eventID, owner, now, until)
+}
+
+func (k *killable) ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error {
+	if err := k.alive(); err != nil {
+		return err
+	}
+	return k.Store.ReleaseAllocation(ctx, eventID, owner, fence)
+}
+
+func (k *killable) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
+	if err := k.alive(); err != nil {
+		return err
+	}
+	return k.Store.Allocate(ctx, a)
 }
