@@ -31,7 +31,7 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 		id := fmt.Sprintf("ev%d", seed)
 		firstCome(t, env, id, 100)
 		res := env.RunAdversarial(t, id, adversary(seed, 500))
-		t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
+		t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
 		if res.Winners != 100 || res.Losers != 400 {
 			t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
 		}
@@ -91,7 +91,7 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 		id := fmt.Sprintf("ev%d", seed)
 		arrivalEvent(t, env, id, 100)
 		res := env.RunAdversarial(t, id, adversary(seed, 500))
-		t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
+		t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
 		checkArrival(t, env, id, res, 100)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +50,8 @@ type AdversarialResult struct {
 	Fairness
 	Queue   ReorderCounts
 	Elapsed time.Duration
+	// E2EP95 is the 95th percentile of finishedAt − queuedAt.
+	E2EP95 time.Duration
 	// Outcomes counts the workers' Outcome.Result values; Errors the
 	// codes (ErrorCode) of their Outcome.Err.
 	Outcomes, Errors map[string]int
@@ -178,7 +181,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	mu.Lock()
 	defer mu.Unlock()
 	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Final: rs,
-		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs)}
+		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs), E2EP95: e2eP95(rs)}
 }
 
 // killable is a worker's store: once dead is closed, every write fails as
@@ -232,4 +235,16 @@ func (k *killable) Allocate(ctx context.Context, a *asyncevent.Allocation) error
 		return err
 	}
 	return k.Store.Allocate(ctx, a)
+}
+
+func e2eP95(rs []*asyncevent.Request) time.Duration {
+	if len(rs) == 0 {
+		return 0
+	}
+	d := make([]int64, len(rs))
+	for i, r := range rs {
+		d[i] = r.E2EDelay()
+	}
+	slices.Sort(d)
+	return time.Duration(d[(len(d)*95-1)/100]) * time.Millisecond
 }

@@ -38,8 +38,9 @@ type ConflictDynamo struct {
 	// transaction spends in flight (default 0).
 	Hold time.Duration
 
-	mu   sync.Mutex
-	held map[string]int
+	mu     sync.Mutex
+	held   map[string]int
+	writes map[string]int64
 
 	// TxConflicts counts transactions refused; WriteConflicts single
 	// writes refused; Transactions the transactions let through.
@@ -117,6 +118,7 @@ func (c *ConflictDynamo) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 	for _, id := range ids {
 		c.held[id]++
 	}
+	c.count(ids...)
 	c.mu.Unlock()
 	c.Transactions.Add(1)
 	defer func() {
@@ -138,11 +140,36 @@ func (c *ConflictDynamo) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 func (c *ConflictDynamo) refuse(table *string, key map[string]types.AttributeValue) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.held[c.id(table, key)] > 0 {
+	id := c.id(table, key)
+	if c.held[id] > 0 {
 		c.WriteConflicts.Add(1)
 		return &types.TransactionConflictException{Message: aws.String("Transaction is ongoing for the item")}
 	}
+	c.count(id)
 	return nil
+}
+
+// count counts writes let through (c.mu held).
+func (c *ConflictDynamo) count(ids ...string) {
+	if c.writes == nil {
+		c.writes = map[string]int64{}
+	}
+	for _, id := range ids {
+		c.writes[id]++
+	}
+}
+
+// Writes is how many writes (transaction items or single writes, let
+// through) touched the item of table with the string key values keys (in
+// KeyNames order).
+func (c *ConflictDynamo) Writes(table string, keys ...string) int64 {
+	key := map[string]types.AttributeValue{}
+	for i, k := range keys {
+		key[c.KeyNames[i]] = &types.AttributeValueMemberS{Value: k}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes[c.id(&table, key)]
 }
 
 // PutItem is refused with TransactionConflictException while a
