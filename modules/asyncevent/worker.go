@@ -124,13 +124,19 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 // request is decided: until then each redelivery kicks an allocator again,
 // so a crash of every allocator that knew of the event cannot strand it. A
 // request still RECEIVED (its ingest died after the send) gets queuedAt =
-// now, stamped within WriteTimeout of the write like ingest's.
+// now, stamped within WriteTimeout of the write like ingest's; only that
+// write has the timeout.
 func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcome {
-	now := s.now()
-	wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-	err := s.store.Transition(wctx, candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount))
-	cancel()
+	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount)
+	t.From = []Status{StatusQueued}
+	err := s.store.Transition(ctx, t)
 	var se *StateError
+	if errors.As(err, &se) && se.Current != nil && se.Current.Status == StatusReceived {
+		now := s.now()
+		wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+		err = s.store.Transition(wctx, candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount))
+		cancel()
+	}
 	switch {
 	case err == nil:
 	case errors.As(err, &se) && se.Current == nil:
