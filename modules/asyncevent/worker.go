@@ -125,8 +125,25 @@ func (s *Service) Process(ctx context.Context, d Delivery) Outcome {
 // so a crash of every allocator that knew of the event cannot strand it. A
 // request still RECEIVED (its ingest died after the send) gets queuedAt =
 // now, stamped within WriteTimeout of the write like ingest's; only that
-// write has the timeout.
+// write has the timeout. A redelivery reads the request first (a read costs
+// less than a refused transaction): most find it a candidate still, or
+// decided.
 func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcome {
+	if d.ReceiveCount > 1 {
+		r, err := s.store.GetRequest(ctx, msg.RequestID)
+		switch {
+		case errors.Is(err, ErrRequestNotFound):
+			s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
+			return Outcome{Ack: true, Result: "unknown-request", Err: err}
+		case err != nil:
+			return s.retry(ctx, msg, d, err)
+		case r.Status.Terminal():
+			return Outcome{Ack: true, Result: "done-already"}
+		case r.Status == StatusProcessing:
+			s.kick(msg.EventID)
+			return Outcome{Result: "allocating"}
+		}
+	}
 	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount)
 	t.From = []Status{StatusQueued}
 	err := s.store.Transition(ctx, t)
