@@ -3,6 +3,13 @@
 // and fault-injectable set of clients, the domain service wired over them,
 // and in-process workers (sdk/consumer running Service.Process).
 //
+// For fairness and contention it also has an adversarial queue
+// (ReorderQueue: shuffled, delayed, duplicated, redelivered), a harness
+// running ingest and workers over it (Env.RunAdversarial) with an
+// inversion counter (MeasureFairness), and a DynamoDB client that cancels
+// conflicting transactions as AWS does and DynamoDB Local does not
+// (ConflictDynamo, Options.EnforceConflicts).
+//
 //	func TestMain(m *testing.M) {
 //		standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
 //	}
