@@ -132,7 +132,12 @@ func (c *ConflictDynamo) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 	}()
 	out, err := c.Client.TransactWriteItems(ctx, in, opts...)
 	if c.Hold > 0 {
-		time.Sleep(c.Hold)
+		t := time.NewTimer(c.Hold)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	return out, err
 }
