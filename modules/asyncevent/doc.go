@@ -26,7 +26,12 @@
 // names the setting at fault, *StateError the request's current state),
 // checked with errors.Is and errors.As.
 //
+// A FIRST_COME event's Ordering picks its winners: OrderDelivery decides
+// each request as its message is delivered; OrderArrival makes requests
+// candidates and lets the event's allocator (Allocate, run by every worker
+// in RunAllocator) decide them in (queuedAt, requestId) order.
+//
 // docs/asyncevent.md explains the design: the lifecycle as a state diagram,
 // the crash windows and how each is closed, ordering, the event cache and
-// the lottery's fairness.
+// the lottery's fairness; docs/fairness.md what FIRST_COME guarantees.
 package asyncevent

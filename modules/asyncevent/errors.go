@@ -27,6 +27,12 @@ var (
 	ErrUnavailable       = errors.New("asyncevent: a dependency is unavailable; retry")
 	ErrRedriveRunning    = errors.New("asyncevent: a redrive is already running")
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
+	// ErrAllocationHeld: another allocator holds the event's allocation
+	// lease.
+	ErrAllocationHeld = errors.New("asyncevent: another allocator holds the event")
+	// ErrAllocationFenced: the allocator's lease was taken over (its fence
+	// is stale); it wrote nothing.
+	ErrAllocationFenced = errors.New("asyncevent: allocation lease lost")
 )
 
 // EventError is ErrInvalidEvent naming the setting at fault (a NewEvent

@@ -31,6 +31,9 @@ type NewEvent struct {
 	Capacity int64
 	OpensAt  int64
 	ClosesAt int64
+	// Ordering (FIRST_COME) is how winners are picked: OrderArrival or
+	// OrderDelivery (default DefaultOrdering).
+	Ordering Ordering
 
 	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;
 	// Winners is K; AnnouncedAt (default: the cutoff) is when results are
@@ -84,7 +87,13 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 		if in.ClosesAt != 0 && in.ClosesAt <= max(in.OpensAt, now) {
 			return nil, bad("closesAt", "closesAt must be after opensAt and now")
 		}
-		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt = in.Capacity, in.OpensAt, in.ClosesAt
+		if in.Ordering == "" {
+			in.Ordering = DefaultOrdering
+		}
+		if !in.Ordering.Valid() {
+			return nil, bad("ordering", "ordering must be %s or %s", OrderArrival, OrderDelivery)
+		}
+		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt, cfg.Ordering = in.Capacity, in.OpensAt, in.ClosesAt, in.Ordering
 	case Lottery:
 		if in.Capacity != 0 || in.ClosesAt != 0 {
 			field := "capacity"
@@ -92,6 +101,9 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 				field = "closesAt"
 			}
 			return nil, bad(field, "capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
+		}
+		if in.Ordering != "" {
+			return nil, bad("ordering", "ordering is a FIRST_COME setting")
 		}
 		if in.LotteryCutoffAt <= now {
 			return nil, bad("lotteryCutoffAt", "lotteryCutoffAt must be in the future")

@@ -95,11 +95,34 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 		"seedCommitment":  {EventID: "e", EventType: asyncevent.FirstCome, Capacity: 1, SeedCommitment: "ab"},
 		"closesAt":        {EventID: "e", EventType: asyncevent.Lottery, Winners: 1, LotteryCutoffAt: future, ClosesAt: future},
 		"eventType":       {EventID: "e", EventType: "RAFFLE"},
+		"ordering":        {EventID: "e", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: "fifo"},
 	} {
 		_, err := env.Service.CreateEvent(ctx, in)
 		var ee *asyncevent.EventError
 		if !errors.Is(err, asyncevent.ErrInvalidEvent) || !errors.As(err, &ee) || ee.Field != field || ee.Reason == "" {
 			t.Errorf("%+v: %v, want an EventError naming %s", in, err, field)
+		}
+	}
+}
+
+// Ordering is a FIRST_COME setting: a lottery with one is refused, naming
+// it, and a FIRST_COME event without one gets DefaultOrdering.
+func TestEventOrdering(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	_, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l", EventType: asyncevent.Lottery, Winners: 1,
+		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderArrival})
+	var ee *asyncevent.EventError
+	if !errors.As(err, &ee) || ee.Field != "ordering" {
+		t.Fatalf("lottery with an ordering: %v, want an EventError naming ordering", err)
+	}
+	for in, want := range map[asyncevent.Ordering]asyncevent.Ordering{"": asyncevent.DefaultOrdering, asyncevent.OrderArrival: asyncevent.OrderArrival} {
+		id := "f" + string(in)
+		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 1, Ordering: in}); err != nil {
+			t.Fatal(err)
+		}
+		if cfg, err := env.Service.GetEvent(ctx, id); err != nil || cfg.Ordering != want {
+			t.Fatalf("event created with ordering %q: %+v, %v; want %q stored", in, cfg, err, want)
 		}
 	}
 }

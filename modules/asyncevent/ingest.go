@@ -108,11 +108,15 @@ func (s *Service) enqueue(ctx context.Context, r *Request, floor int64) error {
 		s.cfg.Log.Warn("asyncevent: enqueue failed", "requestId", r.RequestID, "err", err)
 		return nil
 	}
+	// queuedAt is stamped now and must land within WriteTimeout: the
+	// arrival allocator relies on it (Config.MaxLateness).
 	at := max(s.now(), floor)
-	err := s.store.Transition(ctx, &Transition{
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	err := s.store.Transition(wctx, &Transition{
 		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at,
 	})
+	cancel()
 	var se *StateError
 	switch {
 	case err == nil:

@@ -128,6 +128,8 @@ type EventConfig struct {
 
 	// CapacityTotal is the FIRST_COME capacity N.
 	CapacityTotal int64
+	// Ordering is how a FIRST_COME event picks its winners (see Ordering).
+	Ordering Ordering
 
 	// LOTTERY settings.
 	LotteryCutoffAt int64
@@ -177,6 +179,17 @@ type Capacity struct {
 	CapacityTotal     int64
 	CapacityRemaining int64
 	UpdatedAt         int64
+
+	// The arrival allocator's state (Ordering arrival): the lease holder,
+	// until when it holds it, the fencing token (incremented by every new
+	// holder; each allocation is conditional on it), the position of the
+	// last request decided, and how many requests arrived behind it.
+	AllocOwner      string
+	AllocLeaseUntil int64
+	AllocFence      int64
+	AllocQueuedAt   int64
+	AllocRequestID  string
+	AllocLate       int64
 }
 
 // StatusLog is one status transition of a request.

@@ -121,6 +121,7 @@ type Store interface {
 	DrawStore
 	SweepStore
 	RequestReader
+	AllocStore
 }
 
 // Transition is one conditional status change of a request, applied

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -30,6 +31,26 @@ type Config struct {
 	// of it enqueues it again (default 30 s; negative disables). See
 	// Service.GetRequest.
 	RequeueAfter time.Duration
+	// WriteTimeout bounds each write that records a queuedAt (ingest's
+	// RECEIVED → QUEUED, a worker's RECEIVED → PROCESSING): the write is
+	// given up after it (default 2 s). With ClockSkew and IndexLag it
+	// makes MaxLateness, the arrival allocator's safety margin.
+	WriteTimeout time.Duration
+	// ClockSkew is the most the clocks of the processes that stamp
+	// queuedAt may differ from the allocator's (default 500 ms; negative
+	// for none).
+	ClockSkew time.Duration
+	// IndexLag is the most the event index (GSI2, eventually consistent)
+	// may lag a write (default 1 s; negative for none, as on DynamoDB
+	// Local).
+	IndexLag time.Duration
+	// AllocLease is how long an arrival allocator holds an event before
+	// another may take it over (default 10 s): a crashed allocator delays
+	// its event by at most this.
+	AllocLease time.Duration
+	// AllocEvery is how often the allocator loop (RunAllocator) looks at
+	// the events it has seen candidates of (default 200 ms).
+	AllocEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
@@ -51,6 +72,23 @@ type Service struct {
 	// forgets counts forgetEvent calls: a read that began before one is
 	// not cached (it may hold the status the change replaced).
 	forgets uint64
+
+	// The arrival allocator: this service's lease owner id, the events
+	// workers made candidates of (RunAllocator decides them), and each
+	// event's lease and run lock.
+	owner      string
+	kicks      chan string
+	allocMu    sync.Mutex
+	allocating map[string]*allocState
+	late       atomic.Int64
+}
+
+// MaxLateness is the most a request's queuedAt may lie in the past when its
+// QUEUED write becomes visible in the event index: WriteTimeout +
+// ClockSkew + IndexLag. The arrival allocator decides only requests queued
+// before now − MaxLateness.
+func (c Config) MaxLateness() time.Duration {
+	return c.WriteTimeout + max(c.ClockSkew, 0) + max(c.IndexLag, 0)
 }
 
 type cachedEvent struct {
@@ -76,13 +114,29 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	if cfg.RequeueAfter == 0 {
 		cfg.RequeueAfter = 30 * time.Second
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 2 * time.Second
+	}
+	if cfg.ClockSkew == 0 {
+		cfg.ClockSkew = 500 * time.Millisecond
+	}
+	if cfg.IndexLag == 0 {
+		cfg.IndexLag = time.Second
+	}
+	if cfg.AllocLease <= 0 {
+		cfg.AllocLease = 10 * time.Second
+	}
+	if cfg.AllocEvery <= 0 {
+		cfg.AllocEvery = 200 * time.Millisecond
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{store: store, queue: queue, dlq: dlq, cfg: cfg, events: map[string]cachedEvent{}, soldOut: map[string]bool{}}
+	return &Service{store: store, queue: queue, dlq: dlq, cfg: cfg, events: map[string]cachedEvent{}, soldOut: map[string]bool{},
+		owner: newID(cfg.Now().UnixMilli()), kicks: make(chan string, 1024), allocating: map[string]*allocState{}}
 }
 
 func (s *Service) now() int64 { return s.cfg.Now().UnixMilli() }

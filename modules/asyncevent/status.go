@@ -59,8 +59,8 @@ const (
 // Valid reports whether t is a known event type.
 func (t EventType) Valid() bool { return t == FirstCome || t == Lottery }
 
-// UIPhase is the front-end phase of a LOTTERY request. It is a display
-// aid, not a status.
+// UIPhase is the front-end phase of a LOTTERY request, or of a FIRST_COME
+// request of an arrival-ordered event. It is a display aid, not a status.
 type UIPhase string
 
 // The lottery UI phases.
@@ -68,6 +68,11 @@ const (
 	PhaseCollecting UIPhase = "COLLECTING"
 	PhaseDrawing    UIPhase = "DRAWING"
 	PhaseAnnounced  UIPhase = "ANNOUNCED"
+	// PhaseAllocating: a FIRST_COME request of an arrival-ordered event
+	// waits for the allocator, which decides in queuedAt order.
+	PhaseAllocating UIPhase = "ALLOCATING"
+	// PhaseAllocated: the allocator decided it.
+	PhaseAllocated UIPhase = "ALLOCATED"
 )
 
 // UIResult is the result as the front end shows it.

@@ -13,8 +13,9 @@ type Outcome struct {
 	// maxReceiveCount receives, moves it to the DLQ).
 	Ack bool
 	// Result names what happened, for logs and metrics: "succeeded",
-	// "rejected", "collecting", "failed", "done-already", "bad-message",
-	// "unknown-request" or "retry".
+	// "rejected", "collecting", "allocating" (an arrival candidate waits
+	// for the allocator; not acked), "failed", "done-already",
+	// "bad-message", "unknown-request" or "retry".
 	Result string
 	// Err is the failure behind "retry", "failed" and "bad-message".
 	Err error
@@ -60,6 +61,15 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 		// Without a valid request id there is no request to mark failed.
 		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", err)
 		return Outcome{Ack: true, Result: "bad-message", Err: err}
+	}
+	if msg.EventType == FirstCome {
+		cfg, err := s.event(ctx, msg.EventID)
+		switch {
+		case err == nil && cfg.Ordering == OrderArrival:
+			return s.candidate(ctx, msg, d)
+		case err != nil && !errors.Is(err, ErrEventNotFound):
+			return s.retry(ctx, msg, d, err)
+		}
 	}
 	now := s.now()
 	queuedAt := d.SentAt.UnixMilli()
@@ -132,6 +142,57 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 		}
 		return s.lotteryClosed(ctx, msg, d, floor)
 	}
+}
+
+// candidate makes a FIRST_COME request of an arrival-ordered event a
+// candidate for the allocator (PROCESSING, uiPhase ALLOCATING) and kicks
+// this process's allocator loop. The message is acked only once the
+// request is decided: until then each redelivery kicks an allocator again,
+// so a crash of every allocator that knew of the event cannot strand it. A
+// request still RECEIVED (its ingest died after the send) gets queuedAt =
+// now, stamped within WriteTimeout of the write like ingest's; only that
+// write has the timeout. A redelivery reads the request first (a read costs
+// less than a refused transaction): most find it a candidate still, or
+// decided.
+func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcome {
+	if d.ReceiveCount > 1 {
+		r, err := s.store.GetRequest(ctx, msg.RequestID)
+		switch {
+		case errors.Is(err, ErrRequestNotFound):
+			s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
+			return Outcome{Ack: true, Result: "unknown-request", Err: err}
+		case err != nil:
+			return s.retry(ctx, msg, d, err)
+		case r.Status.Terminal():
+			return Outcome{Ack: true, Result: "done-already"}
+		case r.Status == StatusProcessing:
+			s.kick(msg.EventID)
+			return Outcome{Result: "allocating"}
+		}
+	}
+	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount)
+	t.From = []Status{StatusQueued}
+	err := s.store.Transition(ctx, t)
+	var se *StateError
+	if errors.As(err, &se) && se.Current != nil && se.Current.Status == StatusReceived {
+		now := s.now()
+		wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+		err = s.store.Transition(wctx, candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount))
+		cancel()
+	}
+	switch {
+	case err == nil:
+	case errors.As(err, &se) && se.Current == nil:
+		s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
+		return Outcome{Ack: true, Result: "unknown-request", Err: err}
+	case errors.As(err, &se) && se.Current.Status.Terminal():
+		return Outcome{Ack: true, Result: "done-already"}
+	case errors.As(err, &se) && se.Current.Status == StatusProcessing:
+	default:
+		return s.retry(ctx, msg, d, err)
+	}
+	s.kick(msg.EventID)
+	return Outcome{Result: "allocating"}
 }
 
 // takeSeat finishes a PROCESSING FIRST_COME request, timed no earlier

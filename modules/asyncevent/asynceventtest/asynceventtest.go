@@ -3,6 +3,13 @@
 // and fault-injectable set of clients, the domain service wired over them,
 // and in-process workers (sdk/consumer running Service.Process).
 //
+// For fairness and contention it also has an adversarial queue
+// (ReorderQueue: shuffled, delayed, duplicated, redelivered), a harness
+// running ingest and workers over it (Env.RunAdversarial) with an
+// inversion counter (MeasureFairness), and a DynamoDB client that cancels
+// conflicting transactions as AWS does and DynamoDB Local does not
+// (ConflictDynamo, Options.EnforceConflicts).
+//
 //	func TestMain(m *testing.M) {
 //		standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
 //	}
@@ -48,6 +55,9 @@ type Options struct {
 	MaxReceives int
 	// Service configures the domain service (EventCacheTTL, DrawGrace...).
 	Service asyncevent.Config
+	// EnforceConflicts puts a ConflictDynamo between the store and
+	// DynamoDB Local, so that transactions conflict as on AWS.
+	EnforceConflicts bool
 }
 
 // Env is one test's AsyncEvent stack.
@@ -62,6 +72,9 @@ type Env struct {
 	// queue use.
 	Dynamo *FaultyDynamo
 	SQS    *FaultySQS
+	// Conflict enforces DynamoDB's conflict rule under Dynamo when
+	// Options.EnforceConflicts is set (nil otherwise).
+	Conflict *ConflictDynamo
 	// QueueName is the main queue's name (the DLQ is QueueName-dlq).
 	QueueName string
 	opts      Options
@@ -80,6 +93,10 @@ func New(t testing.TB, opts Options) *Env {
 	d := ddbtest.New(t, &dynamostore.Schema)
 	e := &Env{DDB: d, Calls: d.Calls, opts: opts}
 	e.Dynamo = &FaultyDynamo{Client: d.Client}
+	if opts.EnforceConflicts {
+		e.Conflict = NewConflictDynamo(d.Client)
+		e.Dynamo.Client = e.Conflict
+	}
 	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}), d.Table.Name())
 	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config)}
 	n := unsafeName.ReplaceAllString(t.Name(), "-")
@@ -98,7 +115,8 @@ func New(t testing.TB, opts Options) *Env {
 }
 
 // StartWorkers starts n in-process worker instances, each with its own
-// domain service (own caches), sharing the env's clients. stop stops them
+// domain service (own caches) and allocator loop (Service.RunAllocator),
+// sharing the env's clients. stop stops them
 // gracefully and waits; it is also registered as a cleanup.
 //
 // The visibility timeout (default 3 s) must exceed the long-poll wait
@@ -131,6 +149,7 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 				t.Errorf("asynceventtest: worker: %v", err)
 			}
 		})
+		wg.Go(func() { svc.RunAllocator(ctx) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }

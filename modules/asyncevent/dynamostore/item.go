@@ -71,7 +71,8 @@ type EventConfigItem struct {
 	OpensAt  int64 `dynamodbav:"opensAt,omitempty"`
 	ClosesAt int64 `dynamodbav:"closesAt,omitempty"`
 
-	CapacityTotal int64 `dynamodbav:"capacityTotal,omitempty"`
+	CapacityTotal int64               `dynamodbav:"capacityTotal,omitempty"`
+	Ordering      asyncevent.Ordering `dynamodbav:"ordering,omitempty"`
 
 	LotteryCutoffAt int64  `dynamodbav:"lotteryCutoffAt,omitempty"`
 	Winners         int    `dynamodbav:"winners,omitempty"`
@@ -96,6 +97,13 @@ type CapacityItem struct {
 	CapacityTotal     int64  `dynamodbav:"capacityTotal"`
 	CapacityRemaining int64  `dynamodbav:"capacityRemaining"`
 	UpdatedAt         int64  `dynamodbav:"updatedAt"`
+
+	AllocOwner      string `dynamodbav:"allocOwner,omitempty"`
+	AllocLeaseUntil int64  `dynamodbav:"allocLeaseUntil,omitempty"`
+	AllocFence      int64  `dynamodbav:"allocFence,omitempty"`
+	AllocQueuedAt   int64  `dynamodbav:"allocQueuedAt,omitempty"`
+	AllocRequestID  string `dynamodbav:"allocRequestId,omitempty"`
+	AllocLate       int64  `dynamodbav:"allocLate,omitempty"`
 }
 
 // StatusLogItem is a StatusLog item (REQ#<requestId> /

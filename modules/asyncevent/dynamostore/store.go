@@ -288,6 +288,36 @@ func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 }
 
 func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status) error {
+	err := s.db.Transact(ctx, s.transitionOps(t, from)...)
+	var te *ddb.TxError
+	if !errors.As(err, &te) {
+		return err
+	}
+	// The request's own state explains the most; then the guards.
+	if r := te.Reason("request"); r != nil {
+		return txStateErr(t.RequestID, from, r)
+	}
+	if r := te.Reason("capacity"); r != nil {
+		if r.Item == nil {
+			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
+		}
+		return asyncevent.ErrCapacityExhausted
+	}
+	if r := te.Reason("soldout"); r != nil {
+		if r.Item == nil {
+			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
+		}
+		return asyncevent.ErrCapacityLeft
+	}
+	if r := te.Reason("event"); r != nil {
+		return eventStateErr(t.EventID, r.Item != nil, r.Decode)
+	}
+	return err
+}
+
+// transitionOps are the operations of t from the status from: the
+// conditional request update, its StatusLog and t's guards.
+func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) []*ddb.Op {
 	u := ddb.Transition(s.requests, requestKey(t.RequestID), requestMachine, t.To, from).Label("request")
 	setInt := func(name string, v int64) {
 		if v != 0 {
@@ -350,31 +380,7 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 		ops = append(ops, s.configs.Update(configKey(t.EventID)).Add("entryCount", 1).
 			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event").Op())
 	}
-	err := s.db.Transact(ctx, ops...)
-	var te *ddb.TxError
-	if !errors.As(err, &te) {
-		return err
-	}
-	// The request's own state explains the most; then the guards.
-	if r := te.Reason("request"); r != nil {
-		return txStateErr(t.RequestID, from, r)
-	}
-	if r := te.Reason("capacity"); r != nil {
-		if r.Item == nil {
-			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
-		}
-		return asyncevent.ErrCapacityExhausted
-	}
-	if r := te.Reason("soldout"); r != nil {
-		if r.Item == nil {
-			return fmt.Errorf("%w: %s has no capacity item", asyncevent.ErrEventNotFound, t.EventID)
-		}
-		return asyncevent.ErrCapacityLeft
-	}
-	if r := te.Reason("event"); r != nil {
-		return eventStateErr(t.EventID, r.Item != nil, r.Decode)
-	}
-	return err
+	return ops
 }
 
 // eventStateErr is the *asyncevent.EventStateError of a refused condition

@@ -20,6 +20,8 @@ type NewEventBody struct {
 	Capacity int64 `json:"capacity,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N"`
 	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
 	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until"`
+
+	Ordering string `json:"ordering,omitempty" enum:"arrival,delivery" doc:"FIRST_COME: how the N winners are picked. arrival: exactly the first N by (queuedAt, requestId), decided a few seconds after queuedAt (the allocator waits until no earlier request can still appear). delivery (default): as the queue delivers, at once, roughly but not exactly the first N."`
 	// LOTTERY
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: entries accepted until"`
 	Winners         int    `json:"winners,omitempty" minimum:"1" maximum:"100000" doc:"LOTTERY (required there): K, the number of winners"`
@@ -134,14 +136,17 @@ func adminOp(id, method, path, summary, description string, errs ...int) huma.Op
 
 func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 	create := adminOp("create-event", http.MethodPost, "/admin/events", "Create an event",
-		"FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither.",
+		"FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither. "+
+			"A FIRST_COME event always has exactly capacity winners; its ordering says which: with arrival, the first capacity requests by (queuedAt, requestId), "+
+			"under any delivery order, retries or crashes (assuming every queuedAt write lands within the service's MaxLateness); "+
+			"with delivery, the requests the queue happens to deliver first.",
 		http.StatusConflict, http.StatusUnprocessableEntity)
 	create.DefaultStatus, create.MaxBodyBytes = http.StatusCreated, eventBody
 	huma.Register(api, create, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *createEventInput) (*eventOutput, error) {
 		b := in.Body
 		return eventOut(d.Service.CreateEvent(ctx, asyncevent.NewEvent{
 			EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
-			Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt,
+			Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
 			LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
 		}))
 	}))

@@ -87,7 +87,9 @@ func Register(api huma.API, d Deps) {
 		Summary: "Participate in an event",
 		Description: "Accepts the caller's participation at once and answers 202 with a requestId; a queue and workers decide the outcome. " +
 			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true. " +
-			"The user is the token's subject; the body, if any, must be empty.",
+			"The user is the token's subject; the body, if any, must be empty. " +
+			"Fairness (FIRST_COME): the request's position is (queuedAt, requestId); on an event with ordering arrival the seats go to exactly the first N positions, " +
+			"and the request shows uiPhase ALLOCATING until the in-order allocation decides it; with ordering delivery they go in the order the queue delivers.",
 		Tags: []string{"participation"}, Security: server.Bearer, DefaultStatus: http.StatusAccepted, MaxBodyBytes: smallBody,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, server.Handle(server.Caller, problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {

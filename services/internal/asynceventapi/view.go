@@ -9,7 +9,7 @@ type RequestView struct {
 	EventID      string `json:"eventId"`
 	EventType    string `json:"eventType" enum:"FIRST_COME,LOTTERY"`
 	Status       string `json:"status" enum:"RECEIVED,QUEUED,PROCESSING,SUCCEEDED,REJECTED,FAILED_FINAL"`
-	UIPhase      string `json:"uiPhase,omitempty" doc:"LOTTERY only: COLLECTING, DRAWING or ANNOUNCED"`
+	UIPhase      string `json:"uiPhase,omitempty" doc:"LOTTERY: COLLECTING, DRAWING or ANNOUNCED. FIRST_COME with ordering arrival: ALLOCATING (waiting for the in-order allocation), then ALLOCATED"`
 	UIResult     string `json:"uiResult,omitempty" doc:"PENDING, SUCCESS, REJECTED or FAILED"`
 	ResultCode   string `json:"resultCode,omitempty"`
 	RequestedAt  int64  `json:"requestedAt"`
@@ -85,6 +85,7 @@ type EventView struct {
 	Capacity        int64  `json:"capacity,omitempty"`
 	OpensAt         int64  `json:"opensAt,omitempty"`
 	ClosesAt        int64  `json:"closesAt,omitempty"`
+	Ordering        string `json:"ordering,omitempty" doc:"FIRST_COME: arrival or delivery (see create-event)"`
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
 	Winners         int    `json:"winners,omitempty"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty"`
@@ -100,7 +101,7 @@ type EventView struct {
 func eventViewOf(c *asyncevent.EventConfig) EventView {
 	return EventView{
 		EventID: c.EventID, EventType: string(c.EventType), Status: string(c.Status), Title: c.Title,
-		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: c.ClosesAt,
+		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: c.ClosesAt, Ordering: string(c.Ordering),
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,

@@ -16,6 +16,10 @@
 // the admin API's POST /admin/requests/sweep from a scheduler. It never
 // re-queues FAILED_INGEST_ENQUEUE requests: that stays an operator's call.
 //
+// Each worker also runs the arrival allocator (Service.RunAllocator) of the
+// arrival-ordered FIRST_COME events it sees candidates of; a lease on the
+// event makes one worker allocate an event at a time.
+//
 // Against local-aws-sqs use a short wait (e.g. 1s): it answers a long poll
 // only when the batch is full or the wait has passed, whereas SQS answers
 // as soon as a message is available.
@@ -125,10 +129,16 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(swept)
 		sweep(ctx, svc, cfg.SweepEvery, log)
 	}()
+	allocated := make(chan struct{})
+	go func() {
+		defer close(allocated)
+		svc.RunAllocator(ctx)
+	}()
 	err = consumer.Run(ctx, q, Handler(svc, log, wm), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept
+	<-allocated
 	stopOps()
 	<-opsDone
 	log.Info("asyncevent-worker stopped")

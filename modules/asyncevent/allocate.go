@@ -1,0 +1,298 @@
+package asyncevent
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+	"time"
+)
+
+// MaxAllocBatch is the most requests one allocation transaction decides:
+// DynamoDB's 100 items per transaction hold the capacity item and, per
+// request, its update and its StatusLog.
+const MaxAllocBatch = 49
+
+// Allocation is one batch of in-order decisions of an arrival-ordered
+// FIRST_COME event, written as one transaction: the capacity decrement and
+// the allocator's new position on the EventCapacity item, on condition
+// that the allocator still holds the lease with Fence and was at From, and
+// each decision (PROCESSING/ALLOCATING → SUCCEEDED or REJECTED) with its
+// StatusLog.
+type Allocation struct {
+	EventID   string
+	Fence     int64
+	From, To  Position
+	Wins      int64
+	Late      int64
+	Decisions []*Transition
+}
+
+// AllocStore is what the arrival allocator needs.
+type AllocStore interface {
+	Transitioner
+	// AcquireAllocation takes eventID's allocation lease for owner until
+	// `until` (epoch millis) if it is released or expired at now, with the
+	// next fencing token. It returns the capacity item after the write.
+	// ErrAllocationHeld if another holds it; ErrEventNotFound if the event
+	// has no capacity item.
+	AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*Capacity, error)
+	// ReleaseAllocation ends owner's lease if it still holds it with fence.
+	ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error
+	// UndecidedRequests iterates, in (queuedAt, requestId) order, over the
+	// event's QUEUED and PROCESSING requests whose queuedAt is in
+	// [from, before).
+	UndecidedRequests(ctx context.Context, eventID string, from, before int64) iter.Seq2[*Request, error]
+	// Allocate writes a in one transaction. ErrAllocationFenced if the
+	// lease or the position changed; *StateError if a request is no
+	// longer the candidate the allocator read.
+	Allocate(ctx context.Context, a *Allocation) error
+}
+
+// AllocResult is what one allocator run did.
+type AllocResult struct {
+	// Decided, Won: requests decided, of which winners.
+	Decided, Won int
+	// Late counts requests found behind the allocator's position: queued
+	// later than MaxLateness allows. Decided like the others (they win
+	// while seats are left), but each may be an inversion once sold out.
+	Late int
+	// Batches is how many allocation transactions were written.
+	Batches int
+	// Held: another allocator holds the event; nothing was done.
+	Held bool
+}
+
+// allocState is one event's allocator state in this service.
+type allocState struct {
+	run   sync.Mutex // one run per event at a time in this process
+	fence int64
+	// lateChecked is when a run last looked behind the position.
+	lateChecked int64
+}
+
+func (s *Service) allocState(eventID string) *allocState {
+	s.allocMu.Lock()
+	defer s.allocMu.Unlock()
+	st := s.allocating[eventID]
+	if st == nil {
+		st = &allocState{}
+		s.allocating[eventID] = st
+	}
+	return st
+}
+
+// LateArrivals is how many late requests this service's allocator runs
+// found (see AllocResult.Late); the EventCapacity item keeps each event's
+// total (Capacity.AllocLate).
+func (s *Service) LateArrivals() int64 { return s.late.Load() }
+
+// Allocate runs the arrival allocator of a FIRST_COME event once: it takes
+// the event's lease, walks the undecided requests in (queuedAt,
+// requestId) order from its position up to the watermark now −
+// MaxLateness, makes QUEUED ones candidates itself (their worker may be
+// slow or dead), and decides them in order, MaxAllocBatch per transaction:
+// winners while seats are left, then REJECTED_CAPACITY. It returns when
+// nothing below the watermark is left, and releases the lease.
+//
+// It is safe to run anywhere and any number of times at once: one holds
+// the lease, and every batch is conditional on its fencing token and
+// position, so a stale allocator writes nothing.
+func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, error) {
+	st := s.allocState(eventID)
+	st.run.Lock()
+	defer st.run.Unlock()
+	var res AllocResult
+	now := s.now()
+	cp, err := s.store.AcquireAllocation(ctx, eventID, s.owner, now, now+s.cfg.AllocLease.Milliseconds())
+	if errors.Is(err, ErrAllocationHeld) {
+		res.Held = true
+		return res, nil
+	}
+	if err != nil {
+		return res, err
+	}
+	st.fence = cp.AllocFence
+	defer func() {
+		if err := s.store.ReleaseAllocation(context.WithoutCancel(ctx), eventID, s.owner, st.fence); err != nil {
+			s.cfg.Log.Warn("asyncevent: could not release the allocation lease", "eventId", eventID, "err", err)
+		}
+	}()
+	pos := Position{cp.AllocQueuedAt, cp.AllocRequestID}
+	remaining := cp.CapacityRemaining
+	watermark := now - s.cfg.MaxLateness().Milliseconds()
+	// The first pass looks behind the position too, for late requests:
+	// 2 × MaxLateness back, at most once per MaxLateness (each look reads
+	// the decided requests of that span again).
+	from := pos.QueuedAt
+	if lateness := s.cfg.MaxLateness().Milliseconds(); now-st.lateChecked >= lateness {
+		from -= 2 * lateness
+		st.lateChecked = now
+	}
+	for ctx.Err() == nil {
+		if s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
+			break // leave the rest to the next run, under a fresh lease
+		}
+		batch, late, err := s.candidates(ctx, eventID, pos, max(from, 0), watermark)
+		if err != nil {
+			return res, err
+		}
+		from = pos.QueuedAt
+		if len(batch) == 0 {
+			return res, nil
+		}
+		a := &Allocation{EventID: eventID, Fence: st.fence, From: pos, To: pos, Late: int64(late)}
+		for _, r := range batch {
+			at := max(s.now(), r.LastChange()+1)
+			t := &Transition{
+				RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
+				From: []Status{StatusProcessing}, At: at, FinishedAt: at, Attempts: r.Attempts,
+				UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating,
+			}
+			if remaining > 0 {
+				remaining--
+				a.Wins++
+				t.To, t.UIResult, t.ResultCode = StatusSucceeded, ResultSuccess, CodeSuccess
+			} else {
+				t.To, t.UIResult, t.ResultCode = StatusRejected, ResultRejected, CodeRejectedCapacity
+			}
+			a.Decisions = append(a.Decisions, t)
+			if p := PositionOf(r); p.Compare(a.To) > 0 {
+				a.To = p
+			}
+		}
+		err = s.store.Allocate(ctx, a)
+		var se *StateError
+		if errors.As(err, &se) {
+			// The index showed a request as it no longer is; the next run
+			// reads it afresh.
+			return res, nil
+		}
+		if err != nil {
+			return res, err
+		}
+		pos = a.To
+		res.Batches++
+		res.Decided += len(a.Decisions)
+		res.Won += int(a.Wins)
+		res.Late += late
+		s.late.Add(int64(late))
+	}
+	return res, ctx.Err()
+}
+
+// candidates returns the next batch to decide: up to MaxAllocBatch
+// undecided requests queued in [from, before) that come after pos, or are
+// late (at or before pos), in order. QUEUED ones are made candidates first.
+// A request PROCESSING in another phase is not an arrival candidate (the
+// per-message flow decides it) and is passed over.
+func (s *Service) candidates(ctx context.Context, eventID string, pos Position, from, before int64) ([]*Request, int, error) {
+	var batch []*Request
+	late := 0
+	for r, err := range s.store.UndecidedRequests(ctx, eventID, from, before) {
+		if err != nil {
+			return nil, 0, err
+		}
+		if r.Status == StatusQueued {
+			c, err := s.promote(ctx, r)
+			if err != nil {
+				return nil, 0, err
+			}
+			if c == nil {
+				continue // decided meanwhile
+			}
+			r = c
+		}
+		if r.Status != StatusProcessing || r.UIPhase != PhaseAllocating {
+			continue
+		}
+		if PositionOf(r).Compare(pos) <= 0 {
+			late++
+		}
+		batch = append(batch, r)
+		if len(batch) == MaxAllocBatch {
+			break
+		}
+	}
+	return batch, late, nil
+}
+
+// promote makes a QUEUED request a candidate (PROCESSING, ALLOCATING), as
+// its worker would, and returns it as it is now: nil if it is terminal.
+func (s *Service) promote(ctx context.Context, r *Request) (*Request, error) {
+	now := max(s.now(), r.LastChange()+1)
+	t := candidate(r.RequestID, r.EventID, r.UserID, now, 0, 0)
+	err := s.store.Transition(ctx, t)
+	var se *StateError
+	switch {
+	case err == nil:
+		c := *r
+		c.Status, c.UIPhase, c.StartedAt = StatusProcessing, PhaseAllocating, t.StartedAt
+		return &c, nil
+	case errors.As(err, &se) && se.Current != nil:
+		if se.Current.Status.Terminal() {
+			return nil, nil
+		}
+		return se.Current, nil
+	}
+	return nil, err
+}
+
+// candidate is the transition that makes a request an arrival candidate:
+// RECEIVED/QUEUED → PROCESSING with uiPhase ALLOCATING. queuedAt, when not
+// zero, is recorded if the request has none (it was still RECEIVED).
+func candidate(requestID, eventID, userID string, now, queuedAt int64, attempts int) *Transition {
+	return &Transition{
+		RequestID: requestID, EventID: eventID, UserID: userID,
+		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
+		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: attempts,
+		UIPhase: PhaseAllocating, Message: "waiting for allocation",
+	}
+}
+
+// kick tells this service's allocator loop that eventID has a new
+// candidate.
+func (s *Service) kick(eventID string) {
+	select {
+	case s.kicks <- eventID:
+	default: // the loop is behind; the next candidate or redelivery kicks again
+	}
+}
+
+// RunAllocator runs the arrival allocator of every event this service's
+// worker made candidates of, until ctx ends: each such event is allocated
+// every Config.AllocEvery until MaxLateness plus two periods have passed
+// since its last candidate (by then every candidate is below the
+// watermark and decided). Every worker process runs one; the lease makes
+// one of them allocate an event at a time. A crashed allocator's event is
+// taken over when its lease expires, by any worker that gets one of the
+// event's messages (redeliveries included: a candidate's message is acked
+// only once it is decided).
+func (s *Service) RunAllocator(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.AllocEvery)
+	defer tick.Stop()
+	active := map[string]time.Time{}
+	keep := s.cfg.MaxLateness() + 2*s.cfg.AllocEvery
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case id := <-s.kicks:
+			active[id] = time.Now()
+			continue
+		case <-tick.C:
+		}
+		for id, last := range active {
+			res, err := s.Allocate(ctx, id)
+			if err != nil && ctx.Err() == nil {
+				s.cfg.Log.Warn("asyncevent: allocation failed", "eventId", id, "err", err)
+			}
+			if res.Late > 0 {
+				s.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
+			}
+			if time.Since(last) > keep && err == nil && !res.Held {
+				delete(active, id)
+			}
+		}
+	}
+}

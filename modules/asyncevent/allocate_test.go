@@ -1,0 +1,242 @@
+package asyncevent_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+)
+
+// queuedArrival creates an arrival event and n QUEUED requests in it
+// (ingest through env.Service; no worker runs) and returns their ids.
+func queuedArrival(t *testing.T, env *asynceventtest.Env, id string, capacity int64, n int) []string {
+	t.Helper()
+	arrivalEvent(t, env, id, capacity)
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = participate(t, env.Service, id, fmt.Sprintf("u%03d", i)).RequestID
+	}
+	return ids
+}
+
+// allocator is a service that allocates requests as soon as they are
+// queued (no lateness allowed: nothing else writes in these tests).
+func allocator(env *asynceventtest.Env, store asyncevent.Store, lease time.Duration) *asyncevent.Service {
+	return asyncevent.New(store, nil, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: lease})
+}
+
+// checkFirstN checks that the event's requests are decided, exactly
+// capacity of them won, they are the first by (queuedAt, requestId), and
+// each request's log holds one decision.
+func checkFirstN(t *testing.T, env *asynceventtest.Env, id string, capacity int) {
+	t.Helper()
+	rs := env.EventRequests(t, id)
+	f := asynceventtest.MeasureFairness(rs)
+	if f.Winners != capacity || !f.FirstN() {
+		t.Fatalf("%s: %s, want the first %d to win", id, f, capacity)
+	}
+	for _, r := range rs {
+		checkLogs(t, env, r)
+	}
+	cp, err := env.Store.GetCapacity(ctx, id)
+	if err != nil || cp.CapacityRemaining != 0 {
+		t.Fatalf("%s: capacity %+v, %v: want 0 left", id, cp, err)
+	}
+}
+
+// fenceStore runs a hook before each allocation transaction.
+type fenceStore struct {
+	asyncevent.Store
+	beforeAllocate func()
+}
+
+func (f *fenceStore) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
+	if f.beforeAllocate != nil {
+		f.beforeAllocate()
+	}
+	return f.Store.Allocate(ctx, a)
+}
+
+// An allocator whose lease expired while it was deciding (a GC pause, a
+// slow network) and was taken over writes nothing: its fencing token is
+// stale. The one that took over decides everything, once.
+func TestAllocatorFencing(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	queuedArrival(t, env, "fence", 5, 20)
+	b := allocator(env, env.Store, time.Minute)
+	var took asyncevent.AllocResult
+	hooked := &fenceStore{Store: env.Store}
+	var once sync.Once
+	hooked.beforeAllocate = func() {
+		once.Do(func() {
+			// A has read its batch and is about to write it: its lease
+			// (100 ms) runs out and B takes over.
+			asynceventtest.Eventually(t, 10*time.Second, "B to take over the expired lease", func() (bool, error) {
+				res, err := b.Allocate(ctx, "fence")
+				took = res
+				return err == nil && !res.Held, err
+			})
+		})
+	}
+	a := allocator(env, hooked, 100*time.Millisecond)
+	res, err := a.Allocate(ctx, "fence")
+	if !errors.Is(err, asyncevent.ErrAllocationFenced) || res.Decided != 0 {
+		t.Fatalf("stale allocator: %+v, %v; want ErrAllocationFenced and nothing decided", res, err)
+	}
+	if took.Decided != 20 || took.Won != 5 {
+		t.Fatalf("taking-over allocator: %+v, want 20 decided, 5 won", took)
+	}
+	checkFirstN(t, env, "fence", 5)
+}
+
+// Allocators racing on one event (two services, three runs each at once,
+// over and over) never decide a request twice or take more seats than
+// there are: one holds the lease, and every batch is fenced.
+func TestAllocatorsRacing(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	queuedArrival(t, env, "race", 30, 150)
+	svcs := []*asyncevent.Service{allocator(env, env.Store, time.Minute), allocator(env, env.Store, time.Minute)}
+	var mu sync.Mutex
+	decided, won, held := 0, 0, 0
+	var wg sync.WaitGroup
+	for _, s := range svcs {
+		for range 3 {
+			wg.Go(func() {
+				for range 20 {
+					res, err := s.Allocate(ctx, "race")
+					if err != nil {
+						t.Errorf("allocate: %v", err)
+						return
+					}
+					mu.Lock()
+					decided, won = decided+res.Decided, won+res.Won
+					if res.Held {
+						held++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if decided != 150 || won != 30 {
+		t.Fatalf("decided %d, won %d over all runs: want 150 and 30 (no request decided twice)", decided, won)
+	}
+	t.Logf("%d of 120 runs found the lease held", held)
+	checkFirstN(t, env, "race", 30)
+}
+
+// A request queued behind the allocator's position (its QUEUED write came
+// later than MaxLateness allows) is counted as late, on the service and
+// on the event, and still decided: it wins while seats are left.
+func TestAllocatorCountsLateArrivals(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	ids := queuedArrival(t, env, "late", 3, 2)
+	al := allocator(env, env.Store, time.Minute)
+	decided := 0
+	asynceventtest.Eventually(t, 10*time.Second, "both requests decided", func() (bool, error) {
+		res, err := al.Allocate(ctx, "late")
+		decided += res.Decided
+		if res.Late != 0 {
+			t.Fatalf("first runs: %+v", res)
+		}
+		return decided == 2, err
+	})
+	// A request whose queuedAt was stamped a millisecond before the
+	// allocator's position (the second request) but whose QUEUED write
+	// lands only now: its index keys are rewritten to that time.
+	p := participate(t, env.Service, "late", "slowpoke")
+	at := env.Request(t, ids[1]).QueuedAt - 1
+	qat := dynamostore.QueuedSortKey(at, p.RequestID)
+	if _, err := env.DDB.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(env.DDB.Table.Name()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "REQ#" + p.RequestID}, "SK": &types.AttributeValueMemberS{Value: "META"}},
+		UpdateExpression: aws.String("SET queuedAt = :q, GSI1SK = :k, GSI2SK = :k"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":q": &types.AttributeValueMemberN{Value: fmt.Sprint(at)}, ":k": &types.AttributeValueMemberS{Value: qat}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := al.Allocate(ctx, "late")
+	if err != nil || res.Late != 1 || res.Decided != 1 || res.Won != 1 {
+		t.Fatalf("second run: %+v, %v; want the late request counted and decided (a seat was left)", res, err)
+	}
+	if cp, _ := env.Store.GetCapacity(ctx, "late"); cp.AllocLate != 1 {
+		t.Fatalf("capacity %+v: want allocLate 1", cp)
+	}
+	if al.LateArrivals() != 1 {
+		t.Fatalf("service counted %d late arrivals, want 1", al.LateArrivals())
+	}
+}
+
+// dyingStore stops working (every write fails, as if the process were
+// gone) after its first allocation transaction: its lease is never
+// released.
+type dyingStore struct {
+	asyncevent.Store
+	dead bool
+}
+
+var errDead = errors.New("allocator process died")
+
+func (d *dyingStore) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
+	if d.dead {
+		return errDead
+	}
+	d.dead = true
+	return d.Store.Allocate(ctx, a)
+}
+
+func (d *dyingStore) ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error {
+	if d.dead {
+		return errDead
+	}
+	return d.Store.ReleaseAllocation(ctx, eventID, owner, fence)
+}
+
+func (d *dyingStore) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	if d.dead {
+		return errDead
+	}
+	return d.Store.Transition(ctx, t)
+}
+
+// An allocator that dies mid-run, holding the lease after one batch, delays
+// its event by at most the lease: then another takes over from the
+// position the dead one's last batch recorded, and the result is exact.
+func TestAllocatorCrash(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	ids := queuedArrival(t, env, "crash", 60, 150)
+	dead := allocator(env, &dyingStore{Store: env.Store}, 2*time.Second)
+	last := env.Request(t, ids[len(ids)-1]).QueuedAt
+	asynceventtest.Eventually(t, time.Second, "every request below the 1 ms watermark", func() (bool, error) {
+		return time.Now().UnixMilli() > last+1, nil
+	})
+	res, err := dead.Allocate(ctx, "crash")
+	if !errors.Is(err, errDead) || res.Decided != asyncevent.MaxAllocBatch {
+		t.Fatalf("dying allocator: %+v, %v; want one batch, then death", res, err)
+	}
+	next := allocator(env, env.Store, time.Minute)
+	total := res.Decided
+	asynceventtest.Eventually(t, 10*time.Second, "another allocator to take over and finish", func() (bool, error) {
+		r, err := next.Allocate(ctx, "crash")
+		total += r.Decided
+		return total == 150, err
+	})
+	checkFirstN(t, env, "crash", 60)
+}

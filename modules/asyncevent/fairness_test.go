@@ -1,0 +1,142 @@
+package asyncevent_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+)
+
+// adversary is the reordering the fairness tests deliver under: shuffled
+// within 64 messages, delayed up to 300 ms, 5% duplicated, 5% of acks lost
+// (redelivered after the visibility timeout), handled with random delays
+// up to 15 ms by 3 workers of 10 handlers each.
+func adversary(seed uint64, users int) asynceventtest.Adversarial {
+	return asynceventtest.Adversarial{
+		Users: users, Workers: 3, Ingesters: 32, MaxHandleDelay: 15 * time.Millisecond,
+		Reorder: asynceventtest.Reorder{Seed: seed, Window: 64, MaxDelay: 300 * time.Millisecond, Duplicate: 0.05, LoseAck: 0.05},
+	}
+}
+
+// logConflicts logs what the conflict rule refused, when it was enforced.
+func logConflicts(t *testing.T, env *asynceventtest.Env) {
+	t.Helper()
+	if c := env.Conflict; c != nil {
+		t.Logf("under the conflict rule: %d transactions, %d refused, %d single writes refused",
+			c.Transactions.Load(), c.TxConflicts.Load(), c.WriteConflicts.Load())
+	}
+}
+
+// The seed's per-message design ("delivery" ordering) under adversarial
+// delivery: exactly N winners, but the winners are not the first N by
+// queuedAt. Seed 2 runs under DynamoDB's conflict rule. The inversions are this design's measurement (see
+// docs/fairness.md); that there are some shows the harness reorders.
+func TestAdversarialDeliveryOrder(t *testing.T) {
+	t.Parallel()
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		env := asynceventtest.New(t, asynceventtest.Options{EnforceConflicts: seed == 2})
+		id := fmt.Sprintf("ev%d", seed)
+		firstCome(t, env, id, 100)
+		res := env.RunAdversarial(t, id, adversary(seed, 500))
+		logConflicts(t, env)
+		t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
+		if res.Winners != 100 || res.Losers != 400 {
+			t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
+		}
+		if res.Inversions == 0 {
+			t.Errorf("seed %d: no inversions: the harness did not reorder", seed)
+		}
+	}
+}
+
+// arrivalConfig is the service configuration of the arrival tests: one
+// machine's clock and DynamoDB Local's index have no skew and no lag, and
+// DynamoDB Local answers within a second even on a loaded machine.
+var arrivalConfig = asyncevent.Config{WriteTimeout: time.Second, ClockSkew: -1, IndexLag: -1,
+	AllocLease: 2 * time.Second, AllocEvery: 50 * time.Millisecond}
+
+func arrivalEvent(t *testing.T, env *asynceventtest.Env, id string, capacity int64) {
+	t.Helper()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
+		Ordering: asyncevent.OrderArrival, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkArrival checks an arrival run: exactly N winners, the first N in
+// (queuedAt, requestId) order, no late arrivals, every log consistent.
+func checkArrival(t *testing.T, env *asynceventtest.Env, id string, res asynceventtest.AdversarialResult, capacity int) {
+	t.Helper()
+	if res.Winners != capacity || res.Losers != res.Fairness.Requests-capacity || !res.FirstN() || res.Inversions != 0 {
+		t.Errorf("%s: %s, want %d winners, the first %d, no inversion", id, res.Fairness, capacity, capacity)
+	}
+	cp, err := env.Store.GetCapacity(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.CapacityRemaining != 0 || cp.AllocLate != 0 {
+		t.Errorf("%s: capacity %+v: want 0 remaining and 0 late arrivals", id, cp)
+	}
+	for _, r := range res.Final {
+		if r.UIPhase != asyncevent.PhaseAllocated {
+			t.Errorf("request %s: uiPhase %q, want ALLOCATED", r.RequestID, r.UIPhase)
+		}
+		checkLogs(t, env, r)
+	}
+}
+
+// The arrival design under the same adversary: 0 inversions, exactly 100
+// winners, and they are the first 100 by (queuedAt, requestId), in every
+// run; seed 2 under DynamoDB's conflict rule.
+func TestAdversarialArrivalOrder(t *testing.T) {
+	t.Parallel()
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		seeds = seeds[:1]
+	}
+	for _, seed := range seeds {
+		env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig, EnforceConflicts: seed == 2})
+		id := fmt.Sprintf("ev%d", seed)
+		arrivalEvent(t, env, id, 100)
+		res := env.RunAdversarial(t, id, adversary(seed, 500))
+		logConflicts(t, env)
+		t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
+		checkArrival(t, env, id, res, 100)
+	}
+}
+
+// Workers (with their allocators) SIGKILLed mid-flight, one after another,
+// while 500 users take 100 seats: still exactly the first 100 win, every
+// request is decided once and its log agrees with it.
+func TestAdversarialArrivalKills(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
+	arrivalEvent(t, env, "kills", 100)
+	a := adversary(4, 500)
+	kills := 0
+	a.Kill = func(q *asynceventtest.ReorderQueue, kill func(int)) {
+		deadline := time.Now().Add(time.Minute)
+		for i, at := range []int{100, 250, 400, 550} {
+			for q.Counts().Delivered < at {
+				if time.Now().After(deadline) {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			kill(i % 3)
+			kills++
+		}
+	}
+	res := env.RunAdversarial(t, "kills", a)
+	t.Logf("arrival order, %d kills: %s; queue %+v; outcomes %v %v; %s", kills, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.Elapsed.Round(time.Millisecond))
+	if kills < 3 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	checkArrival(t, env, "kills", res, 100)
+}
