@@ -74,7 +74,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) now() time.Time     { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // Objects appear when the buffer is full, in the partition of their oldest
