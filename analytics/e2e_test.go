@@ -173,4 +173,3 @@ func nearestRank(v []int64, p float64) int64 {
 	k := int(p*float64(len(s))+0.999999999) - 1
 	return s[max(k, 0)]
 }
-
