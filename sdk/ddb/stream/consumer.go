@@ -88,7 +88,6 @@ type runner struct {
 	mu      sync.Mutex
 	running map[string]bool // shards being read
 	ended   chan string     // shards read to their end
-	failed  error
 }
 
 func (r *runner) run(ctx context.Context) error {
