@@ -1,12 +1,10 @@
 package analytics_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/pacerhq/pacer/analytics"
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics/schematest"
+	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 )
 
 // run runs every query on the events under dir and renders each row as
@@ -98,25 +97,19 @@ func TestGoldenResults(t *testing.T) {
 // Every line of the golden set is a valid event (the set is a fair
 // stand-in for what the publisher writes).
 func TestGoldenSetFollowsTheSchema(t *testing.T) {
+	objs, err := filesink.Read("testdata/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
-	_ = filepath.WalkDir("testdata/golden/events", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
+	for _, o := range objs {
+		for _, line := range o.Lines {
 			n++
-			if err := schematest.ValidateJSON(sc.Bytes()); err != nil {
-				t.Errorf("%s: %v", path, err)
+			if err := schematest.ValidateJSON(line); err != nil {
+				t.Errorf("%s: %v", o.Path, err)
 			}
 		}
-		return nil
-	})
+	}
 	if n != 23 {
 		t.Errorf("%d lines, want 23", n)
 	}

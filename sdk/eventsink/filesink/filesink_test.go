@@ -1,12 +1,12 @@
 package filesink_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,32 +29,25 @@ func batch(t *testing.T, from, n int) []eventsink.Envelope {
 	return out
 }
 
-// objects reads every object under dir/events: path → envelopes. Every
-// line must be a whole JSON envelope.
+// objects reads every object under dir/events: path (below events/) →
+// envelopes. Every line must be a whole JSON envelope.
 func objects(t *testing.T, dir string) map[string][]eventsink.Envelope {
 	t.Helper()
+	objs, err := filesink.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string][]eventsink.Envelope{}
-	root := filepath.Join(dir, "events")
-	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rel, _ := filepath.Rel(root, path)
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
+	for _, o := range objs {
+		rel := strings.TrimPrefix(o.Path, "events/")
+		for _, line := range o.Lines {
 			var ev eventsink.Envelope
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				t.Fatalf("%s: a line that is not an envelope: %q", rel, sc.Text())
+			if err := json.Unmarshal(line, &ev); err != nil {
+				t.Fatalf("%s: a line that is not an envelope: %q", rel, line)
 			}
 			out[rel] = append(out[rel], ev)
 		}
-		return nil
-	})
+	}
 	return out
 }
 

@@ -1,7 +1,6 @@
 package asyncevents_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -88,30 +86,23 @@ func (f *flakySink) Put(ctx context.Context, evs []eventsink.Envelope) error {
 // line checked against the schema.
 func readEvents(t *testing.T, dir string) []analytics.Detail {
 	t.Helper()
+	objs, err := filesink.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []analytics.Detail
-	_ = filepath.WalkDir(filepath.Join(dir, "events"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if err := schematest.ValidateJSON(sc.Bytes()); err != nil {
-				t.Errorf("%s: %v", path, err)
+	for _, o := range objs {
+		for _, line := range o.Lines {
+			if err := schematest.ValidateJSON(line); err != nil {
+				t.Errorf("%s: %v", o.Path, err)
 			}
 			var ev struct{ Detail analytics.Detail }
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			if err := json.Unmarshal(line, &ev); err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, ev.Detail)
 		}
-		return nil
-	})
+	}
 	return out
 }
 
