@@ -241,6 +241,15 @@ func (r *runner) iterator(ctx context.Context, shard, seq string) (*string, erro
 		in.ShardIteratorType = streamtypes.ShardIteratorTypeTrimHorizon
 	}
 	out, err := r.client.GetShardIterator(ctx, in)
+	var trimmed *streamtypes.TrimmedDataAccessException
+	if errors.As(err, &trimmed) && seq != "" {
+		// The checkpoint is older than the stream keeps (24 hours): what
+		// lay between is gone. Say so, and read what is left.
+		r.cfg.Log.Error("stream: records after the checkpoint were trimmed; some changes were never handled",
+			"consumer", r.cfg.Name, "shard", shard, "checkpoint", seq)
+		in.ShardIteratorType, in.SequenceNumber = streamtypes.ShardIteratorTypeTrimHorizon, nil
+		out, err = r.client.GetShardIterator(ctx, in)
+	}
 	if err != nil {
 		return nil, err
 	}
