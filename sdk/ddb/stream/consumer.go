@@ -268,17 +268,15 @@ func (r *runner) deliver(ctx context.Context, log *slog.Logger, batch []Record) 
 	return err == nil
 }
 
-// save saves cp until it succeeds. A batch handled just as ctx ends is
-// still checkpointed (for up to 10 s), so that a graceful stop does not
-// deliver it again; false when that fails.
+// save saves cp until it succeeds, or ctx ends and an attempt failed.
+// Each attempt runs on a context of its own (10 s), not cancelled with ctx:
+// a batch handled just as the consumer stops is still checkpointed, so that
+// a graceful stop does not deliver it again. False when it was not saved.
 func (r *runner) save(ctx context.Context, log *slog.Logger, shard string, cp Checkpoint) bool {
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-	}
 	_, err := retry(ctx, func() (struct{}, error) {
-		err := r.cfg.Checkpoints.Save(ctx, r.cfg.Name, shard, cp)
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		err := r.cfg.Checkpoints.Save(actx, r.cfg.Name, shard, cp)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("stream: saving checkpoint failed; retrying", "err", err)
 		}
