@@ -41,8 +41,17 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 	exec bin/pacer-dev $(RUNFLAGS)
 
 .PHONY: test
-test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins
+test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics module's
 	$(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
+	cd analytics && CGO_ENABLED=1 $(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
+
+# analytics/ is a module of its own (DuckDB is cgo; the rest stays
+# CGO_ENABLED=0). The report reads what `make run`'s file sink wrote.
+ANALYTICS_EVENTS ?= $(CURDIR)/.cache/dev/events
+ANALYTICS_HTML ?= $(CURDIR)/.cache/dev/analytics.html
+.PHONY: analytics
+analytics: ## Print the analytics reports (analytics/queries) for make run's events and write them as HTML with charts
+	cd analytics && CGO_ENABLED=1 $(GO) run ./cmd/report -events $(ANALYTICS_EVENTS) -html $(ANALYTICS_HTML)
 
 .PHONY: bench
 bench: deps ## Run the benchmarks
@@ -86,8 +95,9 @@ fmt-check: ## Fail if any Go file is not gofmt-ed
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt: these files need formatting (run make fmt):"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
-vet: ## go vet
+vet: ## go vet (the root module and analytics/)
 	$(GO) vet ./...
+	cd analytics && CGO_ENABLED=1 $(GO) vet ./...
 
 .PHONY: arch
 arch: ## Check the import rules (services → modules → sdk; domain roots stdlib-only; see internal/arch)

@@ -30,6 +30,11 @@ type Schema struct {
 
 	// BillingMode defaults to PAY_PER_REQUEST.
 	BillingMode types.BillingMode
+
+	// Stream, when set, turns the table's DynamoDB stream on with this view
+	// type (e.g. NEW_AND_OLD_IMAGES) at creation; sdk/ddb/stream reads it.
+	// Ensure does not change the stream of a table that already exists.
+	Stream types.StreamViewType
 }
 
 // Index is a global secondary index with string key attributes.
@@ -98,6 +103,9 @@ func (s *Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	if in.BillingMode == "" {
 		in.BillingMode = types.BillingModePayPerRequest
 	}
+	if s.Stream != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.Stream}
+	}
 	for _, ix := range s.Indexes {
 		def(ix.PK)
 		def(ix.SK)
@@ -142,6 +150,19 @@ func (t *Table) Ensure(ctx context.Context) error {
 		return t.ensureTTL(ctx)
 	}
 	return nil
+}
+
+// StreamARN returns the ARN of the table's latest stream, or "" when the
+// table has no stream (see Schema.Stream).
+func (t *Table) StreamARN(ctx context.Context) (string, error) {
+	out, err := t.db.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return "", fmt.Errorf("ddb: describe table %s: %w", t.name, err)
+	}
+	if s := out.Table.StreamSpecification; s == nil || !aws.ToBool(s.StreamEnabled) {
+		return "", nil
+	}
+	return aws.ToString(out.Table.LatestStreamArn), nil
 }
 
 // ensureTTL enables TTL on the schema's attribute unless it already is. A

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
@@ -71,6 +72,23 @@ func init() {
 					}
 				}
 				return asyncworker.Run(ctx, cfg)
+			},
+		},
+		Service{
+			Name: "asyncevent-events",
+			Run: func(ctx context.Context, env Env) error {
+				var cfg asyncevents.Config
+				if err := config.FromEnv("asyncevent-events", cfg.Declare); err != nil {
+					return err
+				}
+				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
+				if os.Getenv("PACER_EVENTS_SINK") == "" {
+					cfg.SinkKind = asyncevents.SinkFile
+				}
+				if os.Getenv("PACER_EVENTS_BUFFER_INTERVAL") == "" {
+					cfg.BufferInterval = 10 * time.Second
+				}
+				return asyncevents.Run(ctx, cfg)
 			},
 		},
 	)

@@ -30,7 +30,17 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("PACER_DEV_TEST_CLAIM"); spec != "" {
 		claimHelper(spec)
 	}
-	os.Exit(m.Run())
+	// asyncevent-events' file sink writes here, not into the source tree
+	// (the subprocesses inherit it).
+	events, err := os.MkdirTemp("", "pacer-dev-events-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("PACER_EVENTS_DIR", events)
+	code := m.Run()
+	os.RemoveAll(events)
+	os.Exit(code)
 }
 
 func uniqueDB() string { return fmt.Sprintf("pacer_dev_test_%d", time.Now().UnixNano()) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
@@ -21,6 +22,7 @@ func TestREADMESettingsMatchTheBinaries(t *testing.T) {
 	var api asynceventapi.Config
 	var worker asyncworker.Config
 	var photo photoapi.Config
+	var events asyncevents.Config
 	var dev flags
 	for _, b := range []struct {
 		name    string
@@ -28,6 +30,7 @@ func TestREADMESettingsMatchTheBinaries(t *testing.T) {
 	}{
 		{"asyncevent-api", api.Declare},
 		{"asyncevent-worker", worker.Declare},
+		{"asyncevent-events", events.Declare},
 		{"photo-api", photo.Declare},
 		{"pacer-dev", dev.Declare},
 	} {

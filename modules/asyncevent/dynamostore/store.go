@@ -34,6 +34,7 @@ import (
 	"iter"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/sdk/ddb"
@@ -42,7 +43,9 @@ import (
 // DefaultTable is the table's default name.
 const DefaultTable = "AsyncEventTable"
 
-// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2 and TTL on "ttl".
+// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2, TTL on "ttl" and
+// a NEW_AND_OLD_IMAGES stream, from which the analytics events are derived
+// (RequestChange, docs/events.md).
 var Schema = ddb.Schema{
 	PK: "PK", SK: "SK",
 	Indexes: []ddb.Index{
@@ -50,6 +53,7 @@ var Schema = ddb.Schema{
 		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"},
 	},
 	TTLAttribute: "ttl",
+	Stream:       types.StreamViewTypeNewAndOldImages,
 }
 
 // Key formats.
@@ -66,6 +70,13 @@ var (
 var (
 	requestMachine = ddb.NewMachine("status", asyncevent.Lifecycle)
 	eventMachine   = ddb.NewMachine("status", asyncevent.EventLifecycle)
+)
+
+// requestEntity is the Request items' entity type, in the attribute
+// entityType (ddb's default: Schema names no TypeAttribute).
+const (
+	requestEntity  = "REQUEST"
+	entityTypeAttr = "entityType"
 )
 
 // Sort keys of the fixed items.
@@ -107,7 +118,7 @@ func New(db *ddb.DB, table string) *Store {
 	return &Store{
 		db:    db,
 		table: t,
-		requests: ddb.NewEntity(t, "REQUEST", func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
+		requests: ddb.NewEntity(t, requestEntity, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2"),
 		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
 			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}

@@ -1,0 +1,116 @@
+package stream_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/pacerhq/pacer/sdk/ddb/stream"
+)
+
+// fakeStreams serves closed shards, each with one batch of records; an
+// iterator after a trimmed sequence number is refused.
+type fakeStreams struct {
+	shards  []streamtypes.Shard
+	records map[string][]string // shard → sequence numbers
+	trimmed string              // sequence number whose successors are trimmed
+}
+
+func (f *fakeStreams) DescribeStream(context.Context, *dynamodbstreams.DescribeStreamInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error) {
+	return &dynamodbstreams.DescribeStreamOutput{StreamDescription: &streamtypes.StreamDescription{Shards: f.shards}}, nil
+}
+
+func (f *fakeStreams) GetShardIterator(_ context.Context, in *dynamodbstreams.GetShardIteratorInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+	if in.ShardIteratorType == streamtypes.ShardIteratorTypeAfterSequenceNumber && aws.ToString(in.SequenceNumber) == f.trimmed {
+		return nil, &streamtypes.TrimmedDataAccessException{Message: aws.String("trimmed")}
+	}
+	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: in.ShardId}, nil
+}
+
+func (f *fakeStreams) GetRecords(_ context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	var recs []streamtypes.Record
+	for _, seq := range f.records[aws.ToString(in.ShardIterator)] {
+		recs = append(recs, streamtypes.Record{EventName: streamtypes.OperationTypeInsert, Dynamodb: &streamtypes.StreamRecord{SequenceNumber: aws.String(seq)}})
+	}
+	return &dynamodbstreams.GetRecordsOutput{Records: recs}, nil // NextShardIterator nil: the shard is closed
+}
+
+// memCheckpoints keeps checkpoints in memory.
+type memCheckpoints struct {
+	mu  sync.Mutex
+	cps map[string]stream.Checkpoint
+}
+
+func (m *memCheckpoints) Load(context.Context, string) (map[string]stream.Checkpoint, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]stream.Checkpoint{}
+	for k, v := range m.cps {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (m *memCheckpoints) Save(_ context.Context, _, shard string, cp stream.Checkpoint) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cps[shard] = cp
+	return nil
+}
+
+// A child shard is read only after its parent is read to its end, and a
+// checkpoint whose successors were trimmed restarts at the shard's oldest
+// record instead of failing for ever.
+func TestParentsFirstAndTrimmedCheckpoint(t *testing.T) {
+	t.Parallel()
+	f := &fakeStreams{
+		// The child is listed first: order in the list must not matter.
+		shards: []streamtypes.Shard{
+			{ShardId: aws.String("child"), ParentShardId: aws.String("parent")},
+			{ShardId: aws.String("parent")},
+		},
+		records: map[string][]string{"parent": {"1", "2"}, "child": {"3"}},
+		trimmed: "0",
+	}
+	cps := &memCheckpoints{cps: map[string]stream.Checkpoint{"parent": {Sequence: "0"}}}
+	var mu sync.Mutex
+	var seen []string
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- stream.Run(ctx, f, stream.Config{Name: "c", StreamARN: "arn", Checkpoints: cps, Poll: time.Millisecond, Discover: time.Hour},
+			func(_ context.Context, batch []stream.Record) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range batch {
+					seen = append(seen, r.ShardID+":"+r.SequenceNumber)
+				}
+				return nil
+			})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, _ := cps.Load(ctx, "c")
+		if c["child"].Closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child shard was not read to its end; checkpoints %v", c)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := len(seen); got != 3 || seen[0] != "parent:1" || seen[1] != "parent:2" || seen[2] != "child:3" {
+		t.Fatalf("records handled in the order %v, want parent:1 parent:2 child:3", seen)
+	}
+}

@@ -1,0 +1,268 @@
+package asyncevents_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
+	"github.com/pacerhq/pacer/modules/asyncevent/analytics/schematest"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/consumer"
+	"github.com/pacerhq/pacer/sdk/ddb/stream"
+	"github.com/pacerhq/pacer/sdk/eventsink"
+	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
+	"github.com/pacerhq/pacer/sdk/standin"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/config"
+)
+
+// childEnv marks the re-executed test binary as a publisher process.
+const childEnv = "ASYNCEVENTS_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild())
+	}
+	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
+}
+
+// runChild is a publisher process configured from the environment.
+func runChild() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var cfg asyncevents.Config
+	if err := config.FromEnv("events-child", cfg.Declare); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg.AWS = &awsCfg
+	if err := asyncevents.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// flakySink fails its first puts, as a throttled EventBridge or a full
+// disk would, then passes them on.
+type flakySink struct {
+	next  eventsink.Sink
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakySink) Put(ctx context.Context, evs []eventsink.Envelope) error {
+	f.mu.Lock()
+	fail := f.fails > 0
+	f.fails--
+	f.mu.Unlock()
+	if fail {
+		return errors.New("ThrottlingException: rate exceeded")
+	}
+	return f.next.Put(ctx, evs)
+}
+
+// readEvents reads every event the file sink published under dir, each
+// line checked against the schema.
+func readEvents(t *testing.T, dir string) []analytics.Detail {
+	t.Helper()
+	objs, err := filesink.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []analytics.Detail
+	for _, o := range objs {
+		for _, line := range o.Lines {
+			if err := schematest.ValidateJSON(line); err != nil {
+				t.Errorf("%s: %v", o.Path, err)
+			}
+			var ev struct{ Detail analytics.Detail }
+			if err := json.Unmarshal(line, &ev); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ev.Detail)
+		}
+	}
+	return out
+}
+
+// The publisher is SIGKILLed mid-stream, and its successor's sink fails
+// at first; meanwhile some messages go to the DLQ. Afterwards every
+// terminal request has exactly one processed event after de-duplication,
+// none is missing, and every dead-lettered request has its
+// deadLettered failure.
+func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
+	t.Parallel()
+	const maxReceives = 2
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives})
+	ctx := context.Background()
+	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
+	if err := cps.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20}); err != nil {
+		t.Fatal(err)
+	}
+	// Requests of doomed users always fail retryably: their messages end in the DLQ.
+	doomed := map[string]bool{}
+	var ids []string
+	for i := range 60 {
+		p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.RequestID)
+		if i%20 == 0 {
+			doomed["REQ#"+p.RequestID] = true
+		}
+	}
+	env.Dynamo.SetTxFault(func(in *dynamodb.TransactWriteItemsInput) error {
+		for _, ti := range in.TransactItems {
+			if ti.Update != nil {
+				if pk, ok := ti.Update.Key["PK"].(*types.AttributeValueMemberS); ok && doomed[pk.Value] {
+					return &types.ProvisionedThroughputExceededException{Message: aws.String("injected")}
+				}
+			}
+		}
+		return nil
+	})
+
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), childEnv+"=1",
+		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_SETUP=0",
+		"PACER_ASYNCEVENT_MAX_RECEIVES="+fmt.Sprint(maxReceives),
+		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir,
+		"PACER_EVENTS_BUFFER_INTERVAL=300ms", "PACER_EVENTS_POLL=50ms")
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopWorkers := env.StartWorkers(t, 3, consumer.Config{Concurrency: 4})
+	// Kill the publisher once it has published some events, mid-stream.
+	asynceventtest.Eventually(t, 60*time.Second, "the first published events", func() (bool, error) {
+		return len(readEvents(t, dir)) > 0, nil
+	})
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	published := len(readEvents(t, dir))
+
+	// A successor, whose sink fails its first puts, takes over from the
+	// checkpoints.
+	sink, err := filesink.Open(filesink.Config{Dir: dir, BufferInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		var cfg asyncevents.Config
+		cfg.Table, cfg.MaxReceives, cfg.AWS, cfg.Log = env.DDB.Table.Name(), maxReceives, &env.DDB.Config, nil
+		cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "asyncevent-events", 50*time.Millisecond
+		cfg.Sink = &flakySink{next: sink, fails: 3}
+		done <- asyncevents.Run(runCtx, cfg)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		_ = sink.Close()
+	}()
+
+	// Wait until every request is terminal or dead-lettered, and every
+	// terminal one has its processed event.
+	asynceventtest.Eventually(t, 120*time.Second, "every request settled and published", func() (bool, error) {
+		if err := sink.Flush(); err != nil {
+			return false, err
+		}
+		processed := map[string]bool{}
+		dead := map[string]bool{}
+		for _, d := range readEvents(t, dir) {
+			processed[d.RequestID] = processed[d.RequestID] || d.EventKind == analytics.ParticipationProcessed
+			dead[d.RequestID] = dead[d.RequestID] || d.DeadLettered
+		}
+		for _, id := range ids {
+			r := env.Request(t, id)
+			if r.Status.Terminal() != processed[id] {
+				return false, fmt.Errorf("%s is %s, processed event: %v", id, r.Status, processed[id])
+			}
+			if !r.Status.Terminal() && !dead[id] {
+				return false, fmt.Errorf("%s is %s, not yet dead-lettered", id, r.Status)
+			}
+		}
+		return true, nil
+	})
+	stopWorkers()
+
+	events := readEvents(t, dir)
+	byID := map[string]analytics.Detail{}
+	for _, d := range events {
+		if prev, dup := byID[d.ID]; dup && !sameJSON(prev, d) {
+			t.Errorf("two different events share id %s:\n%+v\n%+v", d.ID, prev, d)
+		}
+		byID[d.ID] = d
+	}
+	perRequest := map[string]map[analytics.DetailType]int{}
+	for _, d := range byID {
+		if perRequest[d.RequestID] == nil {
+			perRequest[d.RequestID] = map[analytics.DetailType]int{}
+		}
+		perRequest[d.RequestID][d.EventKind]++
+	}
+	succeeded, deadLettered := 0, 0
+	for _, id := range ids {
+		r := env.Request(t, id)
+		got := perRequest[id]
+		if got[analytics.ParticipationRequested] != 1 {
+			t.Errorf("%s: %d requested events", id, got[analytics.ParticipationRequested])
+		}
+		switch {
+		case r.Status.Terminal():
+			if got[analytics.ParticipationProcessed] != 1 || got[analytics.DelayMeasured] != 1 {
+				t.Errorf("%s (%s): %d processed and %d delay events after de-duplication, want 1 each", id, r.Status,
+					got[analytics.ParticipationProcessed], got[analytics.DelayMeasured])
+			}
+			if r.Status == asyncevent.StatusSucceeded {
+				succeeded++
+			}
+		default:
+			deadLettered++
+			if r.Attempts < maxReceives {
+				t.Errorf("%s is %s after %d attempts", id, r.Status, r.Attempts)
+			}
+		}
+	}
+	if succeeded != 20 || deadLettered != len(doomed) {
+		t.Errorf("%d succeeded and %d dead-lettered, want 20 and %d", succeeded, deadLettered, len(doomed))
+	}
+	t.Logf("%d events published before the kill; %d lines in all, %d after de-duplication", published, len(events), len(byID))
+}
+
+func sameJSON(a, b analytics.Detail) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
