@@ -65,7 +65,7 @@ func BenchmarkWorkerDrain(b *testing.B) {
 				if publish {
 					go func() {
 						var cfg asyncevents.Config
-						cfg.Table, cfg.AWS, cfg.Setup = env.DDB.Table.Name(), env.DDB.Config, true
+						cfg.Table, cfg.AWS, cfg.Setup = env.DDB.Table.Name(), &env.DDB.Config, true
 						cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "bench", 100*time.Millisecond
 						cfg.SinkKind, cfg.Dir, cfg.BufferInterval = asyncevents.SinkFile, b.TempDir(), time.Second
 						done <- asyncevents.Run(ctx, cfg)
