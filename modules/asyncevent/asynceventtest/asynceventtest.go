@@ -58,6 +58,12 @@ type Options struct {
 	// EnforceConflicts puts a ConflictDynamo between the store and
 	// DynamoDB Local, so that transactions conflict as on AWS.
 	EnforceConflicts bool
+	// Stream turns on the table's DynamoDB stream (dynamostore.Schema's
+	// NEW_AND_OLD_IMAGES), for tests that read it. It is off by default:
+	// DynamoDB Local records every write of a streamed table, which made
+	// the module's suite several times slower, and only the analytics
+	// publisher's tests read the stream.
+	Stream bool
 }
 
 // Env is one test's AsyncEvent stack.
@@ -90,7 +96,11 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatal("asynceventtest: AWS_ENDPOINT_URL_SQS is not set. Start the stand-ins from TestMain with " +
 			"standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true}) after `make deps` (tools/standin/install.sh) installed them.")
 	}
-	d := ddbtest.New(t, &dynamostore.Schema)
+	schema := dynamostore.Schema
+	if !opts.Stream {
+		schema.Stream = ""
+	}
+	d := ddbtest.New(t, &schema)
 	e := &Env{DDB: d, Calls: d.Calls, opts: opts}
 	e.Dynamo = &FaultyDynamo{Client: d.Client}
 	if opts.EnforceConflicts {

@@ -114,7 +114,7 @@ func readEvents(t *testing.T, dir string) []analytics.Detail {
 func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	t.Parallel()
 	const maxReceives = 2
-	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives})
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true})
 	ctx := context.Background()
 	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
 	if err := cps.Ensure(ctx); err != nil {

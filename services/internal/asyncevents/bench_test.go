@@ -59,7 +59,7 @@ func BenchmarkWorkerDrain(b *testing.B) {
 		b.Run(fmt.Sprintf("events=%v", publish), func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				env := asynceventtest.New(b, asynceventtest.Options{})
+				env := asynceventtest.New(b, asynceventtest.Options{Stream: true})
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				if publish {
