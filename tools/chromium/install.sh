@@ -9,21 +9,6 @@ if [ -n "${PACER_CHROMIUM:-}" ]; then
 fi
 command -v chromium >/dev/null 2>&1 && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "chromium: not found and no apt-get here; install Chromium and put it on PATH as chromium (or set PACER_CHROMIUM)" >&2
-  exit 1
-fi
-sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "chromium: installing the chromium package needs root (or sudo)" >&2; exit 1; }
-  sudo=sudo
-fi
-
-echo "chromium: installing Debian's chromium package (apt-get install --no-install-recommends chromium)"
-install() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
-if ! install; then
-  $sudo apt-get update -qq
-  install
-fi
+"$(dirname "$0")/../apt-install.sh" chromium chromium
 command -v chromium >/dev/null
 echo "chromium: $(chromium --version 2>/dev/null | head -1)"

@@ -8,15 +8,8 @@ set -euo pipefail
 
 command -v promtool >/dev/null 2>&1 && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "promtool: not found and no apt-get here; install Prometheus's promtool (2.x) and put it on PATH" >&2
-  exit 1
-fi
 sudo=
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "promtool: installing the prometheus package needs root (or sudo)" >&2; exit 1; }
-  sudo=sudo
-fi
+[ "$(id -u)" = 0 ] || sudo=sudo
 
 was_running=$(pgrep -x prometheus || true)
 # policy-rc.d exit 101 = "action forbidden": invoke-rc.d and
@@ -29,12 +22,7 @@ if [ ! -e "$policy" ]; then
   trap '$sudo rm -f "$policy"' EXIT
 fi
 
-echo "promtool: installing Debian's prometheus package (apt-get install --no-install-recommends prometheus)"
-install() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null; }
-if ! install; then
-  $sudo apt-get update -qq
-  install
-fi
+"$(dirname "$0")/../apt-install.sh" promtool prometheus
 
 # Belt and braces: if the package started a server after all, stop it and
 # keep it from starting at boot. Only a server that was not running before.
