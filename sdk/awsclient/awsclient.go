@@ -18,6 +18,8 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -78,17 +80,46 @@ func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Con
 }
 
 // DynamoDB returns a DynamoDB client for cfg. With a local endpoint (from the
-// environment or an option's BaseEndpoint) it skips response CRC32 checks.
+// environment or an option's BaseEndpoint) it skips response CRC32 checks;
+// with one from the environment it also retries without the client-side
+// retry quota (see localRetryer).
 func DynamoDB(cfg aws.Config, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	local := loopback(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")) || loopback(os.Getenv("AWS_ENDPOINT_URL"))
-	return dynamodb.NewFromConfig(cfg, append(opts, func(o *dynamodb.Options) {
+	// First, so that a caller's option setting a Retryer wins; the
+	// endpoint is final only after the caller's options, hence the second.
+	retryer := func(o *dynamodb.Options) {
+		if local && cfg.Retryer == nil {
+			o.Retryer = localRetryer()
+		}
+	}
+	return dynamodb.NewFromConfig(cfg, append(append([]func(*dynamodb.Options){retryer}, opts...), func(o *dynamodb.Options) {
 		if local || (o.BaseEndpoint != nil && loopback(*o.BaseEndpoint)) {
 			o.DisableValidateResponseChecksum = true
 		}
 	})...)
 }
 
-// SQS returns an SQS client for cfg.
+// SQS returns an SQS client for cfg. With a local endpoint from the
+// environment it retries without the client-side retry quota (see
+// localRetryer).
 func SQS(cfg aws.Config, opts ...func(*sqs.Options)) *sqs.Client {
-	return sqs.NewFromConfig(cfg, opts...)
+	local := loopback(os.Getenv("AWS_ENDPOINT_URL_SQS")) || loopback(os.Getenv("AWS_ENDPOINT_URL"))
+	retryer := func(o *sqs.Options) {
+		if local && cfg.Retryer == nil {
+			o.Retryer = localRetryer()
+		}
+	}
+	return sqs.NewFromConfig(cfg, append([]func(*sqs.Options){retryer}, opts...)...)
+}
+
+// localRetryer is the SDK's standard retryer (same attempts and backoff)
+// without its client-side rate limiter. The limiter is a retry quota that
+// protects a remote service from retry storms: each retry spends tokens, and
+// an empty bucket fails the call at once with "retry quota exceeded". The
+// local stand-ins answer transient errors in bursts under load (DynamoDB
+// Local's "too long waiting for a lock" 500s), which drains the quota
+// process-wide and fails calls that a retry would have carried; against a
+// loopback stand-in there is no fleet to protect.
+func localRetryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) { o.RateLimiter = ratelimit.None })
 }

@@ -2,6 +2,7 @@ package awsclient
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,7 +28,8 @@ func NewCounter() *Counter { return &Counter{counts: map[string]int{}} }
 // Attach adds the counting middleware to cfg; clients made from cfg
 // afterwards are counted. Retries of one call count once.
 func (c *Counter) Attach(cfg *aws.Config) {
-	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+	// Clip: cfg may be a copy of a config others append to as well.
+	cfg.APIOptions = append(slices.Clip(cfg.APIOptions), func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("pacer.CallCounter",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				c.add(awsmiddleware.GetServiceID(ctx) + "." + awsmiddleware.GetOperationName(ctx))
