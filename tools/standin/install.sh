@@ -2,7 +2,8 @@
 # Installs Pacer's local stand-ins for AWS into this folder (idempotent; no
 # network when already installed):
 #   node_modules/      local-aws-sqs and @redocly/cli (make openapi-lint), from
-#                      the committed package-lock.json
+#                      the committed package-lock.json; local-aws-sqs gets one
+#                      fidelity fix (patch-sqs.mjs)
 #   dynamodb-local/    DynamoDB Local (DynamoDBLocal.jar + DynamoDBLocal_lib),
 #                      extracted from the npm tarball amplify-dynamodb-simulator
 #                      after checking its sha256.
@@ -23,6 +24,7 @@ if [ ! -f node_modules/local-aws-sqs/package.json ] || [ ! -f node_modules/@redo
   echo "standin: installing local-aws-sqs and @redocly/cli (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+node patch-sqs.mjs
 
 if [ ! -f dynamodb-local/DynamoDBLocal.jar ]; then
   echo "standin: fetching DynamoDB Local from $DDB_PKG"
