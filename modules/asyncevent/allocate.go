@@ -171,6 +171,11 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if err != nil {
 			return res, err
 		}
+		if o, ok := s.cfg.Observer.(DecisionObserver); ok {
+			for i, t := range a.Decisions {
+				o.Decided(Decision{EventType: FirstCome, Status: t.To, QueuedAt: batch[i].QueuedAt, StartedAt: batch[i].StartedAt, FinishedAt: t.FinishedAt})
+			}
+		}
 		pos = a.To
 		res.Batches++
 		res.Decided += len(a.Decisions)

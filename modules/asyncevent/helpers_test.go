@@ -17,10 +17,15 @@ import (
 
 var ctx = context.Background()
 
+// firstCome creates a FIRST_COME event with the delivery ordering: the
+// worker tests here exercise the per-message decision (Process's outcome,
+// retries, crash windows, call counts). The default ordering, arrival, has
+// its own tests (allocate_test.go, fairness_test.go) and is what the
+// services' tests create.
 func firstCome(t *testing.T, env *asynceventtest.Env, id string, capacity int64) *asyncevent.EventConfig {
 	t.Helper()
 	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
-		ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()})
+		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,3 +8,21 @@ type Observer interface {
 	// nil (p.IsDuplicate for a duplicate), else the error it refused with.
 	Participated(p Participation, err error)
 }
+
+// DecisionObserver, when Config.Observer implements it too, hears each
+// request the arrival allocator decides, once, after the decision's
+// transaction committed (a delivery decision is reported by Process's
+// Outcome instead).
+type DecisionObserver interface {
+	Decided(d Decision)
+}
+
+// Decision is one request decided by the allocator: its final status and
+// the times its delays are measured from (epoch millis as written).
+type Decision struct {
+	EventType  EventType
+	Status     Status
+	QueuedAt   int64
+	StartedAt  int64
+	FinishedAt int64
+}

@@ -25,7 +25,7 @@ const (
 
 // DefaultOrdering is the ordering of a FIRST_COME event created without
 // one (see docs/fairness.md for why).
-const DefaultOrdering = OrderDelivery
+const DefaultOrdering = OrderArrival
 
 // Valid reports whether o is a known ordering.
 func (o Ordering) Valid() bool { return o == OrderDelivery || o == OrderArrival }

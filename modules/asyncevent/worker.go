@@ -1,6 +1,7 @@
 package asyncevent
 
 import (
+	"time"
 	"context"
 	"errors"
 	"fmt"
@@ -19,12 +20,19 @@ type Outcome struct {
 	Result string
 	// Err is the failure behind "retry", "failed" and "bad-message".
 	Err error
+	// RetryAfter, when not zero, is when a redelivery of a message left on
+	// the queue is useful: an arrival candidate's request is decided by the
+	// allocator about MaxLateness after its queuedAt, and the redelivery
+	// that follows acks the message. A worker may shorten the message's
+	// visibility timeout to it (sqsqueue.Queue.Delay) instead of holding
+	// the message for the whole timeout.
+	RetryAfter time.Duration
 
 	// What metrics observe (zero when unknown). EventType is the
 	// message's. Status is the request's status after this delivery when
 	// it is known: SUCCEEDED, REJECTED or FAILED_FINAL when the request is
 	// terminal (decided now or by an earlier delivery), PROCESSING for a
-	// lottery entry collected for the draw. QueuedAt is the request's
+	// lottery entry collected for the draw or an arrival candidate. QueuedAt is the request's
 	// queuedAt as this delivery knows it: the stored one when the delivery
 	// read the request, else the message's SentAt (when the enqueue
 	// succeeded; ingest records queuedAt just after). StartedAt is set only
@@ -164,21 +172,29 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcom
 		case err != nil:
 			return s.retry(ctx, msg, d, err)
 		case r.Status.Terminal():
-			return Outcome{Ack: true, Result: "done-already"}
+			return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: r.Status, QueuedAt: r.QueuedAt}
 		case r.Status == StatusProcessing:
 			s.kick(msg.EventID)
-			return Outcome{Result: "allocating"}
+			return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: r.QueuedAt, RetryAfter: s.retryAfter(r.QueuedAt, d.ReceiveCount)}
 		}
 	}
 	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount)
 	t.From = []Status{StatusQueued}
+	// As for a delivery decision, the message's SentAt stands for the
+	// queuedAt ingest records just after the send.
+	queuedAt := d.SentAt.UnixMilli()
+	if d.SentAt.IsZero() {
+		queuedAt = t.At
+	}
 	err := s.store.Transition(ctx, t)
 	var se *StateError
 	if errors.As(err, &se) && se.Current != nil && se.Current.Status == StatusReceived {
 		now := s.now()
+		t = candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount)
 		wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-		err = s.store.Transition(wctx, candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount))
+		err = s.store.Transition(wctx, t)
 		cancel()
+		queuedAt = now
 	}
 	switch {
 	case err == nil:
@@ -186,13 +202,29 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcom
 		s.cfg.Log.Error("asyncevent: message for an unknown request", "requestId", msg.RequestID)
 		return Outcome{Ack: true, Result: "unknown-request", Err: err}
 	case errors.As(err, &se) && se.Current.Status.Terminal():
-		return Outcome{Ack: true, Result: "done-already"}
+		return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: se.Current.Status, QueuedAt: se.Current.QueuedAt}
 	case errors.As(err, &se) && se.Current.Status == StatusProcessing:
+		s.kick(msg.EventID)
+		return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: se.Current.QueuedAt, RetryAfter: s.retryAfter(se.Current.QueuedAt, d.ReceiveCount)}
 	default:
 		return s.retry(ctx, msg, d, err)
 	}
 	s.kick(msg.EventID)
-	return Outcome{Result: "allocating"}
+	return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: queuedAt, StartedAt: t.StartedAt, RetryAfter: s.retryAfter(queuedAt, d.ReceiveCount)}
+}
+
+// retryAfter is how long after now a redelivery of an arrival candidate
+// queued at queuedAt finds it decided: once the watermark (now −
+// MaxLateness) has passed queuedAt and the allocator has run (two
+// AllocEvery periods, one for the run and one for its batches); at least a
+// second, SQS's visibility granularity. A later delivery that still finds
+// the request undecided waits longer, an allocation lease per receive so
+// far: a crashed allocator's event is taken over when its lease expires,
+// and a candidate's message must not reach the DLQ (maxReceiveCount) while
+// that happens.
+func (s *Service) retryAfter(queuedAt int64, receives int) time.Duration {
+	due := time.Duration(queuedAt-s.now())*time.Millisecond + s.cfg.MaxLateness() + 2*s.cfg.AllocEvery
+	return max(due, time.Duration(receives-1)*s.cfg.AllocLease, time.Second)
 }
 
 // takeSeat finishes a PROCESSING FIRST_COME request, timed no earlier

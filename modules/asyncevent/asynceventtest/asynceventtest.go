@@ -152,7 +152,11 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	for range n {
 		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
 		handle := func(ctx context.Context, m consumer.Message) bool {
-			return svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt}).Ack
+			out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+			if !out.Ack && out.RetryAfter > 0 { // as the worker binary does
+				_ = e.Queue.Delay(ctx, m.ReceiptHandle, out.RetryAfter)
+			}
+			return out.Ack
 		}
 		wg.Go(func() {
 			if err := consumer.Run(ctx, e.Queue, handle, cfg); err != nil {

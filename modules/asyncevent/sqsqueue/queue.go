@@ -212,6 +212,22 @@ func (q *Queue) Delete(ctx context.Context, handles []string) error {
 	return nil
 }
 
+// Delay makes a received message visible again after d instead of its
+// visibility timeout (ChangeMessageVisibility, in whole seconds, rounded
+// up, at most 12 hours), so that its redelivery comes when it is useful.
+func (q *Queue) Delay(ctx context.Context, handle string, d time.Duration) error {
+	secs := min(int32((d+time.Second-1)/time.Second), 12*3600)
+	out, err := q.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(q.url),
+		Entries: []types.ChangeMessageVisibilityBatchRequestEntry{{Id: aws.String("0"), ReceiptHandle: aws.String(handle), VisibilityTimeout: max(secs, 0)}}})
+	if err != nil {
+		return fmt.Errorf("sqsqueue: delay: %w", err)
+	}
+	if len(out.Failed) > 0 {
+		return fmt.Errorf("sqsqueue: delay: %s", aws.ToString(out.Failed[0].Message))
+	}
+	return nil
+}
+
 // Depths implements asyncevent.DeadLetters: the depth (see Depth) of the
 // main queue and of the DLQ.
 func (q *Queue) Depths(ctx context.Context) (int, int, error) {

@@ -120,7 +120,9 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	if err := cps.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20}); err != nil {
+	// Delivery ordering: a doomed request's message is retried at once
+	// until the DLQ takes it, without an allocation wait in between.
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	// Requests of doomed users always fail retryably: their messages end in the DLQ.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -58,11 +59,25 @@ func runChild() int {
 // A worker process killed with SIGKILL while messages are in flight:
 // after the visibility timeout another worker finishes them; the invariant
 // holds and nothing is stranded.
+//
+// Both orderings: with arrival (the default) the child holds candidates and
+// may die holding the event's allocation lease; the new worker's allocator
+// takes the event over when the lease expires, and the winners are exactly
+// the first 20 by (queuedAt, requestId).
 func TestWorkerKilledMidFlight(t *testing.T) {
 	t.Parallel()
+	for _, o := range []asyncevent.Ordering{asyncevent.OrderDelivery, asyncevent.OrderArrival} {
+		t.Run(string(o), func(t *testing.T) {
+			t.Parallel()
+			workerKilledMidFlight(t, o)
+		})
+	}
+}
+
+func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20}); err != nil {
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: ordering}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
@@ -115,20 +130,31 @@ func TestWorkerKilledMidFlight(t *testing.T) {
 	// must not come back while this worker, on a loaded machine, decides it.
 	env.StartWorkers(t, 1, consumer.Config{Visibility: 15 * time.Second})
 	count := map[asyncevent.ResultCode]int{}
-	asynceventtest.Eventually(t, 60*time.Second, "every request to finish", func() (bool, error) {
-		count = map[asyncevent.ResultCode]int{}
+	var final []*asyncevent.Request
+	asynceventtest.Eventually(t, 90*time.Second, "every request to finish", func() (bool, error) {
+		count, final = map[asyncevent.ResultCode]int{}, nil
 		for _, id := range ids {
 			r, err := env.Store.GetRequest(ctx, id)
 			if err != nil {
 				return false, err
 			}
 			if !r.Status.Terminal() {
-				return false, fmt.Errorf("%s is %s", id, r.Status)
+				main, dead, _ := env.Queue.Depths(ctx)
+				return false, fmt.Errorf("%s is %s %s (queue %d, DLQ %d)", id, r.Status, r.UIPhase, main, dead)
 			}
 			count[r.ResultCode]++
+			final = append(final, r)
 		}
 		return true, nil
 	})
+	if ordering == asyncevent.OrderArrival {
+		slices.SortFunc(final, func(a, b *asyncevent.Request) int { return asyncevent.PositionOf(a).Compare(asyncevent.PositionOf(b)) })
+		for i, r := range final {
+			if won := r.ResultCode == asyncevent.CodeSuccess; won != (i < 20) {
+				t.Fatalf("request %d in (queuedAt, requestId) order, %s, has %s", i, r.RequestID, r.ResultCode)
+			}
+		}
+	}
 	t.Logf("the new worker finished the rest in %s", time.Since(start).Round(100*time.Millisecond))
 	if count[asyncevent.CodeSuccess] != 20 || count[asyncevent.CodeRejectedCapacity] != 40 {
 		t.Fatalf("results %v, want 20 SUCCESS + 40 REJECTED_CAPACITY", count)
@@ -137,7 +163,9 @@ func TestWorkerKilledMidFlight(t *testing.T) {
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 {
 		t.Fatalf("stats %+v %v", st, err)
 	}
-	asynceventtest.Eventually(t, 10*time.Second, "the queues to be empty", func() (bool, error) {
+	// An arrival candidate's message is acked by its next delivery after
+	// the decision: this worker's visibility (15 s) away at most.
+	asynceventtest.Eventually(t, 30*time.Second, "the queues to be empty", func() (bool, error) {
 		main, dead, err := env.Queue.Depths(ctx)
 		return main == 0 && dead == 0, err
 	})
@@ -148,7 +176,11 @@ func TestGracefulStop(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 100}); err != nil {
+	// Delivery ordering: a worker finishes what it took. (An arrival
+	// candidate is finished by the allocator, whoever runs it; its message
+	// stays on the queue until then, as TestWorkerKilledMidFlight/arrival
+	// shows.)
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 100, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {

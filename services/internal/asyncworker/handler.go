@@ -3,23 +3,36 @@ package asyncworker
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
+// Delayer makes a received message visible again after d
+// (sqsqueue.Queue.Delay).
+type Delayer func(ctx context.Context, handle string, d time.Duration) error
+
 // Handler adapts svc.Process to the consumer runtime: it returns whether
 // the message may be deleted, logs deliveries that are not done, and, when
 // m is not nil, observes each delivery (outcome, time in the handler, in
-// flight) and the request's QueueDelay and E2EDelay.
-func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker) consumer.Handler {
+// flight) and the request's QueueDelay and E2EDelay. When delay is not nil,
+// a message left on the queue with an Outcome.RetryAfter (an arrival
+// candidate) comes back after that instead of the visibility timeout.
+func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, delay Delayer) consumer.Handler {
 	return func(ctx context.Context, msg consumer.Message) bool {
 		var done func(string)
 		if m != nil {
 			done = m.Start()
 		}
 		out := svc.Process(ctx, asyncevent.Delivery{Body: msg.Body, ReceiveCount: msg.ReceiveCount, SentAt: msg.SentAt})
+		if !out.Ack && out.RetryAfter > 0 && delay != nil {
+			if err := delay(ctx, msg.ReceiptHandle, out.RetryAfter); err != nil {
+				// The message comes back after the visibility timeout.
+				log.Warn("asyncevent: could not shorten the message's visibility", "messageId", msg.ID, "err", err)
+			}
+		}
 		if out.Err != nil {
 			log.Warn("asyncevent: message not done", "messageId", msg.ID, "result", out.Result, "receives", msg.ReceiveCount, "ack", out.Ack, "err", out.Err)
 		}
@@ -50,4 +63,15 @@ func outcome(out asyncevent.Outcome) string {
 		return metrics.Rejected
 	}
 	return metrics.Final
+}
+
+// decisions observes the arrival allocator's decisions (E2EDelay: the
+// allocator, not a delivery, makes an arrival request terminal); the
+// worker's service answers no participations.
+type decisions struct{ m *metrics.Worker }
+
+func (decisions) Participated(asyncevent.Participation, error) {}
+
+func (d decisions) Decided(x asyncevent.Decision) {
+	d.m.E2EDelay(string(x.EventType), x.QueuedAt, x.FinishedAt)
 }

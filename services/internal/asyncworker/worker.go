@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg Config) error {
 		am.Attach(cfg.AWS)
 	}
 	cfg.DDBObserver = am
+	cfg.Observer = decisions{wm}
 	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		if cfg.OpsListener != nil {
@@ -134,7 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(allocated)
 		svc.RunAllocator(ctx)
 	}()
-	err = consumer.Run(ctx, q, Handler(svc, log, wm), consumer.Config{
+	err = consumer.Run(ctx, q, Handler(svc, log, wm, q.Delay), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept
