@@ -1,10 +1,10 @@
 package asyncevent
 
 import (
-	"time"
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Outcome is what a worker should do with a delivered message.
