@@ -92,7 +92,7 @@ type Env struct {
 	QueueName string
 	// Schema is the table's schema.
 	Schema *ddb.Schema
-	opts      Options
+	opts   Options
 }
 
 var seq atomic.Int64
