@@ -19,8 +19,8 @@ import (
 // alike): a partition of a table or of a global secondary index takes at
 // most this many units per second, whatever the table's capacity.
 const (
-	PartitionWCU = 1000
-	PartitionRCU = 3000
+	PartitionWCU = capacity.PartitionWCU
+	PartitionRCU = capacity.PartitionRCU
 )
 
 // LimitsDynamo wraps a DynamoDB client (DynamoDB Local) and enforces what

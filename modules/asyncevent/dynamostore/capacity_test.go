@@ -3,6 +3,7 @@ package dynamostore_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -151,5 +152,44 @@ func TestCapacityModel(t *testing.T) {
 				t.Logf("measured:\n%s", b.String())
 			}
 		})
+	}
+}
+
+// Flows of one participation, and the per-event partitions they write.
+var (
+	arrivalFlow  = []string{"ingest", "candidate (arrival)", "allocate (arrival)"}
+	deliveryFlow = []string{"ingest", "decide (delivery)"}
+	eventKeys    = []string{"W|GSI2|EVENT#", "W|table|EVENT#", "R|GSI2|EVENT#"}
+)
+
+// capacityDoc renders the tables docs/capacity.md must hold.
+func capacityDoc() []string {
+	var out []string
+	for _, seed := range []bool{true, false} {
+		m := dynamostore.CapacityModel(seed)
+		out = append(out, capacity.Markdown(m), capacity.CeilingMarkdown(m, []capacity.CeilingRow{
+			{Flow: "participation, arrival", Ops: arrivalFlow, Keys: eventKeys},
+			{Flow: "participation, delivery", Ops: deliveryFlow, Keys: eventKeys},
+		}))
+	}
+	return out
+}
+
+// TestCapacityDoc fails when docs/capacity.md does not show the model's
+// tables as the model has them (and prints them).
+func TestCapacityDoc(t *testing.T) {
+	checkDoc(t, "../../../docs/capacity.md", capacityDoc())
+}
+
+func checkDoc(t *testing.T, path string, blocks []string) {
+	t.Helper()
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if !strings.Contains(string(doc), b) {
+			t.Errorf("%s lacks this table of the model; paste it:\n\n%s", path, b)
+		}
 	}
 }

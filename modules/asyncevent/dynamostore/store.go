@@ -592,29 +592,70 @@ func (s *Store) UserRequests(ctx context.Context, userID string, limit int, curs
 
 // EventRequests implements asyncevent.Store.
 func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
-	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(limit).After(cursor)
+	query := func(n int, after string) *ddb.Query[RequestItem] {
+		return s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(n).After(after)
+	}
 	if !s.narrow {
+		q := query(limit, cursor)
 		if status != "" {
 			q.Filter(expression.Name("status").Equal(expression.Value(string(status))))
 		}
 		return page(ctx, q)
 	}
 	// The index holds no status: the page's requests are read from the
-	// table and filtered here. Like a query's filter, it applies after the
-	// limit: a page may hold fewer than limit requests and a cursor.
-	p, err := q.Page(ctx)
-	if err != nil {
-		return pageErr(err)
+	// table and filtered here, reading on as a filtered query does until
+	// the page is full or the index ends. Each step reads only as many
+	// entries as the page still lacks, so it never reads past the page's
+	// last request, and the cursor resumes right after what was read.
+	var rs []*asyncevent.Request
+	for {
+		p, err := query(limit-len(rs), cursor).Page(ctx)
+		if err != nil {
+			return pageErr(err)
+		}
+		items, err := s.fetch(ctx, p.Items, status)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, it := range items {
+			rs = append(rs, it.request())
+		}
+		cursor = p.Cursor
+		if cursor == "" {
+			return rs, "", nil
+		}
+		if len(rs) == limit {
+			// Like the filtered query, the last page has no cursor: look
+			// on for one more request of the status.
+			more, err := s.anyAfter(ctx, query, cursor, status)
+			if err != nil || !more {
+				return rs, "", err
+			}
+			return rs, cursor, nil
+		}
 	}
-	items, err := s.fetch(ctx, p.Items, status)
-	if err != nil {
-		return nil, "", err
+}
+
+// anyAfter reports whether the index holds a request of status after
+// cursor, reading as little of it as it can.
+func (s *Store) anyAfter(ctx context.Context, query func(int, string) *ddb.Query[RequestItem], cursor string, status asyncevent.Status) (bool, error) {
+	if status == "" {
+		return true, nil
 	}
-	rs := make([]*asyncevent.Request, len(items))
-	for i, it := range items {
-		rs[i] = it.request()
+	// One entry first (the next one often has the status), then more
+	// at a time, up to a BatchGet's worth.
+	for n := 1; cursor != ""; n = min(2*n, ddb.MaxBatchGet) {
+		p, err := query(n, cursor).Page(ctx)
+		if err != nil {
+			return false, err
+		}
+		items, err := s.fetch(ctx, p.Items, status)
+		if err != nil || len(items) > 0 {
+			return len(items) > 0, err
+		}
+		cursor = p.Cursor
 	}
-	return rs, p.Cursor, nil
+	return false, nil
 }
 
 // fetch reads the requests of index entries from the table (one BatchGet

@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -86,5 +87,25 @@ func TestCapacityModel(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("measured:\n%s", b.String())
+	}
+}
+
+// TestCapacityDoc fails when docs/capacity.md does not show the photo
+// model's tables as the model has them (and prints them).
+func TestCapacityDoc(t *testing.T) {
+	blocks := []string{capacity.Markdown(CapacityModel), capacity.CeilingMarkdown(CapacityModel, []capacity.CeilingRow{
+		{Flow: "photo (Create)", Ops: []string{"ingest (1 photo, 3 bibs)"}, Keys: []string{"W|table|ORG#", "W|GSI2|PHOTOGRAPHER#"}},
+		{Flow: "photo (CreateBatch)", Ops: []string{"ingest batch (25 photos, 3 bibs each)"}, Keys: []string{"W|table|ORG#", "W|GSI2|PHOTOGRAPHER#"}},
+		{Flow: "search by bib", Ops: []string{"search by bib (20)"}, Keys: []string{"R|GSI1|EVT#", "R|table|ORG#"}},
+		{Flow: "gallery page", Ops: []string{"gallery (20)"}, Keys: []string{"R|table|ORG#"}},
+	})}
+	doc, err := os.ReadFile("../../../docs/capacity.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if !strings.Contains(string(doc), b) {
+			t.Errorf("docs/capacity.md lacks this table of the model; paste it:\n\n%s", b)
+		}
 	}
 }
