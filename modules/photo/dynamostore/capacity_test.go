@@ -26,7 +26,7 @@ func capacityPhoto(i int, at time.Time) *photo.Photo {
 		S3URI:            "s3://pacer-photos-prod/processed/org-seoul-marathon/2026-seoul-marathon/" + ulid + ".jpg",
 		Dimensions:       photo.Dimensions{Width: 6000, Height: 4000}, Format: "jpeg", Size: 8_345_678,
 		Bibs: []string{"10234", "10872", "23001"}, BibCount: 3,
-		FaceIDs:        []string{"3f1c9a52-6a1e-4b7e-9d2a-1c5b8e7f0a11", "8b2e4d61-0f3c-4a9b-b7e2-5d6c1a9f3e22"}, FaceCount: 2,
+		FaceIDs: []string{"3f1c9a52-6a1e-4b7e-9d2a-1c5b8e7f0a11", "8b2e4d61-0f3c-4a9b-b7e2-5d6c1a9f3e22"}, FaceCount: 2,
 		PhotographerID: "pg-000123", PhotographerHandle: "runshots", PhotographerDisplayName: "Run Shots Studio",
 		CreatedAt: at, UpdatedAt: at}
 }
