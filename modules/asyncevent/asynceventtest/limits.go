@@ -56,6 +56,8 @@ type LimitsDynamo struct {
 	Scale float64
 	// Schemas maps table names to their schemas.
 	Schemas map[string]*ddb.Schema
+	// Now is the buckets' clock (default time.Now).
+	Now func() time.Time
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
@@ -93,6 +95,9 @@ func (l *LimitsDynamo) admit(cs []charge) []charge {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
+	if l.Now != nil {
+		now = l.Now()
+	}
 	need := map[string]float64{}
 	for _, c := range cs {
 		need[c.key()] += c.units
