@@ -169,16 +169,7 @@ func prefixKey(k string) string {
 }
 
 func (l *LimitsDynamo) image(ctx context.Context, table *string, key capacity.Item) capacity.Item {
-	s := l.Schemas[aws.ToString(table)]
-	k := capacity.Item{s.PK: key[s.PK]}
-	if s.SK != "" {
-		k[s.SK] = key[s.SK]
-	}
-	out, err := l.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: k, ConsistentRead: aws.Bool(true)})
-	if err != nil || len(out.Item) == 0 {
-		return nil
-	}
-	return out.Item
+	return capacity.Image(ctx, l.Client, table, l.Schemas[aws.ToString(table)], key)
 }
 
 // writeCharges prices one item write.

@@ -79,16 +79,7 @@ func (m *Meter) record(c Call) {
 }
 
 func (m *Meter) image(ctx context.Context, table *string, key Item) Item {
-	s := m.Schemas[aws.ToString(table)]
-	k := Item{s.PK: key[s.PK]}
-	if s.SK != "" {
-		k[s.SK] = key[s.SK]
-	}
-	out, err := m.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: k, ConsistentRead: aws.Bool(true)})
-	if err != nil || len(out.Item) == 0 {
-		return nil
-	}
-	return out.Item
+	return Image(ctx, m.Client, table, m.Schemas[aws.ToString(table)], key)
 }
 
 func (m *Meter) known(table *string) bool { return m.Schemas[aws.ToString(table)] != nil }
