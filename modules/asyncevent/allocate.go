@@ -137,7 +137,6 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if err != nil {
 			return res, err
 		}
-		from = pos.QueuedAt
 		if len(batch) == 0 {
 			return res, nil
 		}
@@ -176,7 +175,9 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 				o.Decided(Decision{EventType: FirstCome, Status: t.To, QueuedAt: batch[i].QueuedAt, StartedAt: batch[i].StartedAt, FinishedAt: t.FinishedAt})
 			}
 		}
-		pos = a.To
+		// The next batch is read from the new position on (not from the
+		// old one: that would read this batch's requests again).
+		pos, from = a.To, a.To.QueuedAt
 		res.Batches++
 		res.Decided += len(a.Decisions)
 		res.Won += int(a.Wins)

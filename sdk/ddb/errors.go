@@ -97,13 +97,16 @@ func (e *TxError) Is(target error) bool {
 	return target == ErrConditionFailed && e.Reason("") != nil
 }
 
-// conflictOnly reports whether the only causes were TransactionConflict.
+// conflictOnly reports whether the only causes were TransactionConflict
+// or ThrottlingError (a partition of an item or of an index it feeds was
+// out of throughput): nothing was applied, and trying again later can
+// succeed.
 func (e *TxError) conflictOnly() bool {
 	conflict := false
 	for _, r := range e.Reasons {
 		switch r.Code {
 		case "", "None":
-		case "TransactionConflict":
+		case "TransactionConflict", "ThrottlingError":
 			conflict = true
 		default:
 			return false

@@ -41,8 +41,21 @@ type Schema struct {
 type Index struct {
 	Name   string
 	PK, SK string
-	// Projection defaults to ALL.
-	Projection types.ProjectionType
+	// Projection defaults to ALL. With INCLUDE, NonKeyAttributes names
+	// the attributes projected besides the table's and the index's keys.
+	// DynamoDB cannot change the projection of an existing index: a
+	// different projection needs a new index (Ensure creates missing
+	// tables only).
+	Projection       types.ProjectionType
+	NonKeyAttributes []string
+}
+
+// ProjectionType returns the index's projection (ALL when unset).
+func (ix Index) ProjectionType() types.ProjectionType {
+	if ix.Projection == "" {
+		return types.ProjectionTypeAll
+	}
+	return ix.Projection
 }
 
 // typeAttr returns the entity type attribute name.
@@ -109,14 +122,14 @@ func (s *Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	for _, ix := range s.Indexes {
 		def(ix.PK)
 		def(ix.SK)
-		proj := ix.Projection
-		if proj == "" {
-			proj = types.ProjectionTypeAll
+		proj := &types.Projection{ProjectionType: ix.ProjectionType()}
+		if proj.ProjectionType == types.ProjectionTypeInclude {
+			proj.NonKeyAttributes = ix.NonKeyAttributes
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
 			KeySchema:  keySchema(ix.PK, ix.SK),
-			Projection: &types.Projection{ProjectionType: proj},
+			Projection: proj,
 		})
 	}
 	in.AttributeDefinitions = defs

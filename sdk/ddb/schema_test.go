@@ -134,3 +134,30 @@ func TestEnsureRejectsTTLOnAnotherAttribute(t *testing.T) {
 		t.Fatalf("want ErrInvalid naming the current TTL attribute, got %v", err)
 	}
 }
+
+// An INCLUDE index is created with its non-key attributes, and DynamoDB
+// Local keeps exactly them: a query of the index returns the keys and
+// those attributes only.
+func TestIncludeProjection(t *testing.T) {
+	ctx := context.Background()
+	s := ddb.Schema{PK: "PK", SK: "SK", Indexes: []ddb.Index{{Name: "GSI", PK: "GPK", SK: "GSK",
+		Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"kept"}}}}
+	in := s.CreateTableInput("t")
+	if p := in.GlobalSecondaryIndexes[0].Projection; p.ProjectionType != types.ProjectionTypeInclude || len(p.NonKeyAttributes) != 1 {
+		t.Fatalf("projection %+v", p)
+	}
+	env := ddbtest.New(t, &s)
+	sv := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table.Name()), Item: map[string]types.AttributeValue{
+		"PK": sv("a"), "SK": sv("b"), "GPK": sv("g"), "GSK": sv("1"), "kept": sv("k"), "status": sv("QUEUED")}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.Client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(env.Table.Name()), IndexName: aws.String("GSI"),
+		KeyConditionExpression: aws.String("GPK = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": sv("g")}})
+	if err != nil || len(out.Items) != 1 {
+		t.Fatalf("query: %v, %v", out, err)
+	}
+	if it := out.Items[0]; len(it) != 5 || it["kept"] == nil || it["status"] != nil {
+		t.Fatalf("index entry %v, want the four keys and kept", it)
+	}
+}

@@ -16,8 +16,9 @@ const MaxTxOps = 100
 
 // Transact runs ops as one TransactWriteItems: all succeed or none does.
 // A transaction cancelled only by TransactionConflict (another transaction
-// on the same items at the same moment; nothing applied) is retried with
-// backoff, up to Config.TxConflictRetries times.
+// on the same items at the same moment) or ThrottlingError (a partition
+// out of throughput) applied nothing and is retried with backoff, up to
+// Config.TxConflictRetries times.
 // If DynamoDB cancels it, the error is a *TxError whose Reasons map each
 // cancellation to its operation (by index and Label) and, for failed
 // conditions, carry the item as it is now. Requests the SDK can reject

@@ -64,6 +64,13 @@ type Options struct {
 	// the module's suite several times slower, and only the analytics
 	// publisher's tests read the stream.
 	Stream bool
+	// SeedIndex creates the table with the seed's GSI2, projecting ALL
+	// (dynamostore.SeedSchema), instead of dynamostore.Schema's narrow one.
+	SeedIndex bool
+	// Dynamo, when set, wraps the DynamoDB client under the env's fault
+	// and conflict wrappers (a capacity.Meter, a LimitsDynamo...); it is
+	// given the table's name and schema.
+	Dynamo func(c ddb.Client, table string, schema *ddb.Schema) ddb.Client
 }
 
 // Env is one test's AsyncEvent stack.
@@ -83,7 +90,9 @@ type Env struct {
 	Conflict *ConflictDynamo
 	// QueueName is the main queue's name (the DLQ is QueueName-dlq).
 	QueueName string
-	opts      Options
+	// Schema is the table's schema.
+	Schema *ddb.Schema
+	opts   Options
 }
 
 var seq atomic.Int64
@@ -97,17 +106,25 @@ func New(t testing.TB, opts Options) *Env {
 			"standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true}) after `make deps` (tools/standin/install.sh) installed them.")
 	}
 	schema := dynamostore.Schema
+	if opts.SeedIndex {
+		schema = dynamostore.SeedSchema
+	}
 	if !opts.Stream {
 		schema.Stream = ""
 	}
 	d := ddbtest.New(t, &schema)
-	e := &Env{DDB: d, Calls: d.Calls, opts: opts}
-	e.Dynamo = &FaultyDynamo{Client: d.Client}
+	e := &Env{DDB: d, Calls: d.Calls, opts: opts, Schema: &schema}
+	var client ddb.Client = d.Client
+	if opts.Dynamo != nil {
+		client = opts.Dynamo(client, d.Table.Name(), &schema)
+	}
+	e.Dynamo = &FaultyDynamo{Client: client}
 	if opts.EnforceConflicts {
-		e.Conflict = NewConflictDynamo(d.Client)
+		e.Conflict = NewConflictDynamo(client)
 		e.Dynamo.Client = e.Conflict
 	}
-	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}), d.Table.Name())
+	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}),
+		d.Table.Name(), dynamostore.WithSchema(&schema))
 	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config)}
 	n := unsafeName.ReplaceAllString(t.Name(), "-")
 	if len(n) > 50 {

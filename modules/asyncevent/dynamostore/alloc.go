@@ -52,7 +52,8 @@ func (s *Store) ReleaseAllocation(ctx context.Context, eventID, owner string, fe
 
 // UndecidedRequests implements asyncevent.Store: a query of the event
 // index (GSI2) from QAT#<from> up to QAT#<before>, filtered to QUEUED and
-// PROCESSING.
+// PROCESSING (with a narrow GSI2, after reading the requests from the
+// table).
 func (s *Store) UndecidedRequests(ctx context.Context, eventID string, from, before int64) iter.Seq2[*asyncevent.Request, error] {
 	if before <= from {
 		return func(func(*asyncevent.Request, error) bool) {}
@@ -60,10 +61,8 @@ func (s *Store) UndecidedRequests(ctx context.Context, eventID string, from, bef
 	// '~' sorts after every request id character: hi is the last key of
 	// the millisecond before `before`.
 	lo, hi := "QAT#"+ddb.Millis(from)+"#", "QAT#"+ddb.Millis(before-1)+"#~"
-	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Between(lo, hi).Limit(ddb.MaxPageSize).
-		Filter(expression.Name("status").In(
-			expression.Value(string(asyncevent.StatusQueued)), expression.Value(string(asyncevent.StatusProcessing))))
-	return requests(q.All(ctx))
+	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Between(lo, hi).Limit(ddb.MaxPageSize)
+	return s.index(ctx, q, asyncevent.StatusQueued, asyncevent.StatusProcessing)
 }
 
 // Allocate implements asyncevent.Store: one transaction of the capacity

@@ -46,15 +46,33 @@ const DefaultTable = "AsyncEventTable"
 // Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2, TTL on "ttl" and
 // a NEW_AND_OLD_IMAGES stream, from which the analytics events are derived
 // (RequestChange, docs/events.md).
+//
+// GSI2, the event index, projects only what never changes once a request
+// is queued (its keys, requestId and queuedAt), so that the request's
+// later transitions (PROCESSING, SUCCEEDED...) do not write the index: a
+// request writes its event's one GSI2 partition once, not three or four
+// times (docs/capacity.md). Reads through GSI2 fetch the requests from
+// the table (BatchGet). SeedSchema is the seed's GSI2, projecting ALL.
 var Schema = ddb.Schema{
 	PK: "PK", SK: "SK",
 	Indexes: []ddb.Index{
 		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"},
-		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"},
+		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK",
+			Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"requestId", "queuedAt"}},
 	},
 	TTLAttribute: "ttl",
 	Stream:       types.StreamViewTypeNewAndOldImages,
 }
+
+// SeedSchema is Schema with the seed's GSI2 projecting ALL attributes:
+// every transition of a request writes GSI2 again. A Store on it (WithSchema)
+// filters and reads requests from the index itself. Tables created before
+// GSI2 was narrowed have it; docs/capacity.md says how to move them.
+var SeedSchema = func() ddb.Schema {
+	s := Schema
+	s.Indexes = []ddb.Index{Schema.Indexes[0], {Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}}
+	return s
+}()
 
 // Key formats.
 var (
@@ -101,6 +119,9 @@ func QueuedSortKey(queuedAt int64, requestID string) string {
 
 // Store is the DynamoDB implementation of asyncevent.Store.
 type Store struct {
+	// narrow says GSI2 does not project whole requests: reads through it
+	// fetch them from the table.
+	narrow   bool
 	db       *ddb.DB
 	table    *ddb.Table
 	requests *ddb.Entity[RequestItem]
@@ -112,12 +133,28 @@ type Store struct {
 
 var _ asyncevent.Store = (*Store)(nil)
 
+// Option configures a Store.
+type Option func(*options)
+
+type options struct{ schema *ddb.Schema }
+
+// WithSchema makes the Store use schema (Schema or SeedSchema; default
+// Schema): it reads requests through GSI2 from the index when GSI2
+// projects ALL, and from the table otherwise.
+func WithSchema(schema *ddb.Schema) Option { return func(o *options) { o.schema = schema } }
+
 // New returns a Store on the named table of db.
-func New(db *ddb.DB, table string) *Store {
-	t := db.Table(table, &Schema)
+func New(db *ddb.DB, table string, opts ...Option) *Store {
+	o := options{schema: &Schema}
+	for _, f := range opts {
+		f(&o)
+	}
+	t := db.Table(table, o.schema)
+	ix, _ := o.schema.Index("GSI2")
 	return &Store{
-		db:    db,
-		table: t,
+		db:     db,
+		table:  t,
+		narrow: ix.ProjectionType() != types.ProjectionTypeAll,
 		requests: ddb.NewEntity(t, requestEntity, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2"),
 		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
@@ -555,20 +592,144 @@ func (s *Store) UserRequests(ctx context.Context, userID string, limit int, curs
 
 // EventRequests implements asyncevent.Store.
 func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
-	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(limit).After(cursor)
-	if status != "" {
-		q.Filter(expression.Name("status").Equal(expression.Value(string(status))))
+	query := func(n int, after string) *ddb.Query[RequestItem] {
+		return s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(n).After(after)
 	}
-	return page(ctx, q)
+	if !s.narrow {
+		q := query(limit, cursor)
+		if status != "" {
+			q.Filter(expression.Name("status").Equal(expression.Value(string(status))))
+		}
+		return page(ctx, q)
+	}
+	// The index holds no status: the page's requests are read from the
+	// table and filtered here, reading on as a filtered query does until
+	// the page is full or the index ends. Each step reads only as many
+	// entries as the page still lacks, so it never reads past the page's
+	// last request, and the cursor resumes right after what was read.
+	var rs []*asyncevent.Request
+	for {
+		p, err := query(limit-len(rs), cursor).Page(ctx)
+		if err != nil {
+			return pageErr(err)
+		}
+		items, err := s.fetch(ctx, p.Items, status)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, it := range items {
+			rs = append(rs, it.request())
+		}
+		cursor = p.Cursor
+		if cursor == "" {
+			return rs, "", nil
+		}
+		if len(rs) == limit {
+			// Like the filtered query, the last page has no cursor: look
+			// on for one more request of the status.
+			more, err := s.anyAfter(ctx, query, cursor, status)
+			if err != nil || !more {
+				return rs, "", err
+			}
+			return rs, cursor, nil
+		}
+	}
+}
+
+// anyAfter reports whether the index holds a request of status after
+// cursor, reading as little of it as it can.
+func (s *Store) anyAfter(ctx context.Context, query func(int, string) *ddb.Query[RequestItem], cursor string, status asyncevent.Status) (bool, error) {
+	if status == "" {
+		return true, nil
+	}
+	// One entry first (the next one often has the status), then more
+	// at a time, up to a BatchGet's worth.
+	for n := 1; cursor != ""; n = min(2*n, ddb.MaxBatchGet) {
+		p, err := query(n, cursor).Page(ctx)
+		if err != nil {
+			return false, err
+		}
+		items, err := s.fetch(ctx, p.Items, status)
+		if err != nil || len(items) > 0 {
+			return len(items) > 0, err
+		}
+		cursor = p.Cursor
+	}
+	return false, nil
+}
+
+// fetch reads the requests of index entries from the table (one BatchGet
+// per 100, eventually consistent like the index), in the entries' order,
+// keeping those in one of statuses (all when none is given). A request
+// gone from the table (expired) is left out.
+func (s *Store) fetch(ctx context.Context, entries []*RequestItem, statuses ...asyncevent.Status) ([]*RequestItem, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	keys := make([]ddb.Key, len(entries))
+	for i, e := range entries {
+		keys[i] = requestKey(e.RequestID)
+	}
+	items, err := s.requests.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := items[:0]
+	for _, it := range items {
+		if it != nil && (len(statuses) == 0 || statuses[0] == "" || contains(statuses, it.Status)) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// index iterates over the requests a GSI2 query finds, whole: from the
+// index when it projects ALL (filtered there to statuses), else fetched
+// from the table 100 at a time.
+func (s *Store) index(ctx context.Context, q *ddb.Query[RequestItem], statuses ...asyncevent.Status) iter.Seq2[*asyncevent.Request, error] {
+	if !s.narrow {
+		if len(statuses) > 0 {
+			vs := make([]expression.OperandBuilder, len(statuses))
+			for i, st := range statuses {
+				vs[i] = expression.Value(string(st))
+			}
+			q.Filter(expression.Name("status").In(vs[0], vs[1:]...))
+		}
+		return requests(q.All(ctx))
+	}
+	return func(yield func(*asyncevent.Request, error) bool) {
+		var batch []*RequestItem
+		flush := func() bool {
+			items, err := s.fetch(ctx, batch, statuses...)
+			batch = batch[:0]
+			if err != nil {
+				yield(nil, err)
+				return false
+			}
+			for _, it := range items {
+				if !yield(it.request(), nil) {
+					return false
+				}
+			}
+			return true
+		}
+		for e, err := range q.All(ctx) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if batch = append(batch, e); len(batch) == ddb.MaxBatchGet && !flush() {
+				return
+			}
+		}
+		flush()
+	}
 }
 
 func page(ctx context.Context, q *ddb.Query[RequestItem]) ([]*asyncevent.Request, string, error) {
 	p, err := q.Page(ctx)
-	if errors.Is(err, ddb.ErrCursor) {
-		return nil, "", fmt.Errorf("%w: %v", asyncevent.ErrCursor, err)
-	}
 	if err != nil {
-		return nil, "", err
+		return pageErr(err)
 	}
 	rs := make([]*asyncevent.Request, len(p.Items))
 	for i, it := range p.Items {
@@ -577,9 +738,16 @@ func page(ctx context.Context, q *ddb.Query[RequestItem]) ([]*asyncevent.Request
 	return rs, p.Cursor, nil
 }
 
+func pageErr(err error) ([]*asyncevent.Request, string, error) {
+	if errors.Is(err, ddb.ErrCursor) {
+		return nil, "", fmt.Errorf("%w: %v", asyncevent.ErrCursor, err)
+	}
+	return nil, "", err
+}
+
 // AllEventRequests implements asyncevent.Store.
 func (s *Store) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
-	return requests(s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize).All(ctx))
+	return s.index(ctx, s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize))
 }
 
 // Logs implements asyncevent.Store.

@@ -1,0 +1,70 @@
+package dynamostore
+
+import "github.com/pacerhq/pacer/sdk/ddb/capacity"
+
+// CapacityModel is AsyncEventTable's capacity model (docs/capacity.md):
+// for each operation, the DynamoDB calls, items and index entries it
+// writes, its write and read units and the units it spends per kind of
+// partition key, measured on real items written by this store on
+// DynamoDB Local (TestCapacityModel fails when they drift). seed selects
+// the seed's GSI2 (projecting ALL, SeedSchema) instead of Schema's.
+func CapacityModel(seed bool) []capacity.Usage {
+	if seed {
+		return seedModel
+	}
+	return narrowModel
+}
+
+var seedModel = []capacity.Usage{
+	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 177, WCU: 8, RCU: 0,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"W|table|EVENT#": 8}},
+	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
+	{Op: "status poll", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 1,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|table|REQ#": 1}},
+	{Op: "decide (delivery)", Per: 1, Calls: 2, Items: 5, Entries: 4, MaxItem: 470, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 2, "GSI2": 2},
+		Keys:     map[string]float64{"W|GSI1|USER#": 2, "W|GSI2|EVENT#": 2, "W|table|EVENT#": 2, "W|table|REQ#": 8}},
+	{Op: "candidate (arrival)", Per: 1, Calls: 1, Items: 2, Entries: 2, MaxItem: 450, WCU: 4, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|table|REQ#": 4}},
+	{Op: "allocate (arrival)", Per: 49, Calls: 5, Items: 101, Entries: 98, MaxItem: 483, WCU: 200, RCU: 3.5,
+		IndexWCU: map[string]int{"GSI1": 49, "GSI2": 49},
+		Keys:     map[string]float64{"R|GSI2|EVENT#": 3.5, "W|GSI1|USER#": 49, "W|GSI2|EVENT#": 49, "W|table|EVENT#": 4, "W|table|REQ#": 196}},
+	{Op: "admin list (20, status filter)", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 3,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|GSI2|EVENT#": 3}},
+	{Op: "user list", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 0.5,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|GSI1|USER#": 0.5}},
+}
+
+var narrowModel = []capacity.Usage{
+	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 177, WCU: 8, RCU: 0,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"W|table|EVENT#": 8}},
+	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
+	{Op: "status poll", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 1,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|table|REQ#": 1}},
+	{Op: "decide (delivery)", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 470, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 2},
+		Keys:     map[string]float64{"W|GSI1|USER#": 2, "W|table|EVENT#": 2, "W|table|REQ#": 8}},
+	{Op: "candidate (arrival)", Per: 1, Calls: 1, Items: 2, Entries: 1, MaxItem: 450, WCU: 4, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|table|REQ#": 4}},
+	{Op: "allocate (arrival)", Per: 49, Calls: 7, Items: 101, Entries: 49, MaxItem: 483, WCU: 200, RCU: 26.5,
+		IndexWCU: map[string]int{"GSI1": 49},
+		Keys:     map[string]float64{"R|GSI2|EVENT#": 1.5, "R|table|REQ#": 25, "W|GSI1|USER#": 49, "W|table|EVENT#": 4, "W|table|REQ#": 196}},
+	{Op: "admin list (20, status filter)", Per: 1, Calls: 4, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 11.5,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|GSI2|EVENT#": 1, "R|table|REQ#": 10.5}},
+	{Op: "user list", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 0.5,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|GSI1|USER#": 0.5}},
+}

@@ -1,0 +1,132 @@
+package dynamostore_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/sdk/consumer"
+	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/sdk/ddb/capacity"
+)
+
+// spikeScale divides DynamoDB's per-partition limits in the spike test:
+// 1,000 / 50 = 20 WCU/s on each partition, table or index.
+const spikeScale = 50
+
+// spikeResult is one spike run's throttling.
+type spikeResult struct {
+	rate                float64 // offered participations/s
+	gsi2, table, events int64   // requests refused for GSI2 EVENT#, table partitions; and for any key of the event
+	gsi2Units           float64 // write units spent on GSI2 EVENT#<event>
+	elapsed             time.Duration
+	fair                asynceventtest.Fairness
+}
+
+// spike offers rate participations a second to one arrival-ordered event
+// for d, under DynamoDB's per-partition limits (scaled by spikeScale),
+// with two workers, waits for every request's decision and returns the
+// throttling counts.
+func spike(t *testing.T, seed bool, rate float64, d time.Duration) spikeResult {
+	t.Helper()
+	var lim *asynceventtest.LimitsDynamo
+	env := asynceventtest.New(t, asynceventtest.Options{
+		SeedIndex: seed,
+		Service:   asyncevent.Config{WriteTimeout: 500 * time.Millisecond, ClockSkew: -1, IndexLag: -1},
+		Dynamo: func(c ddb.Client, table string, s *ddb.Schema) ddb.Client {
+			lim = asynceventtest.NewLimitsDynamo(c, spikeScale, map[string]*ddb.Schema{table: s})
+			return lim
+		},
+	})
+	const event = "spike"
+	n := int(rate * d.Seconds())
+	capacityN := int64(n / 2)
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: event, EventType: asyncevent.FirstCome,
+		Capacity: capacityN, ClosesAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderArrival}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 2, consumer.Config{})
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * float64(time.Second)))))
+		wg.Go(func() {
+			if _, err := env.Service.Participate(ctx, event, fmt.Sprintf("user-%05d", i)); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("participate: %v", err)
+	}
+	var rs []*asyncevent.Request
+	asynceventtest.Eventually(t, 60*time.Second, "every request decided", func() (bool, error) {
+		rs = env.EventRequests(t, event)
+		f := asynceventtest.MeasureFairness(rs)
+		return len(rs) == n && f.Pending == 0, fmt.Errorf("%d of %d queued: %s", len(rs), n, f)
+	})
+	res := spikeResult{rate: rate, elapsed: time.Since(start), fair: asynceventtest.MeasureFairness(rs)}
+	if res.fair.Winners != int(capacityN) || !res.fair.FirstN() {
+		t.Fatalf("rate %.0f/s: %s, want the first %d to win", rate, res.fair, capacityN)
+	}
+	by := lim.ThrottledBy()
+	res.gsi2 = lim.Throttled("W", "GSI2", "EVENT#"+event)
+	res.table = by["W||REQ#"] + by["W||EVENT#"] + by["W||IDEMP#"]
+	res.events = res.gsi2 + lim.Throttled("W", "", "EVENT#"+event) + lim.Throttled("R", "", "EVENT#"+event)
+	res.gsi2Units = lim.Units("W", "GSI2", "EVENT#"+event)
+	t.Logf("GSI2 %s, %.0f participations/s for %s: %d throttled on GSI2 EVENT#, %d on the event's keys, %d on other table keys (%v); %.0f GSI2 WCU on EVENT# (%.2f per request); %s; done in %s",
+		map[bool]string{true: "ALL (seed)", false: "narrow"}[seed], rate, d, res.gsi2, res.events, res.table, by,
+		res.gsi2Units, res.gsi2Units/float64(n), res.fair, res.elapsed.Round(time.Millisecond))
+	return res
+}
+
+// gsi2PerRequest is the model's GSI2 write units per participation on
+// the event's GSI2 partition, arrival ordering: ingest, candidate and
+// the allocator's share.
+func gsi2PerRequest(seed bool) float64 {
+	per := 0.0
+	for _, u := range dynamostore.CapacityModel(seed) {
+		switch u.Op {
+		case "ingest", "candidate (arrival)", "allocate (arrival)":
+			per += u.PerOp(capacity.KeyKind("W", "GSI2", "EVENT#"))
+		}
+	}
+	return per
+}
+
+// TestSingleEventSpike offers one event participations at rates below
+// and above the ceiling the capacity model predicts for its GSI2
+// partition (limit / GSI2 units per request), under DynamoDB's
+// per-partition limits scaled down by spikeScale: the seed's GSI2
+// (ALL) throttles above its ceiling, the narrow GSI2 takes the same rate
+// without a throttle, and every run still decides exactly the first N.
+func TestSingleEventSpike(t *testing.T) {
+	limit := float64(asynceventtest.PartitionWCU) / spikeScale
+	seedCeiling, narrowCeiling := limit/gsi2PerRequest(true), limit/gsi2PerRequest(false)
+	t.Logf("model: GSI2 WCU per request %.0f (seed) / %.0f (narrow): ceiling %.1f / %.1f participations/s at %.0f WCU/s per partition (×%d on AWS: %.0f / %.0f)",
+		gsi2PerRequest(true), gsi2PerRequest(false), seedCeiling, narrowCeiling, limit, spikeScale, seedCeiling*spikeScale, narrowCeiling*spikeScale)
+	const d = 3 * time.Second
+	over := 12.0 // between the two ceilings
+	if over <= seedCeiling*1.5 || over >= narrowCeiling*0.8 {
+		t.Fatalf("the spike rate %.0f/s is not well between the ceilings %.1f and %.1f", over, seedCeiling, narrowCeiling)
+	}
+	under := spike(t, true, seedCeiling*0.6, d)
+	if under.gsi2 != 0 {
+		t.Errorf("seed GSI2 below its ceiling (%.1f/s): %d throttles, want 0", under.rate, under.gsi2)
+	}
+	seed := spike(t, true, over, d)
+	if seed.gsi2 == 0 {
+		t.Errorf("seed GSI2 at %.0f/s, above its ceiling %.1f/s: no throttle on GSI2 EVENT#", over, seedCeiling)
+	}
+	narrow := spike(t, false, over, d)
+	if narrow.events != 0 {
+		t.Errorf("narrow GSI2 at %.0f/s, below its ceiling %.1f/s: %d throttles on the event's keys, want 0", over, narrowCeiling, narrow.events)
+	}
+}
