@@ -9,11 +9,28 @@ import (
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
+// DeadLetterer sends a message that ran out of receives to the DLQ with
+// its failure class (sqsqueue.Queue is one).
+type DeadLetterer interface {
+	// SendDead sends m to the DLQ tagged with class and code.
+	SendDead(ctx context.Context, m consumer.Message, class asyncevent.DeadClass, code string) error
+	// MaxReceives is the main queue's maxReceiveCount (0: no DLQ).
+	MaxReceives() int
+}
+
 // Handler adapts svc.Process to the consumer runtime: it returns whether
 // the message may be deleted, logs deliveries that are not done, and, when
 // m is not nil, observes each delivery (outcome, time in the handler, in
 // flight) and the request's QueueDelay and E2EDelay.
-func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker) consumer.Handler {
+//
+// With dead set, a delivery that is not done on the last receive SQS allows
+// (ReceiveCount ≥ MaxReceives) is sent to the DLQ tagged with its class
+// (asyncevent.DeadClassOf) and then acked, so the consumer deletes it from
+// the main queue. If the send fails the message is left, and SQS moves it
+// untagged on its next receive (class UNKNOWN); if the delete fails, SQS
+// moves a second, untagged copy, which the DLQ view and the class redrive
+// collapse (see sqsqueue.Queue.SendDead).
+func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, dead DeadLetterer) consumer.Handler {
 	return func(ctx context.Context, msg consumer.Message) bool {
 		var done func(string)
 		if m != nil {
@@ -22,6 +39,19 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker) consu
 		out := svc.Process(ctx, asyncevent.Delivery{Body: msg.Body, ReceiveCount: msg.ReceiveCount, SentAt: msg.SentAt})
 		if out.Err != nil {
 			log.Warn("asyncevent: message not done", "messageId", msg.ID, "result", out.Result, "receives", msg.ReceiveCount, "ack", out.Ack, "err", out.Err)
+		}
+		ack := out.Ack
+		if !ack && dead != nil && dead.MaxReceives() > 0 && msg.ReceiveCount >= dead.MaxReceives() {
+			class, code := asyncevent.DeadClassOf(out)
+			if err := dead.SendDead(context.WithoutCancel(ctx), msg, class, code); err != nil {
+				log.Error("asyncevent: could not dead-letter; SQS will move it untagged", "messageId", msg.ID, "class", class, "err", err)
+			} else {
+				log.Warn("asyncevent: dead-lettered", "messageId", msg.ID, "class", class, "errorCode", code, "receives", msg.ReceiveCount)
+				ack = true
+				if m != nil {
+					m.DeadLettered(string(class))
+				}
+			}
 		}
 		if m != nil {
 			done(outcome(out))
@@ -32,7 +62,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker) consu
 				m.E2EDelay(string(out.EventType), out.QueuedAt, out.FinishedAt)
 			}
 		}
-		return out.Ack
+		return ack
 	}
 }
 
