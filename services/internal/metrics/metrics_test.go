@@ -32,6 +32,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 	w := metrics.NewWorker(reg, 7)
 	p := metrics.NewParticipations(reg, []string{"event-closed"})
 	ph := metrics.NewPhoto(reg)
+	metrics.NewPool(reg).Desired(3)
 	metrics.NewQueue(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -81,7 +82,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		"pacer_participations_total", "pacer_worker_in_flight", "pacer_worker_concurrency", "pacer_worker_handler_duration_seconds",
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
-		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total")
+		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_workers_desired", "pacer_workers_running")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
