@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -92,7 +93,7 @@ func (p *Pool) Running() int {
 
 // Scale starts workers or stops the newest ones until n run. Stopping is
 // graceful (SIGTERM: a worker finishes and deletes what it holds) and
-// Scale waits for it, up to StopTimeout per worker, then kills it.
+// Scale waits for it, up to StopTimeout, then kills it.
 func (p *Pool) Scale(n int) error {
 	var errs []error
 	for p.Running() < n {
@@ -100,19 +101,26 @@ func (p *Pool) Scale(n int) error {
 			return err
 		}
 	}
-	for {
-		p.mu.Lock()
-		if len(p.procs) <= n {
-			p.mu.Unlock()
-			break
-		}
-		pr := p.procs[len(p.procs)-1]
-		p.procs = p.procs[:len(p.procs)-1]
-		p.mu.Unlock()
-		if err := p.stop(pr); err != nil {
-			errs = append(errs, err)
-		}
+	p.mu.Lock()
+	var victims []*Proc
+	if len(p.procs) > n {
+		victims = slices.Clone(p.procs[n:])
+		p.procs = p.procs[:n]
 	}
+	p.mu.Unlock()
+	// Stop them together, as ECS stops tasks.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, pr := range victims {
+		wg.Go(func() {
+			if err := p.stop(pr); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
