@@ -54,9 +54,9 @@ func DeadKey(body string) string {
 }
 
 // DeadLetters shows the queue depths, the DLQ's counts by class (over up
-// to DeadScanLimit messages, without consuming them) and up to max of its
-// messages, one per request, tagged ones first.
-func (s *Service) DeadLetters(ctx context.Context, max int) (*DLQView, error) {
+// to DeadScanLimit messages, without consuming them) and up to limit of
+// its messages, one per request.
+func (s *Service) DeadLetters(ctx context.Context, limit int) (*DLQView, error) {
 	if s.dlq == nil {
 		return nil, ErrNoDLQ
 	}
@@ -81,7 +81,7 @@ func (s *Service) DeadLetters(ctx context.Context, max int) (*DLQView, error) {
 	for _, m := range ms {
 		v.ByClass[m.Class]++
 	}
-	for _, m := range ms[:min(max, len(ms))] {
+	for _, m := range ms[:min(max(limit, 0), len(ms))] {
 		dm := DeadMessage{MessageID: m.MessageID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Class: m.Class, ErrorCode: m.ErrorCode}
 		if msg, err := DecodeMessage(m.Body); err == nil {
 			dm.Message = &msg

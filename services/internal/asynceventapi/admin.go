@@ -99,7 +99,7 @@ type logsOutput struct {
 }
 
 type dlqInput struct {
-	Max int `query:"max" minimum:"0" maximum:"50" default:"10" doc:"How many DLQ messages to show (one per request, tagged copies first)"`
+	Max int `query:"max" minimum:"0" maximum:"50" default:"10" doc:"How many DLQ messages to show (one per request: copies collapsed, the tagged copy shown)"`
 }
 
 // DeadMessageView is a message in the DLQ.
