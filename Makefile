@@ -38,6 +38,7 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 	echo "Building bin/pacer-dev ($$total packages; the first build compiles them all and takes a couple of minutes, later builds are cached)..."; \
 	$(GO) build -v -o bin/pacer-dev ./services/dev 2>&1 | awk -v total="$$total" \
 	  '/^[^ #:]+$$/ { if (++n % 50 == 0) { printf "  %d of %d packages compiled\n", n, total; fflush() } next } { print } END { if (n) printf "  %d package%s compiled\n", n, (n == 1 ? "" : "s") }'
+	$(GO) build -o bin/asyncevent-worker ./services/asyncevent-worker  # the processes make run's autoscaler starts
 	exec bin/pacer-dev $(RUNFLAGS)
 
 .PHONY: test

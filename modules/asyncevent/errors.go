@@ -27,6 +27,7 @@ var (
 	ErrUnavailable       = errors.New("asyncevent: a dependency is unavailable; retry")
 	ErrRedriveRunning    = errors.New("asyncevent: a redrive is already running")
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
+	ErrDeadClass         = errors.New("asyncevent: unknown dead-letter class")
 	// ErrAllocationHeld: another allocator holds the event's allocation
 	// lease.
 	ErrAllocationHeld = errors.New("asyncevent: another allocator holds the event")

@@ -181,8 +181,13 @@ type DeadLetters interface {
 	// Depths returns the approximate number of messages in the main queue
 	// and in the DLQ.
 	Depths(ctx context.Context) (main, dlq int, err error)
-	// PeekDead returns up to max DLQ messages without consuming them.
+	// PeekDead returns up to max DLQ messages without consuming them
+	// (each physical message once, copies included).
 	PeekDead(ctx context.Context, max int) ([]DeadLetter, error)
+	// RedriveClass moves the DLQ messages of one class back to the main
+	// queue, one message per request (see DeadKey): copies of a message
+	// are deleted, not moved. It looks at up to max DLQ messages.
+	RedriveClass(ctx context.Context, class DeadClass, max int) (RedriveResult, error)
 	// Redrive moves every DLQ message back to the main queue, returning a
 	// handle of the move; ErrRedriveRunning if a move is already running.
 	Redrive(ctx context.Context) (string, error)
@@ -194,4 +199,21 @@ type DeadLetter struct {
 	Body         string
 	ReceiveCount int
 	SentAt       int64
+	// Class and ErrorCode are the worker's tag (the failureClass and
+	// errorCode message attributes); Class is DeadUnknown for a message
+	// SQS moved by itself.
+	Class     DeadClass
+	ErrorCode string
+}
+
+// RedriveResult is what a RedriveClass did.
+type RedriveResult struct {
+	// Moved counts the messages sent back to the main queue.
+	Moved int `json:"moved"`
+	// Dropped counts the copies deleted instead (a message tagged by a
+	// worker whose delete from the main queue failed, which SQS then moved
+	// untagged too: same request, so one delivery is enough).
+	Dropped int `json:"dropped"`
+	// More says the DLQ had more messages than were looked at: call again.
+	More bool `json:"more"`
 }

@@ -258,7 +258,7 @@ func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery, floor i
 		}
 		s.setSoldOut(msg.EventID, true)
 	}
-	return s.retry(ctx, msg, d, errors.New("capacity changed while deciding"))
+	return s.retry(ctx, msg, d, errCapacityChanged)
 }
 
 func rejectCapacity(msg Message, d Delivery, now int64) *Transition {
@@ -328,6 +328,10 @@ func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, messa
 	}
 	return s.retry(ctx, msg, d, err)
 }
+
+// errCapacityChanged: the seat count kept changing while a request was
+// being decided (a retryable conflict).
+var errCapacityChanged = errors.New("capacity changed while deciding")
 
 // retry records a retryable failure on the request (best effort) and
 // leaves the message for redelivery.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -11,12 +10,12 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// asyncevent-api and one asyncevent-worker. Both ensure the table
+// asyncevent-api and the asyncevent-worker processes, scaled on queue
+// depth (workers.go). Both ensure the table
 // (PACER_ASYNCEVENT_TABLE, default AsyncEventTable) and the queue with its
 // DLQ (PACER_ASYNCEVENT_QUEUE, default asyncevent-participations) exist.
 // The API runs in dev mode and prints a user and an admin token (24 h,
@@ -42,37 +41,10 @@ func init() {
 			},
 		},
 		Service{
-			Name: "asyncevent-worker",
-			Run: func(ctx context.Context, env Env) error {
-				var cfg asyncworker.Config
-				if err := config.FromEnv("asyncevent-worker", cfg.Declare); err != nil {
-					return err
-				}
-				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
-				if os.Getenv("PACER_WORKER_WAIT") == "" {
-					// local-aws-sqs answers a long poll only when the batch is
-					// full or the wait is over (real SQS answers as soon as a
-					// message is there): keep the wait short locally.
-					cfg.Wait = time.Second
-				}
-				if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
-					// A free loopback port, so that the stack never clashes
-					// with a worker running outside.
-					cfg.OpsAddr = "127.0.0.1:0"
-				}
-				if cfg.OpsAddr != "" {
-					l, err := net.Listen("tcp", cfg.OpsAddr)
-					if err != nil {
-						return fmt.Errorf("ops port: %w (set PACER_WORKER_OPS_ADDR)", err)
-					}
-					cfg.OpsListener = l
-					cfg.Ready = func() {
-						fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
-						env.Ready()
-					}
-				}
-				return asyncworker.Run(ctx, cfg)
-			},
+			Name:    "asyncevent-workers",
+			Addr:    envOr("PACER_DEV_AUTOSCALER_ADDR", "127.0.0.1:0"),
+			AddrVar: "PACER_DEV_AUTOSCALER_ADDR",
+			Run:     runWorkers,
 		},
 		Service{
 			Name: "asyncevent-events",

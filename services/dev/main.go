@@ -14,11 +14,13 @@ import (
 	"syscall"
 
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/workerpool"
 )
 
 func main() {
 	var f flags
 	config.Parse("pacer-dev", f.Declare)
+	autoscaleSettings = &f.autoscale
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // code that logs through slog's default prints the same way
@@ -57,6 +59,7 @@ func main() {
 // flags are the dev runner's own settings.
 type flags struct {
 	addr, db, standinLog string
+	autoscale            workerpool.Settings
 }
 
 // Declare declares them on s.
@@ -64,6 +67,7 @@ func (f *flags) Declare(s *config.Set) {
 	s.String(&f.addr, "addr", "PACER_DEV_ADDR", "127.0.0.1:8080", "listen address of the health endpoint")
 	s.String(&f.db, "db", "PACER_DEV_DB", "pacer_dev", "dev database, recreated empty on the local Postgres at start and dropped at exit; owned by one running stack at a time (ignored when DATABASE_URL is set)")
 	s.String(&f.standinLog, "standin-log", "PACER_DEV_STANDIN_LOG", ".cache/dev/standin.log", `file for the stand-ins' output; "-" for stderr`)
+	f.autoscale.Declare(s)
 }
 
 // envOr is the environment variable key, or def when it is unset or empty.

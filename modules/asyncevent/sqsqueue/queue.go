@@ -39,6 +39,7 @@ type Client interface {
 	GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
 	SetQueueAttributes(ctx context.Context, in *sqs.SetQueueAttributesInput, opts ...func(*sqs.Options)) (*sqs.SetQueueAttributesOutput, error)
 	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
 	ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, opts ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
 	DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
 	ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, opts ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
@@ -67,6 +68,9 @@ type Queue struct {
 	client                   Client
 	cfg                      Config
 	url, arn, dlqURL, dlqARN string
+	// maxReceives is the main queue's RedrivePolicy maxReceiveCount as
+	// SQS has it (0: none).
+	maxReceives int
 }
 
 var (
@@ -105,8 +109,41 @@ func Open(ctx context.Context, client Client, cfg Config) (*Queue, error) {
 	if q.arn, err = q.queueARN(ctx, q.url); err != nil {
 		return nil, err
 	}
+	if q.maxReceives, err = q.redriveMax(ctx); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
+
+// redriveMax reads the main queue's RedrivePolicy maxReceiveCount.
+func (q *Queue) redriveMax(ctx context.Context) (int, error) {
+	out, err := q.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(q.url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameRedrivePolicy},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqsqueue: attributes of %s: %w", q.url, err)
+	}
+	p := out.Attributes[string(types.QueueAttributeNameRedrivePolicy)]
+	if p == "" {
+		return 0, nil
+	}
+	var policy struct {
+		MaxReceiveCount json.RawMessage `json:"maxReceiveCount"`
+	}
+	if err := json.Unmarshal([]byte(p), &policy); err != nil {
+		return 0, fmt.Errorf("sqsqueue: RedrivePolicy of %s: %w", q.url, err)
+	}
+	n, err := strconv.Atoi(strings.Trim(string(policy.MaxReceiveCount), `"`))
+	if err != nil {
+		return 0, fmt.Errorf("sqsqueue: RedrivePolicy of %s: maxReceiveCount %s", q.url, policy.MaxReceiveCount)
+	}
+	return n, nil
+}
+
+// MaxReceives returns the main queue's maxReceiveCount as SQS has it (read
+// at Open; 0 if the queue has no RedrivePolicy): the receive after this
+// many moves a message to the DLQ.
+func (q *Queue) MaxReceives() int { return q.maxReceives }
 
 // resolve returns a queue's URL, creating it (or updating its attributes)
 // when ensuring.
@@ -169,6 +206,18 @@ func (q *Queue) Receive(ctx context.Context, n int, wait, visibility time.Durati
 }
 
 func (q *Queue) receive(ctx context.Context, url string, n int, wait, visibility time.Duration) ([]consumer.Message, error) {
+	out, err := q.receiveRaw(ctx, url, n, wait, visibility)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]consumer.Message, 0, len(out))
+	for _, m := range out {
+		msgs = append(msgs, toMessage(m))
+	}
+	return msgs, nil
+}
+
+func (q *Queue) receiveRaw(ctx context.Context, url string, n int, wait, visibility time.Duration) ([]types.Message, error) {
 	out, err := q.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 		QueueUrl:            aws.String(url),
 		MaxNumberOfMessages: int32(min(max(n, 1), 10)),
@@ -177,20 +226,21 @@ func (q *Queue) receive(ctx context.Context, url string, n int, wait, visibility
 		// Both fields: local-aws-sqs honours only the deprecated one.
 		AttributeNames:              []types.QueueAttributeName{"All"},
 		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+		MessageAttributeNames:       []string{"All"},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqsqueue: receive: %w", err)
 	}
-	msgs := make([]consumer.Message, 0, len(out.Messages))
-	for _, m := range out.Messages {
-		cm := consumer.Message{ID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), ReceiptHandle: aws.ToString(m.ReceiptHandle)}
-		cm.ReceiveCount, _ = strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
-		if ms, err := strconv.ParseInt(m.Attributes["SentTimestamp"], 10, 64); err == nil {
-			cm.SentAt = time.UnixMilli(ms)
-		}
-		msgs = append(msgs, cm)
+	return out.Messages, nil
+}
+
+func toMessage(m types.Message) consumer.Message {
+	cm := consumer.Message{ID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), ReceiptHandle: aws.ToString(m.ReceiptHandle)}
+	cm.ReceiveCount, _ = strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+	if ms, err := strconv.ParseInt(m.Attributes["SentTimestamp"], 10, 64); err == nil {
+		cm.SentAt = time.UnixMilli(ms)
 	}
-	return msgs, nil
+	return cm
 }
 
 // Delete implements consumer.Source: one DeleteMessageBatch of up to 10.
@@ -274,43 +324,6 @@ func (q *Queue) depth(ctx context.Context, url string) (int, error) {
 		n += v
 	}
 	return n, nil
-}
-
-// PeekDead implements asyncevent.DeadLetters: it receives DLQ messages and
-// makes them visible again at once (ChangeMessageVisibilityBatch to 0, since
-// the SDK cannot send a zero visibility timeout with ReceiveMessage), so
-// they stay available to a redrive.
-func (q *Queue) PeekDead(ctx context.Context, max int) ([]asyncevent.DeadLetter, error) {
-	seen := map[string]bool{}
-	var out []asyncevent.DeadLetter
-	for range 5 {
-		ms, err := q.receive(ctx, q.dlqURL, 10, 0, 5*time.Second)
-		if err != nil {
-			return nil, err
-		}
-		if len(ms) > 0 {
-			entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(ms))
-			for i, m := range ms {
-				entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(m.ReceiptHandle), VisibilityTimeout: 0}
-			}
-			if _, err := q.client.ChangeMessageVisibilityBatch(context.WithoutCancel(ctx), &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(q.dlqURL), Entries: entries}); err != nil {
-				return nil, fmt.Errorf("sqsqueue: release peeked messages: %w", err)
-			}
-		}
-		fresh := 0
-		for _, m := range ms {
-			if seen[m.ID] || len(out) >= max {
-				continue
-			}
-			seen[m.ID] = true
-			fresh++
-			out = append(out, asyncevent.DeadLetter{MessageID: m.ID, Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt.UnixMilli()})
-		}
-		if fresh == 0 || len(out) >= max {
-			break
-		}
-	}
-	return out, nil
 }
 
 // Redrive implements asyncevent.DeadLetters with StartMessageMoveTask from

@@ -99,7 +99,7 @@ type logsOutput struct {
 }
 
 type dlqInput struct {
-	Max int `query:"max" minimum:"0" maximum:"50" default:"10" doc:"How many DLQ messages to show"`
+	Max int `query:"max" minimum:"0" maximum:"50" default:"10" doc:"How many DLQ messages to show (one per request: copies collapsed, the tagged copy shown)"`
 }
 
 // DeadMessageView is a message in the DLQ.
@@ -107,6 +107,8 @@ type DeadMessageView struct {
 	MessageID    string `json:"messageId"`
 	ReceiveCount int    `json:"receiveCount"`
 	SentAt       int64  `json:"sentAt"`
+	Class        string `json:"class" doc:"Why it is here: the failureClass the worker tagged it with (THROTTLED, TIMEOUT, CONFLICT, DEPENDENCY, ALLOCATING), or UNKNOWN when SQS moved it untagged (the worker died or timed out on its last receive)"`
+	ErrorCode    string `json:"errorCode,omitempty" doc:"The last attempt's error code, e.g. ThrottlingException (tagged messages only)"`
 	RequestID    string `json:"requestId,omitempty"`
 	EventID      string `json:"eventId,omitempty"`
 	UserID       string `json:"userId,omitempty"`
@@ -117,13 +119,25 @@ type dlqOutput struct {
 	Body struct {
 		MainDepth int               `json:"mainDepth" doc:"Messages waiting in the main queue, visible or delayed (the queue's approximate count)"`
 		DeadDepth int               `json:"deadDepth" doc:"Messages waiting in the DLQ, visible or delayed (the queue's approximate count)"`
+		ByClass   map[string]int    `json:"byClass" doc:"DLQ messages by class, one per request (copies collapsed), over the scanned messages: exact when complete, else a lower bound"`
+		Scanned   int               `json:"scanned" doc:"DLQ messages looked at (up to 1000)"`
+		Copies    int               `json:"copies" doc:"Scanned messages that were extra copies of a message (a worker's tagged send whose main-queue delete failed, then moved by SQS as well); a class redrive deletes them"`
+		Complete  bool              `json:"complete" doc:"The scan saw the whole DLQ"`
 		Messages  []DeadMessageView `json:"messages"`
 	}
 }
 
+type redriveInput struct {
+	Class string `query:"class" enum:"THROTTLED,TIMEOUT,CONFLICT,DEPENDENCY,ALLOCATING,UNKNOWN" doc:"Redrive only this class (see GET /admin/dlq byClass); without it every DLQ message moves"`
+}
+
 type redriveOutput struct {
 	Body struct {
-		TaskHandle string `json:"taskHandle" doc:"Names the move, which runs asynchronously"`
+		TaskHandle string `json:"taskHandle,omitempty" doc:"Without class: names the move, which runs asynchronously"`
+		Class      string `json:"class,omitempty" doc:"With class: the class redriven"`
+		Moved      *int   `json:"moved,omitempty" doc:"With class: messages sent back to the main queue"`
+		Dropped    *int   `json:"dropped,omitempty" doc:"With class: extra copies deleted instead of moved"`
+		More       *bool  `json:"more,omitempty" doc:"With class: the DLQ had more than were looked at; call again"`
 	}
 }
 
@@ -252,8 +266,12 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 			}
 			out := &dlqOutput{}
 			out.Body.MainDepth, out.Body.DeadDepth, out.Body.Messages = v.MainDepth, v.DeadDepth, []DeadMessageView{}
+			out.Body.Scanned, out.Body.Copies, out.Body.Complete, out.Body.ByClass = v.Scanned, v.Copies, v.Complete, map[string]int{}
+			for c, n := range v.ByClass {
+				out.Body.ByClass[string(c)] = n
+			}
 			for _, m := range v.Messages {
-				dm := DeadMessageView{MessageID: m.MessageID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Raw: m.Raw}
+				dm := DeadMessageView{MessageID: m.MessageID, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt, Raw: m.Raw, Class: string(m.Class), ErrorCode: m.ErrorCode}
 				if m.Message != nil {
 					dm.RequestID, dm.EventID, dm.UserID = m.Message.RequestID, m.Message.EventID, m.Message.UserID
 				}
@@ -263,12 +281,19 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 		}))
 
 	redrive := adminOp("dlq-redrive", http.MethodPost, "/admin/dlq/redrive", "Move DLQ messages back to the queue",
-		"Starts moving the DLQ's messages back to the main queue; workers then process them again (idempotently). One move runs at a time: while one runs, the answer is 409.",
+		"Without class: starts moving every DLQ message back to the main queue (SQS StartMessageMoveTask); one move runs at a time: while one runs, the answer is 409. "+
+			"With class: moves that class's messages (up to 1000 looked at; more: call again) before answering, one per request (extra copies are deleted). "+
+			"Workers then process them again (idempotently).",
 		http.StatusConflict, http.StatusServiceUnavailable)
 	redrive.DefaultStatus = http.StatusAccepted
-	huma.Register(api, redrive, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, _ *struct{}) (*redriveOutput, error) {
-		h, err := d.Service.Redrive(ctx)
+	huma.Register(api, redrive, server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *redriveInput) (*redriveOutput, error) {
 		out := &redriveOutput{}
+		if in.Class != "" {
+			res, err := d.Service.RedriveClass(ctx, asyncevent.DeadClass(in.Class))
+			out.Body.Class, out.Body.Moved, out.Body.Dropped, out.Body.More = in.Class, &res.Moved, &res.Dropped, &res.More
+			return out, err
+		}
+		h, err := d.Service.Redrive(ctx)
 		out.Body.TaskHandle = h
 		return out, err
 	}))

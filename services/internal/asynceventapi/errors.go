@@ -32,6 +32,7 @@ var problemTypes = []server.ProblemType{
 	{Err: asyncevent.ErrNotRequeueable, Status: http.StatusConflict, Name: "not-requeueable"},
 	{Err: asyncevent.ErrDrawTooEarly, Status: http.StatusConflict, Name: "draw-too-early"},
 	{Err: asyncevent.ErrDrawPending, Status: http.StatusConflict, Name: "draw-pending-entries"},
+	{Err: asyncevent.ErrDeadClass, Status: http.StatusUnprocessableEntity, Name: "invalid-dead-class", Field: "query.class"},
 	{Err: asyncevent.ErrRedriveRunning, Status: http.StatusConflict, Name: "redrive-running", Detail: "a redrive is already running; retry once it has finished"},
 	{Err: asyncevent.ErrNoDLQ, Status: http.StatusNotImplemented, Name: "no-dlq", Detail: "no dead-letter queue is configured"},
 	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"},

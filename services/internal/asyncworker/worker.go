@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(allocated)
 		svc.RunAllocator(ctx)
 	}()
-	err = consumer.Run(ctx, q, Handler(svc, log, wm, q.Delay), consumer.Config{
+	err = consumer.Run(ctx, q, Handler(svc, log, wm, q), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept

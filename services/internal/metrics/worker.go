@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
 // Worker outcomes (the outcome label of pacer_worker_messages_total).
@@ -22,6 +24,7 @@ type Worker struct {
 	duration   *prometheus.HistogramVec
 	queueDelay *prometheus.HistogramVec
 	e2eDelay   *prometheus.HistogramVec
+	dead       *prometheus.CounterVec
 }
 
 // NewWorker registers a worker's metrics on reg, with pacer_worker_concurrency
@@ -51,15 +54,24 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 			Help:    "E2EDelay = finishedAt − queuedAt, observed when the request reaches a terminal state, by event type.",
 			Buckets: delayBuckets,
 		}, []string{"event_type"}),
+		dead: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_worker_dead_lettered_total",
+			Help: "Messages this worker sent to the DLQ on their last receive, by failure class (asyncevent.DeadClass; UNKNOWN ones are moved by SQS and not counted here).",
+		}, []string{"class"}),
 	}
 	concurrent := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "pacer_worker_concurrency",
 		Help: "The configured concurrency (PACER_WORKER_CONCURRENCY).",
 	})
 	concurrent.Set(float64(concurrency))
-	reg.MustRegister(w.messages, w.inFlight, w.duration, w.queueDelay, w.e2eDelay, concurrent)
+	reg.MustRegister(w.messages, w.inFlight, w.duration, w.queueDelay, w.e2eDelay, w.dead, concurrent)
 	for _, o := range []string{Succeeded, Rejected, Retryable, Final} {
 		w.messages.WithLabelValues(o)
+	}
+	for _, c := range asyncevent.DeadClasses {
+		if c != asyncevent.DeadUnknown {
+			w.dead.WithLabelValues(string(c))
+		}
 	}
 	return w
 }
@@ -75,6 +87,9 @@ func (w *Worker) Start() (done func(outcome string)) {
 		w.duration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
 	}
 }
+
+// DeadLettered counts a message sent to the DLQ with class.
+func (w *Worker) DeadLettered(class string) { w.dead.WithLabelValues(class).Inc() }
 
 // QueueDelay observes a request's startedAt − queuedAt (epoch millis).
 func (w *Worker) QueueDelay(eventType string, queuedAt, startedAt int64) {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/autoscale"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/workerpool"
+)
+
+// autoscaleSettings are pacer-dev's autoscaler flags, once parsed (nil in
+// tests: the environment's then).
+var autoscaleSettings *workerpool.Settings
+
+// runWorkers runs the AsyncEvent workers as separate asyncevent-worker
+// processes (like ECS tasks), scaled on the queue's depth by
+// autoscale.Controller, and serves the autoscaler's /metrics
+// (pacer_workers_desired, pacer_workers_running, pacer_queue_messages) on
+// env.Listener. Progress lines go to stdout. Without the worker binary it
+// runs one worker in-process instead.
+func runWorkers(ctx context.Context, env Env) error {
+	var wcfg asyncworker.Config
+	if err := config.FromEnv("asyncevent-worker", wcfg.Declare); err != nil {
+		return err
+	}
+	var st workerpool.Settings
+	if autoscaleSettings != nil {
+		st = *autoscaleSettings
+	} else if err := config.FromEnv("pacer-dev", st.Declare); err != nil {
+		return err
+	}
+	bin := st.WorkerBin
+	if bin == "" {
+		if self, err := os.Executable(); err == nil {
+			bin = filepath.Join(filepath.Dir(self), "asyncevent-worker")
+		}
+	}
+	if _, err := os.Stat(bin); bin == "" || err != nil {
+		fmt.Fprintf(os.Stdout, "asyncevent-workers: no worker binary at %q (make run builds bin/asyncevent-worker); running one worker in-process, not autoscaled\n", bin)
+		_ = env.Listener.Close()
+		return runInProcessWorker(ctx, env)
+	}
+	cfg := st.Autoscale(wcfg.Concurrency)
+	ctrl, err := autoscale.NewController(cfg, time.Now)
+	if err != nil {
+		return err
+	}
+	q, err := sqsqueue.Open(ctx, awsclient.SQS(env.AWS), sqsqueue.Config{Name: wcfg.Queue, MaxReceives: wcfg.MaxReceives, Ensure: true})
+	if err != nil {
+		return err
+	}
+	childEnv := []string{"PACER_ASYNCEVENT_SETUP=1"}
+	if os.Getenv("PACER_WORKER_WAIT") == "" {
+		// local-aws-sqs answers a long poll only when the batch is full or
+		// the wait is over: keep the wait short locally.
+		childEnv = append(childEnv, "PACER_WORKER_WAIT=1s")
+	}
+	pool := workerpool.New(workerpool.Config{Command: bin, Env: childEnv, StopTimeout: 12 * time.Second, Stderr: os.Stderr, Log: env.Log})
+	defer pool.Close()
+
+	reg := metrics.NewRegistry()
+	metrics.NewQueue(reg, q.Counts, env.Log)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(env.Listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			env.Log.Error("autoscaler metrics", "err", err)
+		}
+	}()
+	defer srv.Close()
+
+	var once sync.Once
+	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: st.Interval, Metrics: metrics.NewPool(reg), Out: os.Stdout, Log: env.Log,
+		Read: func(ctx context.Context) (int, int, error) {
+			main, _, err := q.Counts(ctx)
+			return main.Visible + main.Delayed, main.InFlight, err
+		},
+		OnStep: func(s workerpool.Step) {
+			once.Do(func() {
+				fmt.Fprintf(os.Stdout, "asyncevent-workers: %d worker process(es) of %s, autoscaled %d..%d on backlog per worker (target %.0f = %s / %s × concurrency %d, scale-in window %s); autoscaler metrics http://%s/metrics\n",
+					s.Running, bin, cfg.Min, cfg.Max, cfg.TargetBacklogPerWorker(), cfg.AcceptableLatency, cfg.ProcessingTime, cfg.Concurrency, cfg.ScaleInWindow, env.Addr)
+				for _, p := range pool.Procs() {
+					fmt.Fprintf(os.Stdout, "  worker pid %d ops: http://%s/metrics (and /healthz, /readyz)\n", p.PID, p.OpsAddr)
+				}
+				env.Ready()
+			})
+		}}
+	a.Run(ctx)
+	return pool.Close()
+}
+
+// runInProcessWorker runs one worker in this process.
+func runInProcessWorker(ctx context.Context, env Env) error {
+	var cfg asyncworker.Config
+	if err := config.FromEnv("asyncevent-worker", cfg.Declare); err != nil {
+		return err
+	}
+	cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
+	if os.Getenv("PACER_WORKER_WAIT") == "" {
+		cfg.Wait = time.Second
+	}
+	if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
+		// A free loopback port, so that the stack never clashes with a
+		// worker running outside.
+		cfg.OpsAddr = "127.0.0.1:0"
+	}
+	if cfg.OpsAddr != "" {
+		l, err := net.Listen("tcp", cfg.OpsAddr)
+		if err != nil {
+			return fmt.Errorf("ops port: %w (set PACER_WORKER_OPS_ADDR)", err)
+		}
+		cfg.OpsListener = l
+		cfg.Ready = func() {
+			fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
+			env.Ready()
+		}
+	}
+	return asyncworker.Run(ctx, cfg)
+}
