@@ -3,6 +3,7 @@ package asynceventapi_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/browsertest"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // pagesStack is the API in dev mode with its pages, on loopback, over a
@@ -181,5 +183,90 @@ func TestOpsPage(t *testing.T) {
 		t.Errorf("title %q", got)
 	}
 	b.WaitFor(5*time.Second, "the queue depths", `/^\d+$/.test(document.querySelector("#main-depth").textContent) && /^\d+$/.test(document.querySelector("#dead-depth").textContent)`)
+	b.NoErrors()
+}
+
+// Where the API serves /metrics, the ops view takes the queue depths (with
+// the messages in flight), the invariant of all open events and the
+// worker outcomes from it; TestOpsPage covers the fallback to the admin
+// stats when there is no /metrics.
+func TestOpsPageReadsMetrics(t *testing.T) {
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, true)
+	if err := asynceventapi.RegisterPages(mux, true); err != nil {
+		t.Fatal(err)
+	}
+	// One exposition with the API's gauges and a worker's counters, as
+	// a federating scrape or a one-process stack serves them.
+	reg := metrics.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	metrics.NewQueue(reg, env.Queue.Counts, log)
+	metrics.NewInvariant(reg, env.Service.CheckCapacity, log)
+	wm := metrics.NewWorker(reg, 2)
+	mux.Handle("GET "+metrics.Path, metrics.Handler(reg))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := env.Service.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worker that counts its outcomes as asyncworker's handler does
+	// (a service package may not import another's).
+	handle := func(ctx context.Context, m consumer.Message) bool {
+		done := wm.Start()
+		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+		outcome := metrics.Retryable
+		switch {
+		case out.Status == asyncevent.StatusSucceeded:
+			outcome = metrics.Succeeded
+		case out.Status == asyncevent.StatusRejected:
+			outcome = metrics.Rejected
+		case out.Ack:
+			outcome = metrics.Final
+		}
+		done(outcome)
+		return out.Ack
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- consumer.Run(wctx, env.Queue, handle, consumer.Config{Concurrency: 2, Wait: time.Second, Visibility: 3 * time.Second})
+	}()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/ops.html?event=ops")
+	b.WaitFor(30*time.Second, "the worker outcomes from /metrics: 1 succeeded, 2 rejected",
+		`document.querySelector("#worker-outcomes").textContent.includes("succeeded1") && document.querySelector("#worker-outcomes").textContent.includes("rejected2")`)
+	if src := browsertest.Eval[string](b, `document.querySelector("#queues").dataset.source`); src != "metrics" {
+		t.Errorf("queue depths from %q, want metrics", src)
+	}
+	for _, id := range []string{"#main-depth", "#main-inflight", "#dead-depth"} {
+		if got := b.Text(id); got != "0" {
+			t.Errorf("%s = %q after the drain, want 0", id, got)
+		}
+	}
+	if got := b.Text("#invariant-all"); got != "OK" {
+		t.Errorf("invariant of all open events %q, want OK", got)
+	}
+	if !browsertest.Eval[bool](b, `document.querySelector("#worker-note").hidden`) {
+		t.Error("the note that outcomes are elsewhere shows although /metrics has them")
+	}
 	b.NoErrors()
 }
