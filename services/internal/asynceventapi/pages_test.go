@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,4 +270,138 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 		t.Error("the note that outcomes are elsewhere shows although /metrics has them")
 	}
 	b.NoErrors()
+}
+
+// "My participations" pages through more than one page (the page asks
+// for 5 at a time): More until it hides, every request once, none missing.
+func TestMyParticipationsPaging(t *testing.T) {
+	env, srv := pagesStack(t, asynceventtest.Options{})
+	ctx := context.Background()
+	const n = 12
+	want := map[string]bool{}
+	for i := range n {
+		ev := fmt.Sprintf("page%02d", i)
+		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := env.Service.Participate(ctx, ev, "pager")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p.RequestID] = true
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/")
+	b.WaitFor(10*time.Second, "the dev sign-in", `!!document.querySelector("#dev-user")`)
+	signIn(b, "pager")
+	const count = `document.querySelectorAll("#mine li[data-request-id]").length`
+	b.WaitFor(10*time.Second, "the first page", count+` === 5`)
+	for _, next := range []int{10, 12} {
+		b.Click("#mine-more")
+		b.WaitFor(10*time.Second, fmt.Sprintf("%d participations", next), fmt.Sprintf("%s === %d", count, next))
+	}
+	b.WaitFor(5*time.Second, "More to hide after the last page", `document.querySelector("#mine-more").hidden`)
+	ids := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#mine li[data-request-id]")].map((li) => li.dataset.requestId)`)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Errorf("request %s listed twice", id)
+		}
+		seen[id] = true
+		if !want[id] {
+			t.Errorf("request %s is not one of the user's", id)
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("listed %d distinct requests, want %d", len(seen), n)
+	}
+	b.NoErrors()
+}
+
+// Outside dev mode the page takes its token only by postMessage from its
+// parent window, and only from an allowed origin (its own here): a frame
+// on another origin posting the same token is ignored, a token in the URL
+// (query or fragment) is never used, and the same-origin embedding signs
+// in and participates as the token's user.
+func TestSignInFromEmbeddingApp(t *testing.T) {
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := auth.Mint(secret, auth.Principal{UserID: "embedded-user"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, false)
+	if err := asynceventapi.RegisterPages(mux, false); err != nil {
+		t.Fatal(err)
+	}
+	var bearer atomic.Int64 // calls that carried a token
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			bearer.Add(1)
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// host is an embedding application's page that frames the
+	// participation page and answers its token request.
+	host := func(pageOrigin string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%s/ui/?event=gig"></iframe><script>
+window.__posted = 0;
+window.addEventListener("message", (ev) => {
+  const f = document.getElementById("f");
+  if (ev.source === f.contentWindow && ev.data && ev.data.type === "pacer-token-request") {
+    f.contentWindow.postMessage({ type: "pacer-token", token: %q }, "*");
+    window.__posted++;
+  }
+});
+</script>`, pageOrigin, token)
+		})
+	}
+	mux.Handle("GET /host", host(""))
+	other := httptest.NewServer(host(srv.URL)) // another origin
+	t.Cleanup(other.Close)
+	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: "Gig", Capacity: 5}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+
+	b := browsertest.New(t)
+	b.Navigate(other.URL)
+	b.WaitFor(20*time.Second, "the other origin's host to answer the token request", `window.__posted > 0`)
+	time.Sleep(2 * time.Second) // a token taken would be used at once (my participations)
+	if n := bearer.Load(); n != 0 {
+		t.Errorf("a frame on another origin signed the page in: %d calls with its token", n)
+	}
+	before := bearer.Load()
+	for _, u := range []string{"/ui/?event=gig&token=" + token, "/ui/?event=gig&access_token=" + token, "/ui/?event=gig#token=" + token} {
+		b.Navigate(srv.URL + u)
+		b.WaitText(10*time.Second, "#signin-state", "Waiting for sign-in")
+	}
+	time.Sleep(time.Second)
+	if n := bearer.Load() - before; n != 0 {
+		t.Errorf("a token in the URL was used: %d calls with it", n)
+	}
+
+	b.Navigate(srv.URL + "/host")
+	const frame = `document.getElementById("f").contentDocument`
+	b.WaitFor(20*time.Second, "the framed page to sign in", frame+`.querySelector("#signin-state")?.textContent === "Signed in as embedded-user"`)
+	b.WaitFor(10*time.Second, "the framed page's event", `!!`+frame+`.querySelector("#title")?.textContent`)
+	browsertest.Eval[bool](b, `(`+frame+`.querySelector("#participate").click(), true)`)
+	b.WaitFor(20*time.Second, "the participation listed as the token's user's", frame+`.querySelectorAll("#mine li[data-request-id]").length === 1`)
+	mine, err := env.Service.MyRequests(context.Background(), "embedded-user", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mine.Requests) != 1 || mine.Requests[0].EventID != "gig" {
+		t.Errorf("embedded-user's participations: %d, want the one in gig", len(mine.Requests))
+	}
+	if bearer.Load() == 0 {
+		t.Error("no call carried the token")
+	}
 }
