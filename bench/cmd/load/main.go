@@ -11,6 +11,14 @@
 // run gets its own FIRST_COME event whose capacity is half its requests,
 // so both SUCCESS and REJECTED_CAPACITY happen and exact N is tested.
 //
+// Ratios: before and after each closed run, plain AWS SDK loops measure
+// the stand-ins' raw rates for one ingest's and one delivery's calls (see
+// RawRates), at the run's N and concurrency, on the stand-ins make run's
+// health endpoint names (-dev); with -worker-metrics the worker's drain
+// rate under backlog is sampled from its /metrics. The summary reports
+// throughput, drain rate and p95 against them; the thresholds file holds
+// the goals (minIngestRatio, minWorkerRatio, maxP95TxRatio).
+//
 // It talks to the API in dev mode (the X-Pacer-Dev-* headers act as users
 // and as an admin), on loopback only unless -allow-remote. At the end it
 // prints a summary and writes <out>/load.json and <out>/load.html (charts
