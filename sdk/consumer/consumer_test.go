@@ -212,7 +212,7 @@ func (s *slowSource) Delete(context.Context, []string) error { return nil }
 // receiving ahead keeps the handlers busy, so draining takes about
 // n*work/conc. The bound sits between the two.
 func TestReceiveIsNotOnTheMessagePath(t *testing.T) {
-	const n, conc, work, rtt = 200, 4, 20 * time.Millisecond, 40 * time.Millisecond
+	const n, conc, work, rtt = 200, 4, 20 * time.Millisecond, 80 * time.Millisecond
 	src := &slowSource{n: n, rtt: rtt}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -234,7 +234,7 @@ func TestReceiveIsNotOnTheMessagePath(t *testing.T) {
 	}
 	took := time.Since(start)
 	ideal := time.Duration(n/conc) * work             // 1 s
-	bound := time.Duration(n/conc) * (rtt + work) / 2 // half the receive-bound time: 1.5 s
+	bound := time.Duration(n/conc) * (rtt + work) / 2 // half the receive-bound time: 2.5 s
 	src.mu.Lock()
 	receives := src.receives
 	src.mu.Unlock()

@@ -25,19 +25,25 @@ import (
 func pagesStack(t *testing.T, opts asynceventtest.Options) (*asynceventtest.Env, *httptest.Server) {
 	t.Helper()
 	env := asynceventtest.New(t, opts)
+	srv := httptest.NewServer(pagesMux(t, env, true))
+	t.Cleanup(srv.Close)
+	env.StartWorkers(t, 1, consumer.Config{})
+	return env, srv
+}
+
+// pagesMux is the API (in dev mode or not) and its pages over env.
+func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool) *http.ServeMux {
+	t.Helper()
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, true)
-	if err := asynceventapi.RegisterPages(mux, true); err != nil {
+	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, dev)
+	if err := asynceventapi.RegisterPages(mux, dev); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	env.StartWorkers(t, 1, consumer.Config{})
-	return env, srv
+	return mux
 }
 
 // signIn picks a dev identity with the page's picker.
@@ -193,15 +199,7 @@ func TestOpsPage(t *testing.T) {
 // stats when there is no /metrics.
 func TestOpsPageReadsMetrics(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, true)
-	if err := asynceventapi.RegisterPages(mux, true); err != nil {
-		t.Fatal(err)
-	}
+	mux := pagesMux(t, env, true)
 	// One exposition with the API's gauges and a worker's counters, as
 	// a federating scrape or a one-process stack serves them.
 	reg := metrics.NewRegistry()
@@ -325,19 +323,11 @@ func TestMyParticipationsPaging(t *testing.T) {
 // in and participates as the token's user.
 func TestSignInFromEmbeddingApp(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
 	token, err := auth.Mint(secret, auth.Principal{UserID: "embedded-user"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, false)
-	if err := asynceventapi.RegisterPages(mux, false); err != nil {
-		t.Fatal(err)
-	}
+	mux := pagesMux(t, env, false)
 	var bearer atomic.Int64 // calls that carried a token
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {
