@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -89,7 +91,13 @@ func stackEndpoints(ctx context.Context, devURL string) (dynamo, queue string, e
 // newStandins connects to the stand-ins with the stack's fake credentials
 // (sdk/standin) and creates the scratch table.
 func newStandins(ctx context.Context, dynamoURL, sqsURL, tag string) (*standins, error) {
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	// The stand-ins are on loopback: the SDK's standard retries, without
+	// its client-side retry quota, which DynamoDB Local's lock-timeout
+	// bursts drain (as the product's loopback clients, sdk/awsclient).
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		Retryer: func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) { o.RateLimiter = ratelimit.None })
+		}}
 	s := &standins{
 		dynamo: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(dynamoURL) }),
 		sqs:    sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsURL) }),
