@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"strconv"
 	"sync"
@@ -39,6 +40,13 @@ func (e *healthEndpoint) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", e.serve)
 	mux.HandleFunc("GET /{$}", e.serve)
+	// The stack runs in this one process: its CPU and heap profiles are
+	// the API's and the worker's (go tool pprof URL/debug/pprof/profile).
+	// Dev only: pacer-dev serves loopback, never in AWS.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	return mux
 }
 

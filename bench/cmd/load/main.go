@@ -11,6 +11,14 @@
 // run gets its own FIRST_COME event whose capacity is half its requests,
 // so both SUCCESS and REJECTED_CAPACITY happen and exact N is tested.
 //
+// Ratios: before and after each closed run, plain AWS SDK loops measure
+// the stand-ins' raw rates for one ingest's and one delivery's calls (see
+// RawRates), at the run's N and concurrency, on the stand-ins make run's
+// health endpoint names (-dev); with -worker-metrics the worker's drain
+// rate under backlog is sampled from its /metrics. The summary reports
+// throughput, drain rate and p95 against them; the thresholds file holds
+// the goals (minIngestRatio, minWorkerRatio, maxP95TxRatio).
+//
 // It talks to the API in dev mode (the X-Pacer-Dev-* headers act as users
 // and as an admin), on loopback only unless -allow-remote. At the end it
 // prints a summary and writes <out>/load.json and <out>/load.html (charts
@@ -39,6 +47,10 @@ type Thresholds struct {
 	P95Ms        float64 `json:"p95Ms"`        // ingest p95 must be at most this
 	MaxErrorRate float64 `json:"maxErrorRate"` // non-202 answers / requests
 	ExactN       bool    `json:"exactN"`       // SUCCEEDED == min(capacity, accepted) and the invariant holds
+	// The goals against the stand-ins' raw rates in the same run (0: off).
+	MinIngestRatio float64 `json:"minIngestRatio"` // closed model: throughput / raw ingest rate
+	MinWorkerRatio float64 `json:"minWorkerRatio"` // drain rate / raw worker rate, when a backlog was measured
+	MaxP95TxRatio  float64 `json:"maxP95TxRatio"`  // ingest p95 / raw TransactWriteItems p95
 }
 
 func main() {
@@ -51,7 +63,14 @@ func main() {
 		spikeFor    = flag.Duration("spike-for", 5*time.Second, "open-model spike: duration")
 		drain       = flag.Duration("drain-timeout", 2*time.Minute, "how long to wait for every request to reach a terminal state")
 		out         = flag.String("out", "../.cache/load", "folder for load.json and load.html")
-		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN); empty: none")
+		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio); empty: none")
+		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins for the raw rates")
+		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
+		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
+		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
+		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
+		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
+		workerURL   = flag.String("worker-metrics", "", "a worker's ops /metrics URL (make run prints it) for the drain rate and its concurrency")
 	)
 	flag.Parse()
 	if err := checkTarget(*target, *allowRemote); err != nil {
@@ -86,17 +105,64 @@ func main() {
 	if *spikeRate > 0 {
 		plans = append(plans, Plan{Name: fmt.Sprintf("spike-%drps", *spikeRate), Rate: *spikeRate, For: *spikeFor, Requests: int(float64(*spikeRate) * spikeFor.Seconds())})
 	}
+	for i := range plans {
+		plans[i].PollInflight, plans[i].PollAfter = *pollMax, !*pollDuring
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := newClient(strings.TrimSuffix(*target, "/"))
 	runID := strconv.FormatInt(time.Now().Unix(), 36)
+	var sis *standins
+	if *rawOn {
+		d, q := *dynamoURL, *sqsURL
+		if d == "" || q == "" {
+			var err error
+			if d, q, err = stackEndpoints(ctx, strings.TrimSuffix(*dev, "/")); err != nil {
+				fmt.Fprintln(os.Stderr, "load: raw rates: the stand-ins' endpoints (pass -dynamodb and -sqs, or -raw=false):", err)
+				os.Exit(2)
+			}
+		}
+		var err error
+		if sis, err = newStandins(ctx, d, q, runID); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		defer sis.Close(context.WithoutCancel(ctx))
+	}
+	workerConc := 10 // the worker's default (PACER_WORKER_CONCURRENCY)
+	if *workerURL != "" {
+		wm, err := scrapeWorker(ctx, c.http, *workerURL)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load: -worker-metrics:", err)
+			os.Exit(2)
+		}
+		if wm.Concurrency > 0 {
+			workerConc = wm.Concurrency
+		}
+	}
 	var reports []*Report
+	var raw *RawRates
 	for _, p := range plans {
-		r, err := run(ctx, c, p, runID, *drain)
+		if sis != nil && p.Users > 0 {
+			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, workerConc)
+			var err error
+			if raw, err = sis.measure(ctx, p.Name, p.Users, workerConc, p.Requests); err != nil {
+				fmt.Fprintln(os.Stderr, "load:", err)
+				os.Exit(1)
+			}
+		}
+		r, err := run(ctx, c, p, runID, *drain, *workerURL, raw)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
+		if sis != nil && p.Users > 0 {
+			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", p.Users, workerConc, p.Requests); err != nil {
+				fmt.Fprintln(os.Stderr, "load:", err)
+				os.Exit(1)
+			}
+		}
+		r.ratios()
 		r.Check(th)
 		fmt.Print(r.Summary())
 		reports = append(reports, r)

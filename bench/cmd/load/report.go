@@ -42,6 +42,31 @@ type Report struct {
 	InvariantOK       bool `json:"invariantOk"`
 	ExactN            bool `json:"exactN"`
 
+	// Raw are the stand-ins' raw rates measured just before this run (nil
+	// if not measured); the ratios compare with them (0: not measured).
+	Raw *RawRates `json:"raw,omitempty"`
+	// RawAfter are the same loops right after the run; the ratios use the
+	// mean of both, so a machine that got busier or quieter during the
+	// run shows as a gap between them rather than as a skewed ratio.
+	RawAfter *RawRates `json:"rawAfter,omitempty"`
+	// DrainRPS is the worker's rate while it had a backlog: deliveries
+	// handled (pacer_worker_messages_total, all but retryable) per second
+	// over the sampled intervals that began with visible messages in the
+	// queue, after the attack (during it when there was no backlog after).
+	DrainRPS          float64 `json:"drainRps"`
+	DrainWindowS      float64 `json:"drainWindowSeconds"`
+	DrainDuringIngest bool    `json:"drainDuringIngest,omitempty"`
+	// IngestRatio = ThroughputRPS / Raw.IngestRPS (closed model only: an
+	// open model's throughput is its arrival rate). WorkerRatio = DrainRPS
+	// / Raw.WorkerRPS. P95TxRatio = P95Ms / Raw.TxP95Ms.
+	RawIngestRPS float64  `json:"rawIngestRps,omitempty"` // mean of Raw and RawAfter
+	RawWorkerRPS float64  `json:"rawWorkerRps,omitempty"`
+	RawTxP95Ms   float64  `json:"rawTxP95Ms,omitempty"`
+	IngestRatio  float64  `json:"ingestRatio,omitempty"`
+	WorkerRatio  float64  `json:"workerRatio,omitempty"`
+	P95TxRatio   float64  `json:"p95TxRatio,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
+
 	Seconds []Second      `json:"seconds"` // per second of the attack
 	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
 	Failed  []string      `json:"failedThresholds,omitempty"`
@@ -61,6 +86,58 @@ type QueueSample struct {
 	AtS  float64 `json:"atS"`
 	Main int     `json:"main"`
 	Dead int     `json:"dead"`
+	// Handled is the worker's pacer_worker_messages_total (all but
+	// retryable) at AtS; -1 when not read.
+	Handled float64 `json:"handled"`
+}
+
+// drainRate sets DrainRPS from the samples: handled deliveries per second
+// over intervals that began with a backlog (visible messages), preferring
+// those after the attack, when ingest no longer shares the machine.
+func (r *Report) drainRate() {
+	sum := func(after float64) (n, s float64) {
+		for i := 1; i < len(r.Queue); i++ {
+			a, b := r.Queue[i-1], r.Queue[i]
+			if a.AtS < after || a.Main == 0 || a.Handled < 0 || b.Handled < 0 {
+				continue
+			}
+			n += b.Handled - a.Handled
+			s += b.AtS - a.AtS
+		}
+		return n, s
+	}
+	n, s := sum(r.AttackS)
+	if s < 1 {
+		n, s = sum(0)
+		r.DrainDuringIngest = s > 0
+	}
+	if s < 1 {
+		r.Notes = append(r.Notes, "worker drain rate not measured: under 1 s of sampled backlog (or no -worker-metrics); the worker kept up with ingest")
+		return
+	}
+	r.DrainRPS, r.DrainWindowS = n/s, s
+}
+
+// ratios sets the ratios to the raw rates.
+func (r *Report) ratios() {
+	if r.Raw == nil {
+		r.Notes = append(r.Notes, "raw rates not measured (-raw=false, or an open-model run before any closed one): no ratios")
+		return
+	}
+	ingest, worker, txp95 := r.Raw.IngestRPS, r.Raw.WorkerRPS, r.Raw.TxP95Ms
+	if a := r.RawAfter; a != nil {
+		ingest, worker, txp95 = (ingest+a.IngestRPS)/2, (worker+a.WorkerRPS)/2, (txp95+a.TxP95Ms)/2
+	}
+	r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms = ingest, worker, txp95
+	if r.Users > 0 && ingest > 0 {
+		r.IngestRatio = r.ThroughputRPS / ingest
+	}
+	if r.DrainRPS > 0 && worker > 0 {
+		r.WorkerRatio = r.DrainRPS / worker
+	}
+	if txp95 > 0 {
+		r.P95TxRatio = r.P95Ms / txp95
+	}
 }
 
 func (r *Report) addSecond(sec int, latencyMs float64, ok bool) {
@@ -101,6 +178,15 @@ func (r *Report) Check(th *Thresholds) {
 		r.Failed = append(r.Failed, fmt.Sprintf("exact N: %d SUCCEEDED of capacity %d for %d accepted (remaining %d, invariant %v)",
 			r.Succeeded, r.Capacity, r.Accepted, r.CapacityRemaining, r.InvariantOK))
 	}
+	if th.MinIngestRatio > 0 && r.IngestRatio > 0 && r.IngestRatio < th.MinIngestRatio {
+		r.Failed = append(r.Failed, fmt.Sprintf("ingest %.0f req/s is %.2f of the stand-ins' %.0f/s < %.2f", r.ThroughputRPS, r.IngestRatio, r.RawIngestRPS, th.MinIngestRatio))
+	}
+	if th.MinWorkerRatio > 0 && r.WorkerRatio > 0 && r.WorkerRatio < th.MinWorkerRatio {
+		r.Failed = append(r.Failed, fmt.Sprintf("worker drain %.0f/s is %.2f of the stand-ins' %.0f/s < %.2f", r.DrainRPS, r.WorkerRatio, r.RawWorkerRPS, th.MinWorkerRatio))
+	}
+	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
+		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
+	}
 	if r.Terminal != r.Accepted {
 		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
 	}
@@ -121,10 +207,27 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  ingest: %d sent, %d accepted (202) in %.1f s, %.0f req/s; latency p50 %.1f p95 %.1f p99 %.1f max %.1f ms\n",
 		r.Sent, r.Accepted, r.AttackS, r.ThroughputRPS, r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs)
 	fmt.Fprintf(&b, "  errors by status: %v\n", r.Errors)
-	fmt.Fprintf(&b, "  E2E (client, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
+	fmt.Fprintf(&b, "  E2E (client polling like the page, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
 		r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs, r.Terminal, r.Accepted, r.DrainS, maxQ)
 	fmt.Fprintf(&b, "  results: %v\n", r.Results)
 	fmt.Fprintf(&b, "  exact N: %v (SUCCEEDED %d, capacity remaining %d, invariant %v)\n", r.ExactN, r.Succeeded, r.CapacityRemaining, r.InvariantOK)
+	for i, w := range []*RawRates{r.Raw, r.RawAfter} {
+		if w == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker %.0f/s at %d; %d errors %s\n",
+			[]string{"before", "after"}[i], w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.WorkerRPS, w.WorkerConcurrency, w.Errors, w.Error)
+	}
+	during := ""
+	if r.DrainDuringIngest {
+		during = " (backlog only during the attack)"
+	}
+	fmt.Fprintf(&b, "  worker drain: %.0f/s over %.1f s of backlog%s\n", r.DrainRPS, r.DrainWindowS, during)
+	fmt.Fprintf(&b, "  ratios to the raw rates (mean of before and after: ingest %.0f/s, worker %.0f/s, tx p95 %.1f ms): ingest %.2f, worker %.2f, ingest p95 %.1f×\n",
+		r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms, r.IngestRatio, r.WorkerRatio, r.P95TxRatio)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
 	return b.String()
 }
 

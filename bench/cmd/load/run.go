@@ -24,6 +24,11 @@ type Plan struct {
 	Rate     int
 	For      time.Duration
 	Requests int
+	// PollInflight bounds the status polls in flight (-poll-inflight).
+	PollInflight int
+	// PollAfter holds every poll until the attack is over (-poll-during
+	// false), so that ingest is measured without the clients' reads.
+	PollAfter bool
 }
 
 // client calls the API as the admin (dev headers).
@@ -70,13 +75,16 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 }
 
 // run runs one plan against its own event.
-func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration) (*Report, error) {
+// workerURL, if set, is a worker's /metrics, sampled with the queue for the
+// drain rate; raw, if set, are the stand-ins' raw rates measured just
+// before, for the ratios.
+func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workerURL string, raw *RawRates) (*Report, error) {
 	event := fmt.Sprintf("load-%s-%s", runID, p.Name)
 	capacity := max(1, p.Requests/2)
 	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": capacity}, nil); err != nil {
 		return nil, fmt.Errorf("create the event (is the stack running in dev mode?): %w", err)
 	}
-	r := &Report{Name: p.Name, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}}
+	r := &Report{Name: p.Name, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}, Raw: raw}
 	start := time.Now()
 	r.Started = start
 
@@ -107,31 +115,45 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 		id    string
 		start time.Time
 	}
-	polls := make(chan accepted, p.Requests)
+	// Each accepted request is polled like the participation page does
+	// (web/event.js): first after 300 ms, then 1.6× longer each time, at
+	// most 4 s apart, so the load of the polls is the clients' own. At
+	// most Plan.PollInflight polls are in flight at once.
 	var mu sync.Mutex
 	var pollers sync.WaitGroup
+	inflight := make(chan struct{}, max(1, p.PollInflight))
 	pctx, cancelPolls := context.WithTimeout(ctx, drain+time.Duration(p.Requests)*time.Millisecond)
 	defer cancelPolls()
-	for range 32 {
-		pollers.Go(func() {
-			for a := range polls {
-				for pctx.Err() == nil {
-					var v struct {
-						Status     string `json:"status"`
-						ResultCode string `json:"resultCode"`
-					}
-					if _, err := c.admin(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v); err == nil &&
-						(v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
-						mu.Lock()
-						r.E2E = append(r.E2E, float64(time.Since(a.start).Milliseconds()))
-						r.Results[v.ResultCode]++
-						mu.Unlock()
-						break
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
+	attackOver := make(chan struct{})
+	poll := func(a accepted) {
+		if p.PollAfter {
+			select {
+			case <-attackOver:
+			case <-pctx.Done():
+				return
 			}
-		})
+		}
+		for delay := 300 * time.Millisecond; ; delay = min(delay*16/10, 4*time.Second) {
+			select {
+			case <-pctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			var v struct {
+				Status     string `json:"status"`
+				ResultCode string `json:"resultCode"`
+			}
+			inflight <- struct{}{}
+			_, err := c.admin(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v)
+			<-inflight
+			if err == nil && (v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
+				mu.Lock()
+				r.E2E = append(r.E2E, float64(time.Since(a.start).Milliseconds()))
+				r.Results[v.ResultCode]++
+				mu.Unlock()
+				return
+			}
+		}
 	}
 	sampleDone := make(chan struct{})
 	var sampler sync.WaitGroup
@@ -144,8 +166,14 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 				DeadDepth int `json:"deadDepth"`
 			}
 			if _, err := c.admin(ctx, http.MethodGet, "/admin/dlq?max=0", nil, &q); err == nil {
+				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Handled: -1}
+				if workerURL != "" {
+					if wm, err := scrapeWorker(ctx, c.http, workerURL); err == nil {
+						s.Handled = wm.Handled
+					}
+				}
 				mu.Lock()
-				r.Queue = append(r.Queue, QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth})
+				r.Queue = append(r.Queue, s)
 				mu.Unlock()
 			}
 			select {
@@ -181,7 +209,7 @@ loop:
 					RequestID string `json:"requestId"`
 				}
 				if json.Unmarshal(res.Body, &a) == nil && a.RequestID != "" {
-					polls <- accepted{a.RequestID, res.Timestamp}
+					pollers.Go(func() { poll(accepted{a.RequestID, res.Timestamp.Add(res.Latency)}) })
 				}
 			} else {
 				key := fmt.Sprint(res.Code)
@@ -198,7 +226,7 @@ loop:
 	}
 	m.Close()
 	attackEnd := time.Now()
-	close(polls)
+	close(attackOver)
 	done := make(chan struct{})
 	go func() { pollers.Wait(); close(done) }()
 	for waiting := true; waiting; {
@@ -234,6 +262,7 @@ loop:
 	r.Succeeded, r.CapacityRemaining, r.InvariantOK = st.ByStatus["SUCCEEDED"], st.CapacityRemaining, st.InvariantOK
 	want := min(capacity, ok)
 	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == capacity-want
+	r.drainRate()
 	return r, nil
 }
 

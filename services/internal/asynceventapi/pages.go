@@ -16,8 +16,10 @@ var web embed.FS
 // the requestId, the RECEIVED → QUEUED → PROCESSING → DONE stepper polled
 // with backoff, the result, and the caller's participations) and the ops
 // view for admins (/ui/ops.html: an event's counts, capacity and
-// invariant, queue and DLQ depth; /ui/dlq.html lists the DLQ). They call
-// the API's own operations and are not in its spec. dev offers the dev
+// invariant, queue and DLQ depth, the invariant of all open events and the
+// worker outcomes, from the API's GET /metrics where served, else from
+// the admin stats; /ui/dlq.html lists the DLQ). They call the API's own
+// operations and are not in its spec. dev offers the dev
 // sign-in picker.
 func RegisterPages(mux *http.ServeMux, dev bool) error {
 	site, err := fs.Sub(web, "web")

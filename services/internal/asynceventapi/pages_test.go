@@ -3,9 +3,11 @@ package asynceventapi_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/browsertest"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // pagesStack is the API in dev mode with its pages, on loopback, over a
@@ -22,19 +25,25 @@ import (
 func pagesStack(t *testing.T, opts asynceventtest.Options) (*asynceventtest.Env, *httptest.Server) {
 	t.Helper()
 	env := asynceventtest.New(t, opts)
+	srv := httptest.NewServer(pagesMux(t, env, true))
+	t.Cleanup(srv.Close)
+	env.StartWorkers(t, 1, consumer.Config{})
+	return env, srv
+}
+
+// pagesMux is the API (in dev mode or not) and its pages over env.
+func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool) *http.ServeMux {
+	t.Helper()
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, true)
-	if err := asynceventapi.RegisterPages(mux, true); err != nil {
+	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, dev)
+	if err := asynceventapi.RegisterPages(mux, dev); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	env.StartWorkers(t, 1, consumer.Config{})
-	return env, srv
+	return mux
 }
 
 // signIn picks a dev identity with the page's picker.
@@ -182,4 +191,207 @@ func TestOpsPage(t *testing.T) {
 	}
 	b.WaitFor(5*time.Second, "the queue depths", `/^\d+$/.test(document.querySelector("#main-depth").textContent) && /^\d+$/.test(document.querySelector("#dead-depth").textContent)`)
 	b.NoErrors()
+}
+
+// Where the API serves /metrics, the ops view takes the queue depths (with
+// the messages in flight), the invariant of all open events and the
+// worker outcomes from it; TestOpsPage covers the fallback to the admin
+// stats when there is no /metrics.
+func TestOpsPageReadsMetrics(t *testing.T) {
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	mux := pagesMux(t, env, true)
+	// One exposition with the API's gauges and a worker's counters, as
+	// a federating scrape or a one-process stack serves them.
+	reg := metrics.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	metrics.NewQueue(reg, env.Queue.Counts, log)
+	metrics.NewInvariant(reg, env.Service.CheckCapacity, log)
+	wm := metrics.NewWorker(reg, 2)
+	mux.Handle("GET "+metrics.Path, metrics.Handler(reg))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	ctx := context.Background()
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := env.Service.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worker that counts its outcomes as asyncworker's handler does
+	// (a service package may not import another's).
+	handle := func(ctx context.Context, m consumer.Message) bool {
+		done := wm.Start()
+		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+		outcome := metrics.Retryable
+		switch {
+		case out.Status == asyncevent.StatusSucceeded:
+			outcome = metrics.Succeeded
+		case out.Status == asyncevent.StatusRejected:
+			outcome = metrics.Rejected
+		case out.Ack:
+			outcome = metrics.Final
+		}
+		done(outcome)
+		return out.Ack
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- consumer.Run(wctx, env.Queue, handle, consumer.Config{Concurrency: 2, Wait: time.Second, Visibility: 3 * time.Second})
+	}()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/ops.html?event=ops")
+	b.WaitFor(30*time.Second, "the worker outcomes from /metrics: 1 succeeded, 2 rejected",
+		`document.querySelector("#worker-outcomes").textContent.includes("succeeded1") && document.querySelector("#worker-outcomes").textContent.includes("rejected2")`)
+	if src := browsertest.Eval[string](b, `document.querySelector("#queues").dataset.source`); src != "metrics" {
+		t.Errorf("queue depths from %q, want metrics", src)
+	}
+	for _, id := range []string{"#main-depth", "#main-inflight", "#dead-depth"} {
+		if got := b.Text(id); got != "0" {
+			t.Errorf("%s = %q after the drain, want 0", id, got)
+		}
+	}
+	if got := b.Text("#invariant-all"); got != "OK" {
+		t.Errorf("invariant of all open events %q, want OK", got)
+	}
+	if !browsertest.Eval[bool](b, `document.querySelector("#worker-note").hidden`) {
+		t.Error("the note that outcomes are elsewhere shows although /metrics has them")
+	}
+	b.NoErrors()
+}
+
+// "My participations" pages through more than one page (the page asks
+// for 5 at a time): More until it hides, every request once, none missing.
+func TestMyParticipationsPaging(t *testing.T) {
+	env, srv := pagesStack(t, asynceventtest.Options{})
+	ctx := context.Background()
+	const n = 12
+	want := map[string]bool{}
+	for i := range n {
+		ev := fmt.Sprintf("page%02d", i)
+		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := env.Service.Participate(ctx, ev, "pager")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[p.RequestID] = true
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/")
+	b.WaitFor(10*time.Second, "the dev sign-in", `!!document.querySelector("#dev-user")`)
+	signIn(b, "pager")
+	const count = `document.querySelectorAll("#mine li[data-request-id]").length`
+	b.WaitFor(10*time.Second, "the first page", count+` === 5`)
+	for _, next := range []int{10, 12} {
+		b.Click("#mine-more")
+		b.WaitFor(10*time.Second, fmt.Sprintf("%d participations", next), fmt.Sprintf("%s === %d", count, next))
+	}
+	b.WaitFor(5*time.Second, "More to hide after the last page", `document.querySelector("#mine-more").hidden`)
+	ids := browsertest.Eval[[]string](b, `[...document.querySelectorAll("#mine li[data-request-id]")].map((li) => li.dataset.requestId)`)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Errorf("request %s listed twice", id)
+		}
+		seen[id] = true
+		if !want[id] {
+			t.Errorf("request %s is not one of the user's", id)
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("listed %d distinct requests, want %d", len(seen), n)
+	}
+	b.NoErrors()
+}
+
+// Outside dev mode the page takes its token only by postMessage from its
+// parent window, and only from an allowed origin (its own here): a frame
+// on another origin posting the same token is ignored, a token in the URL
+// (query or fragment) is never used, and the same-origin embedding signs
+// in and participates as the token's user.
+func TestSignInFromEmbeddingApp(t *testing.T) {
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	token, err := auth.Mint(secret, auth.Principal{UserID: "embedded-user"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := pagesMux(t, env, false)
+	var bearer atomic.Int64 // calls that carried a token
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			bearer.Add(1)
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// host is an embedding application's page that frames the
+	// participation page and answers its token request.
+	host := func(pageOrigin string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%s/ui/?event=gig"></iframe><script>
+window.__posted = 0;
+window.addEventListener("message", (ev) => {
+  const f = document.getElementById("f");
+  if (ev.source === f.contentWindow && ev.data && ev.data.type === "pacer-token-request") {
+    f.contentWindow.postMessage({ type: "pacer-token", token: %q }, "*");
+    window.__posted++;
+  }
+});
+</script>`, pageOrigin, token)
+		})
+	}
+	mux.Handle("GET /host", host(""))
+	other := httptest.NewServer(host(srv.URL)) // another origin
+	t.Cleanup(other.Close)
+	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: "Gig", Capacity: 5}); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+
+	b := browsertest.New(t)
+	b.Navigate(other.URL)
+	b.WaitFor(20*time.Second, "the other origin's host to answer the token request", `window.__posted > 0`)
+	time.Sleep(2 * time.Second) // a token taken would be used at once (my participations)
+	if n := bearer.Load(); n != 0 {
+		t.Errorf("a frame on another origin signed the page in: %d calls with its token", n)
+	}
+	before := bearer.Load()
+	for _, u := range []string{"/ui/?event=gig&token=" + token, "/ui/?event=gig&access_token=" + token, "/ui/?event=gig#token=" + token} {
+		b.Navigate(srv.URL + u)
+		b.WaitText(10*time.Second, "#signin-state", "Waiting for sign-in")
+	}
+	time.Sleep(time.Second)
+	if n := bearer.Load() - before; n != 0 {
+		t.Errorf("a token in the URL was used: %d calls with it", n)
+	}
+
+	b.Navigate(srv.URL + "/host")
+	const frame = `document.getElementById("f").contentDocument`
+	b.WaitFor(20*time.Second, "the framed page to sign in", frame+`.querySelector("#signin-state")?.textContent === "Signed in as embedded-user"`)
+	b.WaitFor(10*time.Second, "the framed page's event", `!!`+frame+`.querySelector("#title")?.textContent`)
+	browsertest.Eval[bool](b, `(`+frame+`.querySelector("#participate").click(), true)`)
+	b.WaitFor(20*time.Second, "the participation listed as the token's user's", frame+`.querySelectorAll("#mine li[data-request-id]").length === 1`)
+	mine, err := env.Service.MyRequests(context.Background(), "embedded-user", 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mine.Requests) != 1 || mine.Requests[0].EventID != "gig" {
+		t.Errorf("embedded-user's participations: %d, want the one in gig", len(mine.Requests))
+	}
+	if bearer.Load() == 0 {
+		t.Error("no call carried the token")
+	}
 }

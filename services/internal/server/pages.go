@@ -40,12 +40,17 @@ type PageConfig struct {
 	// or bucket URL a processed key is appended to); the
 	// Content-Security-Policy allows images from its origin.
 	ImageBaseURL string
+	// EmbedOrigins are the origins besides the service's own whose
+	// windows may hand the pages a token by postMessage (outside dev
+	// mode); /ui/config.json lists them.
+	EmbedOrigins []string
 }
 
 // pageConfig is /ui/config.json, what the pages read first.
 type pageConfig struct {
-	Dev          bool   `json:"dev"`
-	ImageBaseURL string `json:"imageBaseUrl"`
+	Dev          bool     `json:"dev"`
+	ImageBaseURL string   `json:"imageBaseUrl"`
+	EmbedOrigins []string `json:"embedOrigins"`
 }
 
 // Pages serves cfg's pages under PagesPrefix on mux, each answer with a
@@ -63,7 +68,7 @@ func Pages(mux *http.ServeMux, cfg PageConfig) error {
 	}
 	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + imgSrc +
 		"; connect-src 'self'; base-uri 'none'; form-action 'self'"
-	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/")})
+	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/"), EmbedOrigins: append([]string{}, cfg.EmbedOrigins...)})
 	if err != nil {
 		return err
 	}

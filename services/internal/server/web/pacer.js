@@ -9,8 +9,10 @@
 // the page) sends it with
 //   frame.contentWindow.postMessage({type: "pacer-token", token: jwt}, pageOrigin)
 // after the page asked for it with {type: "pacer-token-request"} (sent to
-// the parent on load and whenever a call gets a 401). The token is kept in
-// memory only.
+// the parent on load and whenever a call gets a 401). A token message
+// counts only from the parent window and from the page's own origin or one
+// of config.embedOrigins (server.PageConfig.EmbedOrigins). The token is
+// kept in memory only.
 
 let config = { dev: false, imageBaseUrl: "" };
 let token = "";
@@ -185,8 +187,12 @@ export async function start({ signIn = true, preset } = {}) {
     return;
   }
   box.append(el("span", { id: "signin-state" }, "Waiting for sign-in from the embedding application…"));
+  // The token comes only in a message from the embedding window, from
+  // this origin or one /ui/config.json lists (embedOrigins); never from
+  // the URL, which leaks into history, logs and Referer headers.
+  const trusted = (origin) => origin === location.origin || (config.embedOrigins || []).includes(origin);
   window.addEventListener("message", (ev) => {
-    if (ev.source !== window.parent || !ev.data || ev.data.type !== "pacer-token") return;
+    if (ev.source !== window.parent || !trusted(ev.origin) || !ev.data || ev.data.type !== "pacer-token") return;
     token = String(ev.data.token || "");
     $("signin-state").textContent = token ? "Signed in as " + user() : "Signed out";
     changed();
