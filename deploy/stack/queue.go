@@ -2,13 +2,15 @@ package stack
 
 import "time"
 
-// Logical ids the other parts refer to.
+// Logical ids of the participation queue and its DLQ.
 const (
-	idQueue = "ParticipationQueue"
-	idDLQ   = "ParticipationDLQ"
+	IDQueue = "ParticipationQueue"
+	IDDLQ   = "ParticipationDLQ"
+	idQueue = IDQueue
+	idDLQ   = IDDLQ
 )
 
-// QueueName and DLQName are the queues' names in the template.
+// queueName and dlqName are the queues' names in the template.
 func (q Queue) queueName() any { return staged(q.Name) }
 func (q Queue) dlqName() any   { return Sub(q.Name + "-${Stage}-dlq") }
 
