@@ -66,6 +66,15 @@ func (s *Spec) dimensions(dims map[string]string, sv Service) []any {
 	return out
 }
 
+// metric is a CloudWatch Metric: namespace, name and dimensions.
+func (s *Spec) metric(m alarm.Metric, sv Service) map[string]any {
+	out := map[string]any{"Namespace": m.Namespace, "MetricName": m.Name}
+	if len(m.Dimensions) > 0 {
+		out["Dimensions"] = s.dimensions(m.Dimensions, sv)
+	}
+	return out
+}
+
 // alarms turns every alert of deploy/alarm into a CloudWatch alarm on its
 // signal's CloudWatch form, notifying the alert topic, with the runbook's
 // address in the description. An alert whose metrics name a service
@@ -125,9 +134,7 @@ func (s *Spec) alarmProperties(a alarm.Alert, cw alarm.CloudWatch, sv Service, n
 	for _, m := range cw.Metrics {
 		metrics = append(metrics, map[string]any{
 			"Id": m.ID, "ReturnData": false,
-			"MetricStat": map[string]any{"Period": period, "Stat": m.Stat, "Metric": map[string]any{
-				"Namespace": m.Namespace, "MetricName": m.Name, "Dimensions": s.dimensions(m.Dimensions, sv),
-			}},
+			"MetricStat": map[string]any{"Period": period, "Stat": m.Stat, "Metric": s.metric(m, sv)},
 		})
 	}
 	metrics = append(metrics, map[string]any{"Id": "signal", "Expression": cw.Expression, "Label": a.Signal, "ReturnData": true})

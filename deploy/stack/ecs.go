@@ -197,15 +197,16 @@ func (s *Spec) scaling(t *Template, sv Service) {
 		"MinCapacity": s.Scaling.Min, "MaxCapacity": s.Scaling.Max,
 		"ResourceId":        Join("/", "service", Ref(idCluster), GetAtt(sv.ID+"Service", "Name")),
 		"ScalableDimension": "ecs:service:DesiredCount", "ServiceNamespace": "ecs",
+		// Application Auto Scaling's service-linked role for ECS (created
+		// on first use).
+		"RoleARN": Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:role/aws-service-role/ecs.application-autoscaling.amazonaws.com/AWSServiceRoleForApplicationAutoScaling_ECSService"),
 	}})
 	sig := s.backlogSignal()
 	var metrics []any
 	for _, m := range sig.Metrics {
 		metrics = append(metrics, map[string]any{
 			"Id": m.ID, "ReturnData": false,
-			"MetricStat": map[string]any{"Stat": m.Stat, "Metric": map[string]any{
-				"Namespace": m.Namespace, "MetricName": m.Name, "Dimensions": s.dimensions(m.Dimensions, sv),
-			}},
+			"MetricStat": map[string]any{"Stat": m.Stat, "Metric": s.metric(m, sv)},
 		})
 	}
 	metrics = append(metrics, map[string]any{"Id": "backlogpertask", "Expression": sig.Expression, "Label": "Backlog per task", "ReturnData": true})
