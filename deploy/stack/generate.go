@@ -83,6 +83,7 @@ func (s *Spec) outputs(t *Template) {
 				Value: Join("", "http://", GetAtt(idALB, "DNSName"), fmt.Sprintf(":%d", sv.ListenerPort))}
 		}
 	}
+	t.Outputs["TaskSecurityGroupId"] = Output{Description: "Security group of the tasks: allow it into your Postgres", Value: GetAtt(idTaskSG, "GroupId")}
 	t.Outputs["ClusterName"] = Output{Description: "ECS cluster", Value: Ref(idCluster)}
 	t.Outputs["QueueURL"] = Output{Description: "Participation queue", Value: Ref(idQueue)}
 	t.Outputs["DLQURL"] = Output{Description: "Its dead-letter queue", Value: Ref(idDLQ)}
