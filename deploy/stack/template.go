@@ -3,7 +3,6 @@ package stack
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // Template is a CloudFormation template. Maps are written with sorted keys,
@@ -90,9 +89,6 @@ var NoValue = Ref("AWS::NoValue")
 
 // staged is name-${Stage}, the stage's copy of a resource name.
 func staged(name string) map[string]any { return Sub(name + "-${Stage}") }
-
-// subLiteral escapes text for Fn::Sub: "${" becomes "${!".
-func subLiteral(s string) string { return strings.ReplaceAll(s, "${", "${!") }
 
 // tags is the stack's tag list.
 func tags(component string) []any {
