@@ -85,7 +85,7 @@ load: ## Load the running local stack (make run): closed 200 and 500 users, an o
 	cd bench && $(GO) run ./cmd/load -thresholds cmd/load/thresholds.json $(LOADFLAGS)
 
 .PHONY: verify
-verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs and the alert rules
+verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test deploy-check ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs, the alert rules and the deployment
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -163,6 +163,14 @@ rules-test: ## promtool check and unit-test the alert rules (deploy/prometheus/r
 	@tools/promtool/install.sh
 	promtool check rules $(RULES)
 	promtool test rules deploy/prometheus/rules_test.yml
+
+.PHONY: deploy-gen
+deploy-gen: ## Regenerate the deployment (deploy/aws CloudFormation, deploy/k8s manifests) from the code's declarations
+	$(GO) run ./services/deploygen
+
+.PHONY: deploy-check
+deploy-check: ## Fail if deploy/aws or deploy/k8s differs from what the code generates
+	$(GO) run ./services/deploygen -check
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries

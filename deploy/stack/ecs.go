@@ -1,0 +1,223 @@
+package stack
+
+import (
+	"strconv"
+	"time"
+)
+
+// Logical ids of the shared ECS and network resources.
+const (
+	idCluster     = "Cluster"
+	idALB         = "LoadBalancer"
+	idALBSG       = "LoadBalancerSecurityGroup"
+	idTaskSG      = "TaskSecurityGroup"
+	idScaleTarget = "WorkerScalableTarget"
+)
+
+func (s *Spec) network(t *Template) {
+	var ingress []any
+	for _, sv := range s.Services {
+		if sv.Public {
+			ingress = append(ingress, map[string]any{"IpProtocol": "tcp", "FromPort": sv.ListenerPort, "ToPort": sv.ListenerPort,
+				"CidrIp": "0.0.0.0/0", "Description": sv.Name})
+		}
+	}
+	t.add(idALBSG, Resource{Type: "AWS::EC2::SecurityGroup", Properties: map[string]any{
+		"GroupDescription": Sub("pacer-${Stage} load balancer"), "VpcId": Ref("VpcId"),
+		"SecurityGroupIngress": ingress, "Tags": tags("network"),
+	}})
+	t.add(idTaskSG, Resource{Type: "AWS::EC2::SecurityGroup", Properties: map[string]any{
+		"GroupDescription": Sub("pacer-${Stage} tasks: reachable from the load balancer only"), "VpcId": Ref("VpcId"), "Tags": tags("network"),
+	}})
+	for _, sv := range s.Services {
+		if sv.Public {
+			t.add(sv.ID+"Ingress", Resource{Type: "AWS::EC2::SecurityGroupIngress", Properties: map[string]any{
+				"GroupId": GetAtt(idTaskSG, "GroupId"), "SourceSecurityGroupId": GetAtt(idALBSG, "GroupId"),
+				"IpProtocol": "tcp", "FromPort": sv.Port, "ToPort": sv.Port, "Description": sv.Name + " from the load balancer",
+			}})
+		}
+	}
+	t.add(idALB, Resource{Type: "AWS::ElasticLoadBalancingV2::LoadBalancer", Properties: map[string]any{
+		"Name": Sub("pacer-${Stage}"), "Scheme": "internet-facing", "Type": "application",
+		"Subnets": Ref("PublicSubnetIds"), "SecurityGroups": []any{GetAtt(idALBSG, "GroupId")}, "Tags": tags("network"),
+	}})
+	t.add(idCluster, Resource{Type: "AWS::ECS::Cluster", Properties: map[string]any{
+		"ClusterName": Sub("pacer-${Stage}"),
+		// RunningTaskCount, the worker scaling's denominator, is a
+		// Container Insights metric.
+		"ClusterSettings": []any{map[string]any{"Name": "containerInsights", "Value": "enabled"}},
+		"Tags":            tags("compute"),
+	}})
+}
+
+func (s *Spec) services(t *Template) {
+	for _, sv := range s.Services {
+		s.service(t, sv)
+	}
+}
+
+func (s *Spec) service(t *Template, sv Service) {
+	logs := sv.ID + "Logs"
+	t.add(logs, Resource{Type: "AWS::Logs::LogGroup", Properties: map[string]any{
+		"LogGroupName": Sub("/pacer/${Stage}/" + sv.Name), "RetentionInDays": 30,
+	}})
+
+	// The execution role pulls the image, writes logs and reads this
+	// service's secrets only; the task role is what the binary may do.
+	exec := map[string]any{
+		"AssumeRolePolicyDocument": assumeRole("ecs-tasks.amazonaws.com"),
+		"ManagedPolicyArns":        []any{Sub("arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy")},
+		"Tags":                     tags(sv.Name),
+	}
+	if pol := s.secretPolicy(sv); pol != nil {
+		exec["Policies"] = pol
+	}
+	t.add(sv.ID+"ExecutionRole", Resource{Type: "AWS::IAM::Role", Properties: exec})
+	task := map[string]any{"AssumeRolePolicyDocument": assumeRole("ecs-tasks.amazonaws.com"), "Tags": tags(sv.Name)}
+	if len(sv.Access) > 0 {
+		task["Policies"] = inlinePolicy(sv.Name, s.policy(sv.Access))
+	}
+	t.add(sv.ID+"TaskRole", Resource{Type: "AWS::IAM::Role", Properties: task})
+
+	var env []any
+	for _, e := range sv.Env {
+		env = append(env, map[string]any{"Name": e.Name, "Value": Sub(e.CFN)})
+	}
+	var secrets []any
+	for _, sc := range sv.Secrets {
+		v := map[string]any{"Name": sc.Name, "ValueFrom": Ref(sc.Param)}
+		if sc.Optional {
+			secrets = append(secrets, If(condHas(sc.Param), v, NoValue))
+		} else {
+			secrets = append(secrets, v)
+		}
+	}
+	container := map[string]any{
+		"Name": sv.Name, "Image": Ref(sv.Image), "Essential": true, "Environment": env,
+		"StopTimeout": 30,
+		"LogConfiguration": map[string]any{"LogDriver": "awslogs", "Options": map[string]any{
+			"awslogs-group": Ref(logs), "awslogs-region": Ref("AWS::Region"), "awslogs-stream-prefix": sv.Name,
+		}},
+	}
+	if len(secrets) > 0 {
+		container["Secrets"] = secrets
+	}
+	if sv.Port > 0 {
+		container["PortMappings"] = []any{map[string]any{"ContainerPort": sv.Port, "Protocol": "tcp"}}
+	}
+	t.add(sv.ID+"TaskDefinition", Resource{Type: "AWS::ECS::TaskDefinition", Properties: map[string]any{
+		"Family": Sub("pacer-${Stage}-" + sv.Name), "Cpu": strconv.Itoa(sv.CPU), "Memory": strconv.Itoa(sv.MemoryMiB),
+		"NetworkMode": "awsvpc", "RequiresCompatibilities": []string{"FARGATE"},
+		"ExecutionRoleArn": GetAtt(sv.ID+"ExecutionRole", "Arn"), "TaskRoleArn": GetAtt(sv.ID+"TaskRole", "Arn"),
+		"ContainerDefinitions": []any{container}, "Tags": tags(sv.Name),
+	}})
+
+	count := sv.Count
+	if sv.Scaled {
+		count = s.Scaling.Min
+	}
+	deploy := map[string]any{"MinimumHealthyPercent": 100, "MaximumPercent": 200,
+		"DeploymentCircuitBreaker": map[string]any{"Enable": true, "Rollback": true}}
+	if sv.Singleton { // stop the old task before starting the new one
+		deploy["MinimumHealthyPercent"], deploy["MaximumPercent"] = 0, 100
+	}
+	props := map[string]any{
+		"ServiceName": sv.Name, "Cluster": Ref(idCluster), "LaunchType": "FARGATE",
+		"TaskDefinition": Ref(sv.ID + "TaskDefinition"), "DesiredCount": count,
+		"DeploymentConfiguration": deploy,
+		"NetworkConfiguration": map[string]any{"AwsvpcConfiguration": map[string]any{
+			"Subnets": Ref("PrivateSubnetIds"), "SecurityGroups": []any{GetAtt(idTaskSG, "GroupId")}, "AssignPublicIp": "DISABLED",
+		}},
+		"PropagateTags": "SERVICE", "Tags": tags(sv.Name),
+	}
+	var dependsOn []string
+	if sv.Public {
+		tg, listener := sv.ID+"TargetGroup", sv.ID+"Listener"
+		t.add(tg, Resource{Type: "AWS::ElasticLoadBalancingV2::TargetGroup", Properties: map[string]any{
+			"Name": Sub("pacer-${Stage}-" + sv.ID), "Port": sv.Port, "Protocol": "HTTP", "TargetType": "ip", "VpcId": Ref("VpcId"),
+			"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": 10, "HealthyThresholdCount": 2, "UnhealthyThresholdCount": 3,
+			"Matcher":               map[string]any{"HttpCode": "200"},
+			"TargetGroupAttributes": []any{map[string]any{"Key": "deregistration_delay.timeout_seconds", "Value": "30"}},
+			"Tags":                  tags(sv.Name),
+		}})
+		t.add(listener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Properties: map[string]any{
+			"LoadBalancerArn": Ref(idALB), "Port": sv.ListenerPort, "Protocol": "HTTP",
+			"DefaultActions": []any{map[string]any{"Type": "forward", "TargetGroupArn": Ref(tg)}},
+		}})
+		// /metrics is for the scraper inside the VPC, not the internet.
+		t.add(sv.ID+"MetricsRule", Resource{Type: "AWS::ElasticLoadBalancingV2::ListenerRule", Properties: map[string]any{
+			"ListenerArn": Ref(listener), "Priority": 1,
+			"Conditions": []any{map[string]any{"Field": "path-pattern", "PathPatternConfig": map[string]any{"Values": []string{"/metrics", "/metrics/*"}}}},
+			"Actions": []any{map[string]any{"Type": "fixed-response", "FixedResponseConfig": map[string]any{
+				"StatusCode": "404", "ContentType": "text/plain", "MessageBody": "not found"}}},
+		}})
+		props["LoadBalancers"] = []any{map[string]any{"ContainerName": sv.Name, "ContainerPort": sv.Port, "TargetGroupArn": Ref(tg)}}
+		props["HealthCheckGracePeriodSeconds"] = 60
+		dependsOn = append(dependsOn, listener)
+	}
+	t.add(sv.ID+"Service", Resource{Type: "AWS::ECS::Service", DependsOn: dependsOn, Properties: props})
+	if sv.Scaled {
+		s.scaling(t, sv)
+	}
+}
+
+// secretPolicy lets the execution role read the service's secrets (a
+// Secrets Manager secret or an SSM parameter: ECS accepts either ARN).
+func (s *Spec) secretPolicy(sv Service) any {
+	if len(sv.Secrets) == 0 {
+		return nil
+	}
+	var res []any
+	allOptional := true
+	for _, sc := range sv.Secrets {
+		if sc.Optional {
+			res = append(res, If(condHas(sc.Param), Ref(sc.Param), NoValue))
+		} else {
+			allOptional = false
+			res = append(res, Ref(sc.Param))
+		}
+	}
+	pol := inlinePolicy("secrets", map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+		"Effect": "Allow", "Action": []string{"secretsmanager:GetSecretValue", "ssm:GetParameters"}, "Resource": res,
+	}}})
+	if allOptional && len(sv.Secrets) == 1 {
+		return If(condHas(sv.Secrets[0].Param), pol, NoValue)
+	}
+	return pol
+}
+
+func condHas(param string) string { return "Has" + param }
+
+// scaling is the worker's target tracking on backlog per task: the metric
+// math of the QueueBacklogPerWorkerHigh signal, target
+// Scaling.TargetBacklogPerWorker, capacity Min..Max, scale-in cooldown
+// ScaleInWindow.
+func (s *Spec) scaling(t *Template, sv Service) {
+	t.add(idScaleTarget, Resource{Type: "AWS::ApplicationAutoScaling::ScalableTarget", Properties: map[string]any{
+		"MinCapacity": s.Scaling.Min, "MaxCapacity": s.Scaling.Max,
+		"ResourceId":        Join("/", "service", Ref(idCluster), GetAtt(sv.ID+"Service", "Name")),
+		"ScalableDimension": "ecs:service:DesiredCount", "ServiceNamespace": "ecs",
+		// Application Auto Scaling's service-linked role for ECS (created
+		// on first use).
+		"RoleARN": Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:role/aws-service-role/ecs.application-autoscaling.amazonaws.com/AWSServiceRoleForApplicationAutoScaling_ECSService"),
+	}})
+	sig := s.backlogSignal()
+	var metrics []any
+	for _, m := range sig.Metrics {
+		metrics = append(metrics, map[string]any{
+			"Id": m.ID, "ReturnData": false,
+			"MetricStat": map[string]any{"Stat": m.Stat, "Metric": s.metric(m, sv)},
+		})
+	}
+	metrics = append(metrics, map[string]any{"Id": "backlogpertask", "Expression": sig.Expression, "Label": "Backlog per task", "ReturnData": true})
+	t.add("WorkerScalingPolicy", Resource{Type: "AWS::ApplicationAutoScaling::ScalingPolicy", Properties: map[string]any{
+		"PolicyName": Sub("pacer-${Stage}-worker-backlog-per-task"), "PolicyType": "TargetTrackingScaling",
+		"ScalingTargetId": Ref(idScaleTarget),
+		"TargetTrackingScalingPolicyConfiguration": map[string]any{
+			"TargetValue":                   s.Scaling.TargetBacklogPerWorker(),
+			"ScaleInCooldown":               int(s.Scaling.ScaleInWindow / time.Second),
+			"ScaleOutCooldown":              60,
+			"CustomizedMetricSpecification": map[string]any{"Metrics": metrics},
+		},
+	}})
+}

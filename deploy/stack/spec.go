@@ -1,0 +1,130 @@
+package stack
+
+import (
+	"time"
+
+	"github.com/pacerhq/pacer/deploy/alarm"
+	"github.com/pacerhq/pacer/sdk/autoscale"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// Spec is everything the deployment is generated from. services/deploygen
+// fills it from the code's declarations.
+type Spec struct {
+	Tables    []Table
+	Queue     Queue
+	Services  []Service
+	Scaling   autoscale.Config // the worker pool's, from the worker's settings
+	Alarms    alarm.Config     // thresholds and runbook base of deploy/alarm
+	Analytics Analytics
+}
+
+// Table is one DynamoDB table of the stack.
+type Table struct {
+	// ID is the logical id ("AsyncEventTable"); Name is the table's
+	// name with the stage as ${Stage}.
+	ID   string
+	Name string // Fn::Sub text, e.g. "AsyncEventTable-${Stage}"
+	// Schema is the table's schema in code: the template's keys, indexes,
+	// TTL and stream come from Schema.CreateTableInput, the request Ensure
+	// sends.
+	Schema *ddb.Schema
+	// Deployment-only settings, which Ensure does not set: PITR, server-side
+	// encryption with the AWS managed KMS key, and a stream the schema does
+	// not declare (the seed asks PhotoService for one).
+	PITR, SSE bool
+	Stream    string
+}
+
+// Queue is the participation queue and its DLQ (<name>-dlq).
+type Queue struct {
+	Name         string // before the stage suffix
+	MaxReceives  int
+	Visibility   time.Duration
+	DLQRetention time.Duration
+}
+
+// Service is one binary run as an ECS service and a Kubernetes Deployment.
+type Service struct {
+	Name  string // the binary, e.g. "asyncevent-api"
+	ID    string // logical id prefix, e.g. "AsyncEventApi"
+	Image string // the template parameter holding its image URI
+	// Port is the container port; Public puts it behind the load balancer
+	// on ListenerPort with health checks on HealthPath.
+	Port         int
+	Public       bool
+	ListenerPort int
+	HealthPath   string
+	// ReadyPath is the readiness probe (Kubernetes).
+	ReadyPath string
+	// Env is the container's plain environment; values may hold
+	// ${Stage}-style references to template parameters and resources
+	// (Fn::Sub) and, in the manifests, ${VAR} placeholders.
+	Env []EnvVar
+	// Secrets are environment variables taken from the secret store.
+	Secrets []Secret
+	// Count is the desired count of a service that is not scaled; a scaled
+	// service (Scaled) runs Spec.Scaling.Min..Max.
+	Count  int
+	Scaled bool
+	// Singleton: at most one task at a time (no overlap during a deploy).
+	Singleton      bool
+	CPU, MemoryMiB int
+	// Access is what the binary may do on which resource: its IAM policy.
+	Access []Grant
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	Name string
+	// CFN is the value in the template (Fn::Sub syntax), K8s in the
+	// manifests (envsubst placeholders).
+	CFN, K8s string
+}
+
+// Secret is an environment variable read from the secret store: the
+// template parameter holding its Secrets Manager (or SSM parameter) ARN,
+// and the key of the Kubernetes Secret "pacer" holding it.
+type Secret struct {
+	Name, Param, Key string
+	// Optional secrets are left out when their parameter is empty.
+	Optional bool
+}
+
+// Grant allows Actions (IAM names, "dynamodb:GetItem") on Resources.
+type Grant struct {
+	Actions   []string
+	Resources []Target
+}
+
+// Target names a resource of the stack a grant applies to.
+type Target string
+
+// The resources grants name.
+const (
+	TargetTable       Target = "table" // AsyncEventTable and its indexes
+	TargetTableStream Target = "table-stream"
+	TargetPhotoTable  Target = "photo-table" // PhotoService and its indexes
+	TargetCheckpoints Target = "checkpoints"
+	TargetQueue       Target = "queue"
+	TargetDLQ         Target = "dlq"
+	TargetEventBus    Target = "event-bus"
+)
+
+// Analytics is the G1 pipeline: EventBridge rule → Firehose → S3 → Glue
+// table and Athena workgroup (docs/events.md).
+type Analytics struct {
+	Source      string   // the events' source
+	DetailTypes []string // the rule's detail-types
+	// Prefix and ErrorPrefix are Firehose's S3 prefixes.
+	Prefix, ErrorPrefix string
+	BufferBytes         int
+	BufferInterval      time.Duration
+	// DDL is analytics/ddl/events.sql; its ${bucket} is the events bucket.
+	DDL string
+	// Queries are analytics/queries/*.sql by file name: Athena named
+	// queries.
+	Queries map[string]string
+	// ScanLimitBytes caps the bytes one Athena query may scan.
+	ScanLimitBytes int64
+}

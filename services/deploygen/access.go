@@ -1,0 +1,47 @@
+package main
+
+import "github.com/pacerhq/pacer/deploy/stack"
+
+// Access is each binary's IAM policy: the actions it calls, each on the
+// resources it calls it on, and nothing else. access_test.go runs every
+// binary against the stand-ins with a recorder on its AWS clients and
+// fails when a call is not granted here (on that resource) or a grant here
+// is never called.
+//
+// Not granted to AsyncEvent's binaries: what only their Ensure calls
+// (CreateTable, DescribeTimeToLive, UpdateTimeToLive; CreateQueue,
+// SetQueueAttributes). The stack creates the tables and queues, and the
+// containers run with PACER_ASYNCEVENT_SETUP=false. photo-api has no such
+// setting: it calls its table's Ensure on every start (CreateTable, which
+// answers ResourceInUseException for the table the stack made, then
+// DescribeTable), so it is granted both on its own table.
+var Access = map[string][]stack.Grant{
+	AsyncAPI: {
+		// Scan: the admin sweep of requests stranded in RECEIVED.
+		{Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+			Resources: []stack.Target{stack.TargetTable}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetQueue}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibilityBatch", "sqs:StartMessageMoveTask"},
+			Resources: []stack.Target{stack.TargetDLQ}},
+	},
+	Worker: {
+		// DescribeTable: /readyz; Scan and SendMessage: the periodic sweep,
+		// which re-queues requests stranded in RECEIVED.
+		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+			Resources: []stack.Target{stack.TargetTable}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:SendMessage"},
+			Resources: []stack.Target{stack.TargetQueue}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes"}, Resources: []stack.Target{stack.TargetDLQ}},
+	},
+	PhotoAPI: {
+		{Actions: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",
+			"dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem"},
+			Resources: []stack.Target{stack.TargetPhotoTable}},
+	},
+	Events: {
+		{Actions: []string{"dynamodb:DescribeTable"}, Resources: []stack.Target{stack.TargetTable}},
+		{Actions: []string{"dynamodb:DescribeStream", "dynamodb:GetShardIterator", "dynamodb:GetRecords"}, Resources: []stack.Target{stack.TargetTableStream}},
+		{Actions: []string{"dynamodb:Query", "dynamodb:PutItem"}, Resources: []stack.Target{stack.TargetCheckpoints}},
+		{Actions: []string{"events:PutEvents"}, Resources: []stack.Target{stack.TargetEventBus}},
+	},
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/deploy/stack"
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	asyncstore "github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	photostore "github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/sdk/ddb/stream"
+	"github.com/pacerhq/pacer/sdk/pgtest"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// TestAccessIsExactlyWhatTheBinariesCall runs the four binaries' Run
+// functions against the stand-ins, each with a recorder on its AWS
+// clients, drives their flows (participations of both event types
+// through the API and the worker, the admin, DLQ and sweep paths, the
+// publisher reading the table's stream into EventBridge, the photo API's
+// ingest, search, privacy and sync), and compares what each called, on
+// which resource, with its policy (Access): every call must be granted,
+// and every grant must have been called.
+func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	// A stand-in for EventBridge's PutEvents (there is no local one): it
+	// accepts every entry.
+	var putEvents atomic.Int64
+	eb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Entries []json.RawMessage }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		putEvents.Add(int64(len(in.Entries)))
+		out := map[string]any{"FailedEntryCount": 0, "Entries": make([]map[string]string, len(in.Entries))}
+		for i := range in.Entries {
+			out["Entries"].([]map[string]string)[i] = map[string]string{"EventId": fmt.Sprint(i)}
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	defer eb.Close()
+	t.Setenv("AWS_ENDPOINT_URL_EVENTBRIDGE", eb.URL)
+	base, err := awsclient.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	suffix := fmt.Sprintf("acc%d", time.Now().UnixNano()%1e9)
+	table, queue, checkpoints, bus := "AsyncEventTable-"+suffix, "participations-"+suffix, "Checkpoints-"+suffix, "pacer-"+suffix
+	photoTable := photostore.TableName(suffix)
+	names := map[string]stack.Target{
+		table: stack.TargetTable, photoTable: stack.TargetPhotoTable, checkpoints: stack.TargetCheckpoints,
+		queue: stack.TargetQueue, queue + "-dlq": stack.TargetDLQ, bus: stack.TargetEventBus,
+	}
+
+	// What the stack creates is created here, unrecorded: the containers
+	// run with PACER_ASYNCEVENT_SETUP=false.
+	db := ddb.New(awsclient.DynamoDB(base), ddb.Config{})
+	if err := asyncstore.New(db, table).Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.NewDynamoCheckpoints(db, checkpoints).Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqsqueue.Open(ctx, awsclient.SQS(base), sqsqueue.Config{Name: queue, MaxReceives: 2, Ensure: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Table(photoTable, &photostore.Schema).Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	rec := map[string]*recorder{}
+	for _, b := range []string{AsyncAPI, Worker, Events, PhotoAPI} {
+		rec[b] = newRecorder(names)
+	}
+	backend := func(bin string) asyncbackend.Config {
+		return asyncbackend.Config{Table: table, Queue: queue, MaxReceives: 2, AWS: rec[bin].attach(base), Log: quiet}
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done, started := make(chan error, 4), 0
+	serve := func(name string, run func() error) {
+		started++
+		go func() {
+			err := run()
+			if err != nil && runCtx.Err() == nil {
+				err = fmt.Errorf("%s: %w", name, err)
+			} else {
+				err = nil
+			}
+			done <- err
+		}()
+	}
+	listen := func() net.Listener {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+
+	apiL, opsL, photoL := listen(), listen(), listen()
+	apiReady, photoReady := make(chan struct{}), make(chan struct{})
+	serve(AsyncAPI, func() error {
+		return asynceventapi.Run(runCtx, asynceventapi.Config{Config: backend(AsyncAPI), Listener: apiL, Dev: true,
+			Ready: func(context.Context, string, asynceventapi.Deps) error { close(apiReady); return nil }})
+	})
+	serve(Worker, func() error {
+		cfg := backend(Worker)
+		cfg.RequeueAfter = 300 * time.Millisecond
+		return asyncworker.Run(runCtx, asyncworker.Config{Config: cfg, Concurrency: 4, Batch: 10,
+			Visibility: 2 * time.Second, Wait: time.Second, SweepEvery: 300 * time.Millisecond, OpsListener: opsL})
+	})
+	dbURL := pgtest.NewDatabase(t)
+	serve(PhotoAPI, func() error {
+		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Log: quiet, AWS: rec[PhotoAPI].attach(base),
+			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
+				defer close(photoReady)
+				_, err := photoapi.SeedDemo(ctx, d.Service)
+				return err
+			}})
+	})
+	defer func() {
+		stop()
+		for range started {
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	for _, ch := range []chan struct{}{apiReady, photoReady} {
+		select {
+		case <-ch:
+		case err := <-done:
+			t.Fatalf("a binary stopped before it was ready: %v", err)
+		case <-ctx.Done():
+			t.Fatal("the binaries did not become ready")
+		}
+	}
+
+	api := client{t: t, base: "http://" + apiL.Addr().String(), roles: "admin"}
+	user := func(id string) client { return client{t: t, base: api.base, user: id} }
+	now := time.Now().UnixMilli()
+	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"fc","eventType":"FIRST_COME","capacity":2,"ordering":"arrival","closesAt":%d}`, now+3600_000))
+	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"lot","eventType":"LOTTERY","winners":1,"lotteryCutoffAt":%d}`, now+2000))
+	var reqs []string
+	for i := range 3 {
+		for _, ev := range []string{"fc", "lot"} {
+			var out struct{ RequestID string }
+			user(fmt.Sprint("u", i)).decode(user(fmt.Sprint("u", i)).do("POST", "/events/"+ev+"/participations", 202, `{}`), &out)
+			reqs = append(reqs, out.RequestID)
+		}
+	}
+	// Every request decided (the FIRST_COME arrival allocator waits a few
+	// seconds; lottery entries are ENTERED).
+	// FIRST_COME requests are decided by the worker (the arrival
+	// allocator waits a few seconds); lottery entries wait in PROCESSING
+	// for the draw, which decides them.
+	decided := func(lotteryDrawn bool) func() bool {
+		return func() bool {
+			for i, id := range reqs {
+				var r struct{ Status string }
+				api.decode(api.do("GET", "/admin/requests/"+id, 200, ""), &r)
+				switch {
+				case r.Status == "RECEIVED" || r.Status == "QUEUED":
+					return false
+				case r.Status == "PROCESSING" && (i%2 == 0 || lotteryDrawn):
+					return false
+				}
+			}
+			return true
+		}
+	}
+	// A request stranded in RECEIVED (its ingest died before the send),
+	// written unrecorded: the worker's sweep re-queues it.
+	stranded := &asyncevent.Request{RequestID: "stranded-" + suffix, EventID: "fc", UserID: "u-stranded", EventType: asyncevent.FirstCome,
+		Status: asyncevent.StatusReceived, RequestedAt: now - 1000}
+	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, stranded, now/1000+3600); err != nil {
+		t.Fatal(err)
+	}
+	reqs = append(reqs, stranded.RequestID, reqs[1]) // (a lottery entry again, to keep fc, lot alternating)
+	waitFor(t, ctx, "requests processed", decided(false))
+	time.Sleep(time.Until(time.UnixMilli(now + 7100))) // the draw may start 5 s after the cutoff
+	api.do("POST", "/admin/events/lot/draw", 200, `{}`)
+	waitFor(t, ctx, "lottery decided", decided(true))
+	for _, p := range []string{"/admin/events/fc", "/admin/events/fc/requests", "/admin/events/fc/stats", "/admin/events/lot/stats",
+		"/admin/requests/" + reqs[0] + "/logs", "/admin/dlq", "/metrics"} {
+		api.do("GET", p, 200, "")
+	}
+	user("u0").do("GET", "/requests/"+reqs[0], 200, "")
+	user("u0").do("GET", "/me/participations", 200, "")
+	api.do("POST", "/admin/requests/sweep", 200, "")
+	api.do("POST", "/admin/events/fc/close", 200, "")
+	api.do("POST", "/admin/dlq/redrive", 0, "") // local-aws-sqs may not support a move task; the call is what counts
+	ops := client{t: t, base: "http://" + opsL.Addr().String()}
+	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+		ops.do("GET", p, 200, "")
+	}
+	serve(Events, func() error {
+		return asyncevents.Run(runCtx, asyncevents.Config{Config: backend(Events), CheckpointTable: checkpoints, Consumer: "acc",
+			SinkKind: asyncevents.SinkEventBridge, Bus: bus, Poll: 100 * time.Millisecond})
+	})
+	waitFor(t, ctx, "events published", func() bool { return putEvents.Load() >= int64(len(reqs)) })
+
+	org := client{t: t, base: "http://" + photoL.Addr().String(), roles: "organizer", org: "demo-org"}
+	const ev = "/events/seoul-marathon-2024"
+	var gallery struct {
+		Photos []struct{ ULID string }
+	}
+	org.decode(org.do("GET", ev+"/photos", 200, ""), &gallery)
+	if len(gallery.Photos) == 0 {
+		t.Fatal("the demo gallery is empty")
+	}
+	org.do("GET", ev+"/photos/"+gallery.Photos[0].ULID, 200, "")
+	org.do("GET", ev+"/bibs/1001/photos", 200, "")
+	org.do("GET", "/photographers/ph_kim/photos", 200, "")
+	client{t: t, base: org.base}.do("GET", "/public"+ev+"/bibs/1008/photos", 200, "")
+	org.do("DELETE", ev+"/photos/"+gallery.Photos[1].ULID, 200, "")
+	org.do("POST", ev+"/bibs/1001/privacy", 200, `{"mode":"hide"}`)
+	org.do("POST", ev+"/bibs/1002/privacy", 200, `{"mode":"delete"}`)
+	org.do("PATCH", "/photographers/ph_lee", 200, `{"displayName":"Lee Shoots Again"}`)
+	org.do("POST", "/photographers/ph_lee/sync", 200, "")
+	org.do("POST", "/reconcile?repair=true", 200, "")
+	org.do("GET", "/metrics", 200, "")
+
+	stop()
+	for b, r := range rec {
+		want, bad := declared(b), false
+		for _, g := range r.observed() {
+			if !want[g] {
+				bad = true
+				t.Errorf("%s calls %s, which its policy (Access in access.go) does not grant", b, g)
+			}
+			delete(want, g)
+		}
+		for g := range want {
+			bad = true
+			t.Errorf("%s's policy grants %s, which it never called: remove it, or drive the flow that calls it", b, g)
+		}
+		if bad {
+			t.Logf("%s called:\n%s", b, r)
+		}
+	}
+}
+
+// client calls an API in dev mode as a user, an admin or an organizer.
+type client struct {
+	t                testing.TB
+	base             string
+	user, roles, org string
+}
+
+// do sends a request and checks its status (0: any).
+func (c client) do(method, path string, status int, body string) []byte {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	user := c.user
+	if user == "" {
+		user = "acc-" + c.roles
+	}
+	if c.roles != "" || c.user != "" {
+		req.Header.Set(server.DevUserHeader, user)
+	}
+	if c.roles != "" {
+		req.Header.Set(server.DevRolesHeader, c.roles)
+	}
+	if c.org != "" {
+		req.Header.Set(server.DevOrgHeader, c.org)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if status != 0 && resp.StatusCode != status {
+		c.t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, status, b)
+	}
+	return b
+}
+
+func (c client) decode(b []byte, v any) {
+	c.t.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		c.t.Fatalf("%v: %s", err, b)
+	}
+}
+
+func waitFor(t *testing.T, ctx context.Context, what string, ok func() bool) {
+	t.Helper()
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,11 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/pacerhq/pacer/sdk/standin"
+)
+
+func TestMain(m *testing.M) {
+	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true, Postgres: true})
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pacerhq/pacer/deploy/alarm"
+	"github.com/pacerhq/pacer/deploy/stack"
+	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
+	asyncstore "github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	photostore "github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/sdk/ddb/stream"
+	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/photoapi"
+)
+
+// Binary names, as the ECS services, Deployments and access.go call them.
+const (
+	AsyncAPI = "asyncevent-api"
+	PhotoAPI = "photo-api"
+	Worker   = "asyncevent-worker"
+	Events   = "asyncevent-events"
+)
+
+// declarations returns each binary's settings as it declares them.
+func declarations() map[string]map[string]config.Setting {
+	var api asynceventapi.Config
+	var worker asyncworker.Config
+	var photo photoapi.Config
+	var events asyncevents.Config
+	out := map[string]map[string]config.Setting{}
+	for name, declare := range map[string]func(*config.Set){
+		AsyncAPI: api.Declare, Worker: worker.Declare, PhotoAPI: photo.Declare, Events: events.Declare,
+	} {
+		s := config.NewSet(name)
+		declare(s)
+		m := map[string]config.Setting{}
+		for _, st := range s.Settings() {
+			m[st.Env] = st
+		}
+		out[name] = m
+	}
+	return out
+}
+
+// serverEnv are the variables the services' shared kit reads directly
+// (server.AuthFromEnv, server.CursorKeyFromEnv), not through a Set.
+var serverEnv = map[string]bool{"PACER_JWKS_URL": true, "PACER_JWT_SECRET": true, "PACER_JWT_ISSUER": true, "PACER_JWT_AUDIENCE": true, "PACER_CURSOR_KEY": true}
+
+// Build fills the deployment's spec from the code's declarations; root is
+// the repository root (analytics/ is read from there).
+func Build(root string) (*stack.Spec, error) {
+	decl := declarations()
+	def := func(bin, env string) string {
+		st, ok := decl[bin][env]
+		if !ok {
+			panic(fmt.Sprintf("deploygen: %s declares no %s", bin, env))
+		}
+		return st.Default
+	}
+	atoi := func(bin, env string) int {
+		n, err := strconv.Atoi(def(bin, env))
+		if err != nil {
+			panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, def(bin, env), err))
+		}
+		return n
+	}
+	dur := func(bin, env string) time.Duration {
+		d, err := time.ParseDuration(def(bin, env))
+		if err != nil {
+			panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, def(bin, env), err))
+		}
+		return d
+	}
+	port := func(bin, env string) int {
+		_, p, err := net.SplitHostPort(def(bin, env))
+		n, err2 := strconv.Atoi(p)
+		if err != nil || err2 != nil {
+			panic(fmt.Sprintf("deploygen: %s's %s default %q is not host:port", bin, env, def(bin, env)))
+		}
+		return n
+	}
+
+	alarms := alarm.Defaults()
+	// The alarms' scaling policy (and so the Prometheus rules) and the
+	// worker must agree on the worker's concurrency.
+	if c := atoi(Worker, "PACER_WORKER_CONCURRENCY"); alarms.Scaling.Concurrency != c {
+		return nil, fmt.Errorf("alarm.Defaults().Scaling.Concurrency is %d, the worker's PACER_WORKER_CONCURRENCY default %d: make them agree", alarms.Scaling.Concurrency, c)
+	}
+	if err := alarms.Scaling.Validate(); err != nil {
+		return nil, err
+	}
+
+	table := def(Worker, "PACER_ASYNCEVENT_TABLE") + "-${Stage}"
+	queue := def(Worker, "PACER_ASYNCEVENT_QUEUE")
+	checkpoints := def(Events, "PACER_EVENTS_CHECKPOINT_TABLE") + "-${Stage}"
+	apiPort, photoPort, opsPort := port(AsyncAPI, "PACER_ASYNCEVENT_ADDR"), port(PhotoAPI, "PACER_PHOTO_ADDR"), port(Worker, "PACER_WORKER_OPS_ADDR")
+	if def(AsyncAPI, "PACER_ASYNCEVENT_TABLE") != def(Worker, "PACER_ASYNCEVENT_TABLE") || def(AsyncAPI, "PACER_ASYNCEVENT_QUEUE") != queue {
+		return nil, fmt.Errorf("the API and the worker declare different default tables or queues")
+	}
+
+	jwt := []stack.Secret{
+		{Name: "PACER_JWT_SECRET", Param: "JwtSecretArn", Key: "jwt-secret", Optional: true},
+		{Name: "PACER_CURSOR_KEY", Param: "CursorKeySecretArn", Key: "cursor-key"},
+	}
+	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_QUEUE", queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
+	region := env("AWS_REGION", "${AWS::Region}")
+
+	spec := &stack.Spec{
+		Tables: []stack.Table{
+			{ID: stack.IDAsyncTable, Name: table, Schema: &asyncstore.Schema, PITR: true, SSE: true},
+			// The seed's PhotoService table: a stream (NEW_AND_OLD_IMAGES),
+			// PITR and AWS-managed encryption, none of which Ensure sets.
+			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true, Stream: "NEW_AND_OLD_IMAGES"},
+			{ID: stack.IDCheckpointTable, Name: checkpoints, Schema: &stream.CheckpointSchema, SSE: true},
+		},
+		Queue: stack.Queue{
+			Name:        queue,
+			MaxReceives: atoi(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES"),
+			Visibility:  dur(Worker, "PACER_WORKER_VISIBILITY"),
+			// sqsqueue.Open creates the DLQ with 14 days' retention, SQS's
+			// maximum; queue_test.go compares both queues with Ensure's.
+			DLQRetention: 14 * 24 * time.Hour,
+		},
+		Scaling: alarms.Scaling,
+		Alarms:  alarms,
+		Services: []stack.Service{
+			{
+				Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: apiPort, Public: true, ListenerPort: apiPort,
+				HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+				Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
+				Secrets: jwt, Access: Access[AsyncAPI],
+			},
+			{
+				Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: photoPort, Public: true, ListenerPort: photoPort,
+				HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+				Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
+				Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
+				Access:  Access[PhotoAPI],
+			},
+			{
+				Name: Worker, ID: "Worker", Image: "WorkerImage", Port: opsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
+				Scaled: true, CPU: 256, MemoryMiB: 512,
+				Env:    append([]stack.EnvVar{env("PACER_WORKER_OPS_ADDR", ":"+strconv.Itoa(opsPort)), region}, asyncEnv...),
+				Access: Access[Worker],
+			},
+			{
+				Name: Events, ID: "EventsPublisher", Image: "EventsPublisherImage", Count: 1, Singleton: true, CPU: 256, MemoryMiB: 512,
+				Env: []stack.EnvVar{
+					env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_SETUP", "false"),
+					env("PACER_ASYNCEVENT_MAX_RECEIVES", def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
+					env("PACER_EVENTS_CHECKPOINT_TABLE", checkpoints), env("PACER_EVENTS_SINK", asyncevents.SinkEventBridge),
+					env("PACER_EVENTS_BUS", "pacer-${Stage}"), region,
+				},
+				Secrets: []stack.Secret{{Name: "PACER_EVENTS_USER_KEY", Param: "EventsUserKeySecretArn", Key: "events-user-key", Optional: true}},
+				Access:  Access[Events],
+			},
+		},
+	}
+
+	// Every variable a container gets is one its binary reads.
+	for _, sv := range spec.Services {
+		names := []string{}
+		for _, e := range sv.Env {
+			names = append(names, e.Name)
+		}
+		for _, s := range sv.Secrets {
+			names = append(names, s.Name)
+		}
+		for _, n := range names {
+			if _, ok := decl[sv.Name][n]; !ok && !serverEnv[n] && n != "AWS_REGION" && !(sv.Name == Events && n == "PACER_EVENTS_USER_KEY") {
+				return nil, fmt.Errorf("%s's container sets %s, which %s does not read", sv.Name, n, sv.Name)
+			}
+		}
+	}
+
+	a, err := analyticsSpec(root)
+	if err != nil {
+		return nil, err
+	}
+	a.BufferBytes = atoi(Events, "PACER_EVENTS_BUFFER_BYTES")
+	a.BufferInterval = dur(Events, "PACER_EVENTS_BUFFER_INTERVAL")
+	spec.Analytics = a
+	return spec, nil
+}
+
+// env is a variable whose template value is v (Fn::Sub syntax); the
+// manifests' value names the same parameters as envsubst placeholders.
+func env(name, v string) stack.EnvVar {
+	k8s := strings.NewReplacer("${Stage}", "${STAGE}", "${JwksUrl}", "${JWKS_URL}", "${AWS::Region}", "${AWS_REGION}").Replace(v)
+	return stack.EnvVar{Name: name, CFN: v, K8s: k8s}
+}
+
+func analyticsSpec(root string) (stack.Analytics, error) {
+	ddl, err := os.ReadFile(filepath.Join(root, "analytics", "ddl", "events.sql"))
+	if err != nil {
+		return stack.Analytics{}, err
+	}
+	a := stack.Analytics{
+		Source: analytics.Source, DDL: string(ddl), Queries: map[string]string{},
+		Prefix: filesink.Prefix,
+		// docs/events.md: failed records by error type and day.
+		ErrorPrefix:    "errors/!{firehose:error-output-type}/dt=!{timestamp:yyyy-MM-dd}/",
+		ScanLimitBytes: 10 << 30,
+	}
+	for _, t := range analytics.DetailTypes {
+		a.DetailTypes = append(a.DetailTypes, string(t))
+	}
+	qs, err := filepath.Glob(filepath.Join(root, "analytics", "queries", "*.sql"))
+	if err != nil || len(qs) == 0 {
+		return a, fmt.Errorf("no analytics/queries/*.sql under %s", root)
+	}
+	for _, q := range qs {
+		b, err := os.ReadFile(q)
+		if err != nil {
+			return a, err
+		}
+		a.Queries[filepath.Base(q)] = string(b)
+	}
+	return a, nil
+}
+
+// Files returns the generated files by path from the repository root.
+func Files(spec *stack.Spec) (map[string][]byte, error) {
+	t, err := spec.Template()
+	if err != nil {
+		return nil, err
+	}
+	b, err := t.JSON()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{"deploy/aws/pacer.template.json": b}
+	ms, err := spec.Manifests()
+	if err != nil {
+		return nil, err
+	}
+	for n, m := range ms {
+		out["deploy/k8s/"+n] = m
+	}
+	return out, nil
+}
