@@ -17,21 +17,28 @@ import "github.com/pacerhq/pacer/deploy/stack"
 // DescribeTable), so it is granted both on its own table.
 var Access = map[string][]stack.Grant{
 	AsyncAPI: {
-		// Scan: the admin sweep of requests stranded in RECEIVED.
-		{Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+		// Scan: the admin sweep of requests stranded in RECEIVED;
+		// BatchGetItem: the requests behind the narrow event index (GSI2).
+		// SendMessageBatch on the queue and DeleteMessageBatch on the DLQ:
+		// the redrive of one class.
+		{Actions: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
 			Resources: []stack.Target{stack.TargetTable}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetQueue}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibilityBatch", "sqs:StartMessageMoveTask"},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage", "sqs:SendMessageBatch"}, Resources: []stack.Target{stack.TargetQueue}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibilityBatch", "sqs:DeleteMessageBatch", "sqs:StartMessageMoveTask"},
 			Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	Worker: {
 		// DescribeTable: /readyz; Scan and SendMessage: the periodic sweep,
-		// which re-queues requests stranded in RECEIVED.
-		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+		// which re-queues requests stranded in RECEIVED; BatchGetItem: the
+		// allocator's candidates behind the narrow event index (GSI2);
+		// ChangeMessageVisibilityBatch: an arrival candidate's message
+		// comes back when its decision is due; SendMessage on the DLQ: a
+		// dead letter tagged with its class.
+		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
 			Resources: []stack.Target{stack.TargetTable}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:SendMessage"},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:ChangeMessageVisibilityBatch", "sqs:SendMessage"},
 			Resources: []stack.Target{stack.TargetQueue}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes"}, Resources: []stack.Target{stack.TargetDLQ}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	PhotoAPI: {
 		{Actions: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",

@@ -202,10 +202,31 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	time.Sleep(time.Until(time.UnixMilli(now + 7100))) // the draw may start 5 s after the cutoff
 	api.do("POST", "/admin/events/lot/draw", 200, `{}`)
 	waitFor(t, ctx, "lottery decided", decided(true))
+	// A dead letter, for the worker's tagged DLQ send and the API's DLQ
+	// view and class redrive: a request PROCESSING without the candidate
+	// phase is never decided by the allocator, so its message (sent here,
+	// unrecorded) is still not done on its last receive (MaxReceives 2).
+	wedged := &asyncevent.Request{RequestID: "wedged-" + suffix, EventID: "fc", UserID: "u-wedged", EventType: asyncevent.FirstCome,
+		Status: asyncevent.StatusProcessing, RequestedAt: now - 3600_000, QueuedAt: now - 3600_000}
+	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, wedged, now/1000+3600); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sqsqueue.Open(ctx, awsclient.SQS(base), sqsqueue.Config{Name: queue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Send(ctx, asyncevent.Message{RequestID: wedged.RequestID, EventID: "fc", UserID: wedged.UserID, EventType: asyncevent.FirstCome}.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the wedged request's message dead-lettered", func() bool {
+		_, dead, err := raw.Depths(ctx)
+		return err == nil && dead == 1
+	})
 	for _, p := range []string{"/admin/events/fc", "/admin/events/fc/requests", "/admin/events/fc/stats", "/admin/events/lot/stats",
 		"/admin/requests/" + reqs[0] + "/logs", "/admin/dlq", "/metrics"} {
 		api.do("GET", p, 200, "")
 	}
+	api.do("POST", "/admin/dlq/redrive?class=ALLOCATING", 202, "")
 	user("u0").do("GET", "/requests/"+reqs[0], 200, "")
 	user("u0").do("GET", "/me/participations", 200, "")
 	api.do("POST", "/admin/requests/sweep", 200, "")
