@@ -212,7 +212,7 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1}); err != nil {
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -221,7 +221,8 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 		}
 	}
 	// A worker that counts its outcomes as asyncworker's handler does
-	// (a service package may not import another's).
+	// (a service package may not import another's). It runs no arrival
+	// allocator: the event above orders by delivery.
 	handle := func(ctx context.Context, m consumer.Message) bool {
 		done := wm.Start()
 		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
