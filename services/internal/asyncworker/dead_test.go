@@ -144,8 +144,11 @@ func TestDeadLetterByClass(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 2})
+	// Delivery ordering: each injected fault fails the delivery that
+	// decides. (An arrival candidate's waiting class, ALLOCATING, is in
+	// TestDeadClassOf.)
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20,
-		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string

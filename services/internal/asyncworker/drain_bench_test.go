@@ -66,8 +66,10 @@ func BenchmarkDrain(b *testing.B) {
 func drain(b *testing.B, concurrency, batch int) {
 	ctx := context.Background()
 	env := asynceventtest.New(b, asynceventtest.Options{})
+	// Delivery ordering: one delivery per message decides it, as the
+	// raw 2-write transaction loop it is compared with.
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: int64(b.N),
-		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		b.Fatal(err)
 	}
 	var wg sync.WaitGroup

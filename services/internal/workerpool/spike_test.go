@@ -51,8 +51,11 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	bin := buildWorker(t)
 	ctx := context.Background()
 	env := asynceventtest.New(t, asynceventtest.Options{})
+	// Delivery ordering: every message is done on its first delivery, so
+	// the backlog the autoscaler sees is the spike alone (an arrival
+	// candidate's message comes back once, a few seconds later).
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "spike", EventType: asyncevent.FirstCome, Capacity: 100,
-		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	const users = 350
@@ -128,9 +131,12 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	killedAt := time.Now()
-	asynceventtest.Eventually(t, 10*time.Second, "a replacement for the killed worker", func() (bool, error) {
+	// Replaced: the victim is gone and the pool runs what it decided (by
+	// then the falling backlog may call for fewer than 4).
+	asynceventtest.Eventually(t, 30*time.Second, "a replacement for the killed worker", func() (bool, error) {
 		ps := pool.Procs()
-		return len(ps) == 4 && !slices.ContainsFunc(ps, func(p workerpool.Proc) bool { return p.PID == victim }), nil
+		desired := int(metricstest.Gather(t, reg).Value("pacer_workers_desired"))
+		return len(ps) == desired && !slices.ContainsFunc(ps, func(p workerpool.Proc) bool { return p.PID == victim }), nil
 	})
 	// Every request decided, by the others (the killed one's messages come
 	// back after their 3 s visibility).
@@ -160,10 +166,19 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	}
 	t.Logf("%d evaluations; desired %v, running %v; killed at +%s, drained at +%s, scaled in at +%s", len(steps), desired, running,
 		killedAt.Sub(steps[0].At).Round(100*time.Millisecond), drained.Sub(steps[0].At).Round(100*time.Millisecond), scaledIn.Sub(steps[0].At).Round(100*time.Millisecond))
-	// Out at once to the computed 4; in step by step as the backlog falls,
-	// the running count following the decisions.
-	if desired[0] != 4 || desired[len(desired)-1] != 1 || !slices.IsSortedFunc(desired, func(a, b int) int { return b - a }) || !slices.Equal(running, desired) {
-		t.Fatalf("desired %v, running %v: want from 4 down to 1, never up again, running following", desired, running)
+	// Out at once to the computed 4; in step by step once the backlog is
+	// drained, never up again after that, the running count following the
+	// decisions. (Before the drain the desired count may rise once more: the
+	// killed worker's messages come back to the backlog, and on a slow
+	// machine the backlog per worker can call for one more.)
+	var after []int
+	for _, s := range steps {
+		if !s.At.Before(drained) {
+			after = append(after, s.Desired)
+		}
+	}
+	if desired[0] != 4 || desired[len(desired)-1] != 1 || !slices.IsSortedFunc(after, func(a, b int) int { return b - a }) || !slices.Equal(running, desired) {
+		t.Fatalf("desired %v (after the drain %v), running %v: want 4 first, down to 1 after the drain and never up again, running following", desired, after, running)
 	}
 	// Damped: each scale-in to d comes only once no evaluation of the last
 	// window recommended more than d, and at least once the pool held more
