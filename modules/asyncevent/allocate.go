@@ -130,8 +130,12 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		st.lateChecked = now
 	}
 	for ctx.Err() == nil {
-		if s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
-			break // leave the rest to the next run, under a fresh lease
+		// After half the lease, leave the rest to the next run, under a
+		// fresh lease; but decide at least one batch per run, so that an
+		// allocator on a slow machine (or behind a slow acquire) still makes
+		// progress. A batch written after the lease ran out is fenced.
+		if res.Batches > 0 && s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
+			break
 		}
 		batch, late, err := s.candidates(ctx, eventID, pos, max(from, 0), watermark)
 		if err != nil {

@@ -230,7 +230,10 @@ func TestAllocatorCrash(t *testing.T) {
 		return time.Now().UnixMilli() > last+1, nil
 	})
 	res, err := dead.Allocate(ctx, "crash")
-	if !errors.Is(err, errDead) || res.Decided != asyncevent.MaxAllocBatch {
+	// One batch, then death (or, on a slow machine, the end of the run at
+	// half the lease, before the next batch): either way its lease is
+	// never released.
+	if !(errors.Is(err, errDead) || err == nil && res.Batches == 1) || res.Decided != asyncevent.MaxAllocBatch {
 		t.Fatalf("dying allocator: %+v, %v; want one batch, then death", res, err)
 	}
 	next := allocator(env, env.Store, time.Minute)

@@ -210,7 +210,8 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcom
 		return s.retry(ctx, msg, d, err)
 	}
 	s.kick(msg.EventID)
-	return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: queuedAt, StartedAt: t.StartedAt, RetryAfter: s.retryAfter(queuedAt, d.ReceiveCount)}
+	// A new candidate: its wait starts now, whatever the receive count.
+	return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: queuedAt, StartedAt: t.StartedAt, RetryAfter: s.retryAfter(queuedAt, 1)}
 }
 
 // retryAfter is how long after now a redelivery of an arrival candidate
