@@ -189,6 +189,69 @@ func TestShardedIndexReads(t *testing.T) {
 	}
 }
 
+// The merge orders by (queuedAt, requestId), not by request id alone:
+// requests whose ids run against their queuedAt, with ties on queuedAt,
+// come back in GSI2 order from every reader of a sharded index.
+func TestShardedIndexOrdersByQueuedAt(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "mix", EventType: asyncevent.FirstCome, Capacity: 7,
+		ClosesAt: time.Now().Add(time.Hour).UnixMilli(), IndexShards: 4}); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().UnixMilli()
+	var want []string
+	type pos struct {
+		at int64
+		id string
+	}
+	var ps []pos
+	for i := range 40 {
+		r := &asyncevent.Request{RequestID: fmt.Sprintf("r%02d", i), EventID: "mix", UserID: fmt.Sprintf("u%02d", i),
+			EventType: asyncevent.FirstCome, Status: asyncevent.StatusReceived, UIResult: asyncevent.ResultPending, RequestedAt: base - 1000}
+		if _, _, err := env.Store.CreateRequest(ctx, r, 0); err != nil {
+			t.Fatal(err)
+		}
+		at := base - int64((i*7)%13) // against the ids' order, with ties
+		if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: r.RequestID, EventID: "mix", UserID: r.UserID,
+			From: []asyncevent.Status{asyncevent.StatusReceived}, To: asyncevent.StatusQueued, At: base + 1, QueuedAt: at, IndexShards: 4}); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, pos{at, r.RequestID})
+	}
+	slices.SortFunc(ps, func(a, b pos) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.id, b.id)) })
+	for _, p := range ps {
+		want = append(want, p.id)
+	}
+	var got []string
+	for r, err := range env.Store.UndecidedRequests(ctx, "mix", 0, base+10) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.RequestID)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("UndecidedRequests: %v, want %v", got, want)
+	}
+	got = got[:0]
+	for cursor := ""; ; {
+		rs, next, err := env.Store.EventRequests(ctx, "mix", "", 6, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			got = append(got, r.RequestID)
+		}
+		if cursor = next; cursor == "" {
+			break
+		}
+	}
+	slices.Reverse(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("admin list: %v, want %v", got, want)
+	}
+}
+
 func sameSet(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
 	slices.Sort(a)
