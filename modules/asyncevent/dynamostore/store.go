@@ -11,7 +11,8 @@
 //	StatusLog        REQ#<requestId>             / LOG#<occurredAt>#<toStatus>
 //
 // GSI1 (USER#<userId> / QAT#<queuedAt>#REQ#<requestId>) and GSI2
-// (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>) are on Request items
+// (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>; EVENT#<eventId>#<shard>
+// for an event with IndexShards > 1, see shard.go) are on Request items
 // only, enforced by the ddb entities; queuedAt is 13-digit epoch millis. The
 // StatusLog sort key adds the target status to occurredAt, so that two
 // transitions of one request in the same millisecond never collide. A
