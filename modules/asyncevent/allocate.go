@@ -231,7 +231,7 @@ func (s *Service) candidates(ctx context.Context, eventID string, pos Position, 
 // its worker would, and returns it as it is now: nil if it is terminal.
 func (s *Service) promote(ctx context.Context, r *Request) (*Request, error) {
 	now := max(s.now(), r.LastChange()+1)
-	t := candidate(r.RequestID, r.EventID, r.UserID, now, 0, 0)
+	t := candidate(r.RequestID, r.EventID, r.UserID, now, 0, 0, 0)
 	err := s.store.Transition(ctx, t)
 	var se *StateError
 	switch {
@@ -250,12 +250,13 @@ func (s *Service) promote(ctx context.Context, r *Request) (*Request, error) {
 
 // candidate is the transition that makes a request an arrival candidate:
 // RECEIVED/QUEUED → PROCESSING with uiPhase ALLOCATING. queuedAt, when not
-// zero, is recorded if the request has none (it was still RECEIVED).
-func candidate(requestID, eventID, userID string, now, queuedAt int64, attempts int) *Transition {
+// zero, is recorded if the request has none (it was still RECEIVED), on
+// the event's index shards (IndexShards).
+func candidate(requestID, eventID, userID string, now, queuedAt int64, attempts, shards int) *Transition {
 	return &Transition{
 		RequestID: requestID, EventID: eventID, UserID: userID,
 		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
-		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: attempts,
+		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: attempts, IndexShards: shards,
 		UIPhase: PhaseAllocating, Message: "waiting for allocation",
 	}
 }

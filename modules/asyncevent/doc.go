@@ -29,7 +29,11 @@
 // A FIRST_COME event's Ordering picks its winners: OrderDelivery decides
 // each request as its message is delivered; OrderArrival makes requests
 // candidates and lets the event's allocator (Allocate, run by every worker
-// in RunAllocator) decide them in (queuedAt, requestId) order.
+// in RunAllocator) decide them in (queuedAt, requestId) order. Its
+// IndexShards (default 1, the seed's one index partition per event)
+// spreads its index entries over more partitions for events beyond about
+// 1,000 participations/s; readers merge them back in the same order
+// (docs/capacity.md).
 //
 // docs/asyncevent.md explains the design: the lifecycle as a state diagram,
 // the crash windows and how each is closed, ordering, the event cache and

@@ -17,6 +17,9 @@ const (
 	// MaxTime bounds every time setting: 9999-12-31T23:59:59.999Z in epoch
 	// milliseconds, so that adding a grace or a TTL cannot overflow.
 	MaxTime = 253_402_300_799_999
+	// MaxIndexShards bounds IndexShards: a sharded event index is read
+	// back by merging one query per shard, at most ddb.MaxMergeStreams.
+	MaxIndexShards = 32
 )
 
 // NewEvent is what an admin gives to create an event. Times are epoch
@@ -34,6 +37,10 @@ type NewEvent struct {
 	// Ordering (FIRST_COME) is how winners are picked: OrderArrival or
 	// OrderDelivery (default DefaultOrdering).
 	Ordering Ordering
+	// IndexShards (FIRST_COME) is how many partitions the event's index
+	// entries are written over (see EventConfig.IndexShards): 1..
+	// MaxIndexShards, default 1, the seed's one partition per event.
+	IndexShards int
 
 	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;
 	// Winners is K; AnnouncedAt (default: the cutoff) is when results are
@@ -93,7 +100,16 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 		if !in.Ordering.Valid() {
 			return nil, bad("ordering", "ordering must be %s or %s", OrderArrival, OrderDelivery)
 		}
+		if in.IndexShards == 0 {
+			in.IndexShards = 1
+		}
+		if in.IndexShards < 1 || in.IndexShards > MaxIndexShards {
+			return nil, bad("indexShards", "indexShards must be 1..%d", MaxIndexShards)
+		}
 		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt, cfg.Ordering = in.Capacity, in.OpensAt, in.ClosesAt, in.Ordering
+		if in.IndexShards > 1 {
+			cfg.IndexShards = in.IndexShards
+		}
 	case Lottery:
 		if in.Capacity != 0 || in.ClosesAt != 0 {
 			field := "capacity"
@@ -104,6 +120,9 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 		}
 		if in.Ordering != "" {
 			return nil, bad("ordering", "ordering is a FIRST_COME setting")
+		}
+		if in.IndexShards != 0 {
+			return nil, bad("indexShards", "indexShards is a FIRST_COME setting")
 		}
 		if in.LotteryCutoffAt <= now {
 			return nil, bad("lotteryCutoffAt", "lotteryCutoffAt must be in the future")

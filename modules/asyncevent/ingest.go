@@ -72,7 +72,7 @@ func (s *Service) participate(ctx context.Context, eventID, userID string) (Part
 	if dup {
 		return Participation{RequestID: existing, IsDuplicate: true}, nil
 	}
-	if err := s.enqueue(ctx, r, now+1); err != nil { // after the RECEIVED log
+	if err := s.enqueue(ctx, r, now+1, cfg.IndexShards); err != nil { // after the RECEIVED log
 		return Participation{}, err
 	}
 	return Participation{RequestID: r.RequestID}, nil
@@ -82,8 +82,9 @@ func (s *Service) participate(ctx context.Context, eventID, userID string) (Part
 // if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
 // transitions are timed no earlier than floor (epoch millis). It fails
 // (ErrUnavailable) only if the send failed and the request could not be
-// marked failed either: then it stays RECEIVED, for the sweep.
-func (s *Service) enqueue(ctx context.Context, r *Request, floor int64) error {
+// marked failed either: then it stays RECEIVED, for the sweep. shards is
+// the event's IndexShards.
+func (s *Service) enqueue(ctx context.Context, r *Request, floor int64, shards int) error {
 	msg := Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}
 	if err := s.queue.Send(ctx, msg.Encode()); err != nil {
 		at := max(s.now(), floor)
@@ -114,7 +115,7 @@ func (s *Service) enqueue(ctx context.Context, r *Request, floor int64) error {
 	wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	err := s.store.Transition(wctx, &Transition{
 		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
-		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at,
+		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at, IndexShards: shards,
 	})
 	cancel()
 	var se *StateError

@@ -140,6 +140,9 @@ type Transition struct {
 	// queuedAt (and its keys) is kept.
 	QueuedAt     int64
 	KeepQueuedAt bool
+	// IndexShards is the event's EventConfig.IndexShards, which picks the
+	// GSI2 partition the queuedAt keys go to (0 or 1: the seed's).
+	IndexShards int
 
 	// Fields set with the transition (zero values are not written).
 	StartedAt    int64

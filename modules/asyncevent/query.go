@@ -164,7 +164,15 @@ func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	s.cfg.Log.Info("asyncevent: operator re-queued a request whose enqueue had failed", "requestId", requestID)
-	if err := s.enqueue(ctx, r, at+1); err != nil {
+	shards := 0
+	if r.EventType == FirstCome {
+		cfg, err := s.event(ctx, r.EventID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		shards = cfg.IndexShards
+	}
+	if err := s.enqueue(ctx, r, at+1, shards); err != nil {
 		return nil, err
 	}
 	return s.store.GetRequest(ctx, requestID)

@@ -70,11 +70,15 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", err)
 		return Outcome{Ack: true, Result: "bad-message", Err: err}
 	}
+	shards := 0
 	if msg.EventType == FirstCome {
 		cfg, err := s.event(ctx, msg.EventID)
+		if err == nil {
+			shards = cfg.IndexShards
+		}
 		switch {
 		case err == nil && cfg.Ordering == OrderArrival:
-			return s.candidate(ctx, msg, d)
+			return s.candidate(ctx, msg, d, cfg.IndexShards)
 		case err != nil && !errors.Is(err, ErrEventNotFound):
 			return s.retry(ctx, msg, d, err)
 		}
@@ -87,7 +91,7 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 	start := &Transition{
 		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
 		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
-		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: d.ReceiveCount,
+		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: d.ReceiveCount, IndexShards: shards,
 	}
 	if msg.EventType == Lottery {
 		start.UIPhase = PhaseCollecting
@@ -162,7 +166,7 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 // write has the timeout. A redelivery reads the request first (a read costs
 // less than a refused transaction): most find it a candidate still, or
 // decided.
-func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcome {
+func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards int) Outcome {
 	if d.ReceiveCount > 1 {
 		r, err := s.store.GetRequest(ctx, msg.RequestID)
 		switch {
@@ -178,7 +182,7 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcom
 			return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: r.QueuedAt, RetryAfter: s.retryAfter(r.QueuedAt, d.ReceiveCount)}
 		}
 	}
-	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount)
+	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount, shards)
 	t.From = []Status{StatusQueued}
 	// As for a delivery decision, the message's SentAt stands for the
 	// queuedAt ingest records just after the send.
@@ -190,7 +194,7 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery) Outcom
 	var se *StateError
 	if errors.As(err, &se) && se.Current != nil && se.Current.Status == StatusReceived {
 		now := s.now()
-		t = candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount)
+		t = candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount, shards)
 		wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 		err = s.store.Transition(wctx, t)
 		cancel()

@@ -61,8 +61,8 @@ func (s *Store) UndecidedRequests(ctx context.Context, eventID string, from, bef
 	// '~' sorts after every request id character: hi is the last key of
 	// the millisecond before `before`.
 	lo, hi := "QAT#"+ddb.Millis(from)+"#", "QAT#"+ddb.Millis(before-1)+"#~"
-	q := s.requests.Query("GSI2", eventPK.Build(eventID)).Between(lo, hi).Limit(ddb.MaxPageSize)
-	return s.index(ctx, q, asyncevent.StatusQueued, asyncevent.StatusProcessing)
+	between := func(q *ddb.Query[RequestItem]) *ddb.Query[RequestItem] { return q.Between(lo, hi) }
+	return s.eventIndex(ctx, eventID, between, asyncevent.StatusQueued, asyncevent.StatusProcessing)
 }
 
 // Allocate implements asyncevent.Store: one transaction of the capacity

@@ -68,3 +68,11 @@ var narrowModel = []capacity.Usage{
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"R|GSI1|USER#": 0.5}},
 }
+
+// ShardedCeiling is the ceiling of an event whose index is written over
+// shards partitions (EventConfig.IndexShards), given the ceiling one
+// partition sets: each partition takes the requests that hash to it, about
+// 1/shards of them, so the event's GSI2 ceiling grows shards times. The
+// event's table partition (its capacity item) is not sharded: the event's
+// ceiling is the lower of this and that partition's.
+func ShardedCeiling(one float64, shards int) float64 { return one * float64(max(shards, 1)) }

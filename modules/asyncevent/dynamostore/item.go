@@ -73,6 +73,7 @@ type EventConfigItem struct {
 
 	CapacityTotal int64               `dynamodbav:"capacityTotal,omitempty"`
 	Ordering      asyncevent.Ordering `dynamodbav:"ordering,omitempty"`
+	IndexShards   int                 `dynamodbav:"indexShards,omitempty"`
 
 	LotteryCutoffAt int64  `dynamodbav:"lotteryCutoffAt,omitempty"`
 	Winners         int    `dynamodbav:"winners,omitempty"`

@@ -11,7 +11,8 @@
 //	StatusLog        REQ#<requestId>             / LOG#<occurredAt>#<toStatus>
 //
 // GSI1 (USER#<userId> / QAT#<queuedAt>#REQ#<requestId>) and GSI2
-// (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>) are on Request items
+// (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>; EVENT#<eventId>#<shard>
+// for an event with IndexShards > 1, see shard.go) are on Request items
 // only, enforced by the ddb entities; queuedAt is 13-digit epoch millis. The
 // StatusLog sort key adds the target status to occurredAt, so that two
 // transitions of one request in the same millisecond never collide. A
@@ -32,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -129,6 +131,9 @@ type Store struct {
 	caps     *ddb.Entity[CapacityItem]
 	configs  *ddb.Entity[EventConfigItem]
 	logs     *ddb.Entity[StatusLogItem]
+	// shards caches each event's IndexShards (eventID → int), fixed at
+	// creation: learnt from the configs this Store writes and reads.
+	shards sync.Map
 }
 
 var _ asyncevent.Store = (*Store)(nil)
@@ -185,6 +190,9 @@ func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) er
 	if errors.Is(err, ddb.ErrConditionFailed) {
 		return fmt.Errorf("%w: %s", asyncevent.ErrEventExists, cfg.EventID)
 	}
+	if err == nil {
+		s.shards.Store(cfg.EventID, max(cfg.IndexShards, 1))
+	}
 	return err
 }
 
@@ -201,6 +209,7 @@ func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asy
 	if err != nil {
 		return nil, err
 	}
+	s.shards.Store(eventID, max(it.IndexShards, 1))
 	return it.eventConfig(), nil
 }
 
@@ -397,7 +406,7 @@ func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) 
 		set("queuedAt", t.QueuedAt)
 		set("GSI1PK", userPK.Build(t.UserID))
 		set("GSI1SK", qat)
-		set("GSI2PK", eventPK.Build(t.EventID))
+		set("GSI2PK", eventIndexPK(t.EventID, t.RequestID, t.IndexShards))
 		set("GSI2SK", qat)
 	}
 	if t.RequirePhase != "" {
@@ -591,12 +600,22 @@ func (s *Store) UserRequests(ctx context.Context, userID string, limit int, curs
 }
 
 // EventRequests implements asyncevent.Store.
+// With a sharded index (IndexShards > 1) it merges the shards' queries
+// (ddb.NewMerge) and reads as from a narrow index; the cursor is the
+// merge's, bound to the event's shards.
 func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
-	query := func(n int, after string) *ddb.Query[RequestItem] {
+	shards, err := s.indexShards(ctx, eventID)
+	if err != nil {
+		return nil, "", err
+	}
+	query := func(n int, after string) pager {
+		if shards > 1 {
+			return s.shardMerge(eventID, shards, true, func(q *ddb.Query[RequestItem]) *ddb.Query[RequestItem] { return q.Desc() }).Limit(n).After(after)
+		}
 		return s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(n).After(after)
 	}
-	if !s.narrow {
-		q := query(limit, cursor)
+	if !s.narrow && shards == 1 {
+		q := s.requests.Query("GSI2", eventPK.Build(eventID)).Desc().Limit(limit).After(cursor)
 		if status != "" {
 			q.Filter(expression.Name("status").Equal(expression.Value(string(status))))
 		}
@@ -638,7 +657,7 @@ func (s *Store) EventRequests(ctx context.Context, eventID string, status asynce
 
 // anyAfter reports whether the index holds a request of status after
 // cursor, reading as little of it as it can.
-func (s *Store) anyAfter(ctx context.Context, query func(int, string) *ddb.Query[RequestItem], cursor string, status asyncevent.Status) (bool, error) {
+func (s *Store) anyAfter(ctx context.Context, query func(int, string) pager, cursor string, status asyncevent.Status) (bool, error) {
 	if status == "" {
 		return true, nil
 	}
@@ -697,6 +716,32 @@ func (s *Store) index(ctx context.Context, q *ddb.Query[RequestItem], statuses .
 		}
 		return requests(q.All(ctx))
 	}
+	return s.fetchAll(ctx, q.All(ctx), statuses...)
+}
+
+// pager is a GSI2 read one page at a time: a query, or the merge of a
+// sharded index's.
+type pager interface {
+	Page(ctx context.Context) (ddb.Page[RequestItem], error)
+}
+
+// eventIndex iterates over the requests of eventID's index, whole, in
+// GSI2 order (see index), each shard's query shaped by cond; a sharded
+// index's shards are merged and its requests read from the table.
+func (s *Store) eventIndex(ctx context.Context, eventID string, cond func(*ddb.Query[RequestItem]) *ddb.Query[RequestItem], statuses ...asyncevent.Status) iter.Seq2[*asyncevent.Request, error] {
+	shards, err := s.indexShards(ctx, eventID)
+	switch {
+	case err != nil:
+		return func(yield func(*asyncevent.Request, error) bool) { yield(nil, err) }
+	case shards > 1:
+		return s.fetchAll(ctx, mergedEntries(ctx, s.shardMerge(eventID, shards, false, cond)), statuses...)
+	}
+	return s.index(ctx, cond(s.requests.Query("GSI2", eventPK.Build(eventID))).Limit(ddb.MaxPageSize), statuses...)
+}
+
+// fetchAll iterates over the requests of index entries, read from the
+// table 100 at a time and kept if in one of statuses (all if none).
+func (s *Store) fetchAll(ctx context.Context, entries iter.Seq2[*RequestItem, error], statuses ...asyncevent.Status) iter.Seq2[*asyncevent.Request, error] {
 	return func(yield func(*asyncevent.Request, error) bool) {
 		var batch []*RequestItem
 		flush := func() bool {
@@ -713,7 +758,7 @@ func (s *Store) index(ctx context.Context, q *ddb.Query[RequestItem], statuses .
 			}
 			return true
 		}
-		for e, err := range q.All(ctx) {
+		for e, err := range entries {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -747,7 +792,7 @@ func pageErr(err error) ([]*asyncevent.Request, string, error) {
 
 // AllEventRequests implements asyncevent.Store.
 func (s *Store) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
-	return s.index(ctx, s.requests.Query("GSI2", eventPK.Build(eventID)).Limit(ddb.MaxPageSize))
+	return s.eventIndex(ctx, eventID, func(q *ddb.Query[RequestItem]) *ddb.Query[RequestItem] { return q })
 }
 
 // Logs implements asyncevent.Store.

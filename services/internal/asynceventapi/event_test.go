@@ -19,7 +19,7 @@ func TestCreateEventSchemaBounds(t *testing.T) {
 	if s == nil {
 		t.Fatal("no NewEventBody schema")
 	}
-	for name, max := range map[string]float64{"capacity": asyncevent.MaxCapacity, "winners": asyncevent.MaxWinners} {
+	for name, max := range map[string]float64{"capacity": asyncevent.MaxCapacity, "winners": asyncevent.MaxWinners, "indexShards": asyncevent.MaxIndexShards} {
 		p := s.Properties[name]
 		if p == nil || p.Minimum == nil || *p.Minimum != 1 || p.Maximum == nil || *p.Maximum != max {
 			t.Errorf("%s: schema %+v, want minimum 1, maximum %v", name, p, max)
@@ -51,6 +51,9 @@ func TestInvalidEventNamesTheField(t *testing.T) {
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "capacity": 5}, "body.capacity"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "announcedAt": future - 1}, "body.announcedAt"},
 		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "title": "a\u0085b"}, "body.title"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "indexShards": 0}, "body.indexShards"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "indexShards": 33}, "body.indexShards"},
+		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "indexShards": 4}, "body.indexShards"},
 	} {
 		resp := e.api.Post("/admin/events", adm, c.body)
 		expect(t, resp, http.StatusUnprocessableEntity)

@@ -86,6 +86,7 @@ type EventView struct {
 	OpensAt         int64  `json:"opensAt,omitempty"`
 	ClosesAt        int64  `json:"closesAt,omitempty"`
 	Ordering        string `json:"ordering,omitempty" doc:"FIRST_COME: arrival or delivery (see create-event)"`
+	IndexShards     int    `json:"indexShards,omitempty" doc:"FIRST_COME: partitions of the event index, when more than the seed's 1 (see create-event)"`
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
 	Winners         int    `json:"winners,omitempty"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty"`
@@ -101,7 +102,7 @@ type EventView struct {
 func eventViewOf(c *asyncevent.EventConfig) EventView {
 	return EventView{
 		EventID: c.EventID, EventType: string(c.EventType), Status: string(c.Status), Title: c.Title,
-		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: c.ClosesAt, Ordering: string(c.Ordering),
+		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: c.ClosesAt, Ordering: string(c.Ordering), IndexShards: c.IndexShards,
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,

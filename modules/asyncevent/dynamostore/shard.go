@@ -1,0 +1,101 @@
+package dynamostore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"hash/fnv"
+	"iter"
+	"strconv"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/ddb"
+)
+
+// eventShardPK is one shard's GSI2 partition of an event whose index is
+// written over several (EventConfig.IndexShards > 1): a departure from the
+// seed's EVENT#{eventId}, taken only by events created with it
+// (docs/capacity.md).
+var eventShardPK = ddb.MustFormat("EVENT#{eventId}#{shard}")
+
+// IndexShard is the shard of an event index of n shards that requestID's
+// entry is written to: FNV-1a (32 bits) of the request id, mod n. It is
+// stable: the same request always lands on the same shard.
+func IndexShard(requestID string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(requestID)) // a hash.Hash never fails to write
+	return int(h.Sum32() % uint32(n))
+}
+
+// eventIndexPK is the GSI2 partition key of requestID's entry in an event
+// index of shards shards: the seed's EVENT#<eventId> for 0 or 1.
+func eventIndexPK(eventID, requestID string, shards int) string {
+	if shards <= 1 {
+		return eventPK.Build(eventID)
+	}
+	return eventShardPK.Build(eventID, strconv.Itoa(IndexShard(requestID, shards)))
+}
+
+// indexShards is eventID's IndexShards (at least 1): from the configs this
+// Store has written or read, else read from the table (eventually
+// consistent; the setting never changes). An unknown event has 1.
+func (s *Store) indexShards(ctx context.Context, eventID string) (int, error) {
+	if n, ok := s.shards.Load(eventID); ok {
+		return n.(int), nil
+	}
+	_, err := s.GetEvent(ctx, eventID, false)
+	if errors.Is(err, asyncevent.ErrEventNotFound) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, _ := s.shards.Load(eventID)
+	return n.(int), nil
+}
+
+// byQueuedAt orders index entries as GSI2SK (QAT#<queuedAt>#REQ#<requestId>,
+// queuedAt zero-padded) orders them.
+func byQueuedAt(a, b *RequestItem) int {
+	return cmp.Or(cmp.Compare(a.QueuedAt, b.QueuedAt), cmp.Compare(a.RequestID, b.RequestID))
+}
+
+// shardMerge reads the shards shards of eventID's index as one, in GSI2
+// order (newest first with desc), each shard's query shaped by cond.
+func (s *Store) shardMerge(eventID string, shards int, desc bool, cond func(*ddb.Query[RequestItem]) *ddb.Query[RequestItem]) *ddb.Merge[RequestItem] {
+	qs := make([]*ddb.Query[RequestItem], shards)
+	for i := range qs {
+		qs[i] = cond(s.requests.Query("GSI2", eventShardPK.Build(eventID, strconv.Itoa(i))))
+	}
+	order := byQueuedAt
+	if desc {
+		order = func(a, b *RequestItem) int { return byQueuedAt(b, a) }
+	}
+	return ddb.NewMerge(order, qs...)
+}
+
+// mergedEntries iterates over every entry of a merge, page by page.
+func mergedEntries(ctx context.Context, m *ddb.Merge[RequestItem]) iter.Seq2[*RequestItem, error] {
+	return func(yield func(*RequestItem, error) bool) {
+		m.Limit(ddb.MaxPageSize)
+		for {
+			p, err := m.Page(ctx)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, e := range p.Items {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if p.Cursor == "" {
+				return
+			}
+			m.After(p.Cursor)
+		}
+	}
+}
