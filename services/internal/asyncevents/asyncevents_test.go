@@ -114,7 +114,7 @@ func readEvents(t *testing.T, dir string) []analytics.Detail {
 func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	t.Parallel()
 	const maxReceives = 2
-	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true})
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true, Service: asyncevent.Config{WorkerID: "worker"}})
 	ctx := context.Background()
 	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
 	if err := cps.Ensure(ctx); err != nil {
@@ -228,6 +228,17 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 			if r.Attempts < maxReceives {
 				t.Errorf("%s is %s after %d attempts", id, r.Status, r.Attempts)
 			}
+		}
+	}
+	// Every worker write names the workers (all "worker" here), ingest's
+	// none: a doomed request's only worker write is its recorded failure.
+	for _, d := range byID {
+		want := "worker"
+		if d.EventKind == analytics.ParticipationRequested {
+			want = ""
+		}
+		if d.WorkerID != want {
+			t.Errorf("%s of %s (%s, %s): workerId %q, want %q", d.EventKind, d.RequestID, d.Status, d.FailureClass, d.WorkerID, want)
 		}
 	}
 	if succeeded != 20 || deadLettered != len(doomed) {

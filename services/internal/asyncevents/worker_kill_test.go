@@ -69,6 +69,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	defer sink.Close() // after the publisher stops
 	defer startPublisher(t, env, &flakySink{next: sink, fails: 3}, 0)()
 
+	start := time.Now()
 	// The real worker binary, as deployed.
 	bin := filepath.Join(t.TempDir(), "asyncevent-worker")
 	build := exec.Command("go", "build", "-o", bin, "./services/asyncevent-worker")
@@ -77,6 +78,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the worker: %v\n%s", err, out)
 	}
+	t.Logf("built the worker in %s", time.Since(start).Round(time.Millisecond))
 	child := exec.Command(bin)
 	child.Env = append(os.Environ(),
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
@@ -101,7 +103,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = child.Wait() // "signal: killed", as intended
-	t.Logf("killed the worker: %v", count())
+	t.Logf("killed the worker at %s: %v", time.Since(start).Round(time.Millisecond), count())
 
 	stopWorker := env.StartWorkers(t, 1, consumer.Config{Concurrency: 10})
 	asynceventtest.Eventually(t, 45*time.Second, "every request decided and published", func() (bool, error) {
@@ -120,6 +122,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 		return true, nil
 	})
 	stopWorker()
+	t.Logf("all published at %s", time.Since(start).Round(time.Millisecond))
 
 	events := readEvents(t, dir)
 	byID, perRequest := dedup(t, events)
