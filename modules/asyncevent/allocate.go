@@ -150,7 +150,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 			t := &Transition{
 				RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
 				From: []Status{StatusProcessing}, At: at, FinishedAt: at, Attempts: r.Attempts,
-				UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating,
+				UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating, WorkerID: s.cfg.WorkerID,
 			}
 			if remaining > 0 {
 				remaining--
@@ -232,7 +232,7 @@ func (s *Service) candidates(ctx context.Context, eventID string, pos Position, 
 func (s *Service) promote(ctx context.Context, r *Request) (*Request, error) {
 	now := max(s.now(), r.LastChange()+1)
 	t := candidate(r.RequestID, r.EventID, r.UserID, now, 0, 0, 0)
-	err := s.store.Transition(ctx, t)
+	err := s.transition(ctx, t)
 	var se *StateError
 	switch {
 	case err == nil:

@@ -91,6 +91,12 @@ type Request struct {
 	LotteryTicket string
 	LotteryRank   int
 
+	// WorkerID names the worker process that made the request's last
+	// worker transition (Config.WorkerID): its start, its decision, an
+	// arrival allocator's decision, a recorded retryable failure. Ingest
+	// and operator writes leave it as it is.
+	WorkerID string
+
 	TTL int64
 }
 

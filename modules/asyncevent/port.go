@@ -55,8 +55,9 @@ type WorkerStore interface {
 	// terminal: attempts (the receive count of the delivery that failed),
 	// last error code, message and time. The last record wins: a redrive
 	// or re-queue sends a new message whose receive count starts again at
-	// 1, so a lower count is not necessarily an older record.
-	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error
+	// 1, so a lower count is not necessarily an older record. workerID,
+	// when set, is recorded as the request's workerId.
+	RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64, workerID string) error
 }
 
 // DrawStore is what a lottery draw needs beyond the event and the reads.
@@ -156,6 +157,9 @@ type Transition struct {
 	Attempts     int
 	Ticket       string
 	Rank         int
+	// WorkerID, when set, is recorded as the request's workerId: the
+	// worker process making the transition.
+	WorkerID string
 	// RequirePhase, when set, makes the transition conditional on the
 	// request's uiPhase.
 	RequirePhase UIPhase

@@ -51,6 +51,11 @@ type Config struct {
 	// AllocEvery is how often the allocator loop (RunAllocator) looks at
 	// the events it has seen candidates of (default 200 ms).
 	AllocEvery time.Duration
+	// WorkerID names this process when it runs a worker: the worker's
+	// transitions and its arrival allocator's decisions record it on the
+	// request (workerId), and the analytics events carry it. Empty (the
+	// API) records nothing.
+	WorkerID string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).

@@ -98,12 +98,12 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 		start.RequireEventOpen = true
 	}
 	closed := false // a lottery entry that arrived after the draw started
-	err = s.store.Transition(ctx, start)
+	err = s.transition(ctx, start)
 	var ese *EventStateError
 	if errors.As(err, &ese) {
 		closed = true
 		start.UIPhase, start.RequireEventOpen = "", false
-		err = s.store.Transition(ctx, start)
+		err = s.transition(ctx, start)
 	}
 	var startedAt int64
 	if err == nil {
@@ -190,13 +190,13 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 	if d.SentAt.IsZero() {
 		queuedAt = t.At
 	}
-	err := s.store.Transition(ctx, t)
+	err := s.transition(ctx, t)
 	var se *StateError
 	if errors.As(err, &se) && se.Current != nil && se.Current.Status == StatusReceived {
 		now := s.now()
 		t = candidate(msg.RequestID, msg.EventID, msg.UserID, now, now, d.ReceiveCount, shards)
 		wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-		err = s.store.Transition(wctx, t)
+		err = s.transition(wctx, t)
 		cancel()
 		queuedAt = now
 	}
@@ -239,7 +239,7 @@ func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery, floor i
 		now := max(s.now(), floor)
 		if s.isSoldOut(msg.EventID) {
 			t := rejectCapacity(msg, d, now)
-			err := s.store.Transition(ctx, t)
+			err := s.transition(ctx, t)
 			if err == nil {
 				return Outcome{Ack: true, Result: "rejected", Status: StatusRejected, FinishedAt: t.FinishedAt}
 			}
@@ -254,7 +254,7 @@ func (s *Service) takeSeat(ctx context.Context, msg Message, d Delivery, floor i
 			FinishedAt: now, UIResult: ResultSuccess, ResultCode: CodeSuccess, Attempts: d.ReceiveCount,
 			TakeSeat: true,
 		}
-		err := s.store.Transition(ctx, t)
+		err := s.transition(ctx, t)
 		if err == nil {
 			return Outcome{Ack: true, Result: "succeeded", Status: StatusSucceeded, FinishedAt: t.FinishedAt}
 		}
@@ -291,7 +291,7 @@ func (s *Service) lotteryClosed(ctx context.Context, msg Message, d Delivery, fl
 		FinishedAt: now, UIResult: ResultRejected, ResultCode: CodeRejectedLotteryClosed, Attempts: d.ReceiveCount,
 		UIPhase: PhaseAnnounced, Message: "entry arrived after the draw started",
 	}
-	if err := s.store.Transition(ctx, t); err != nil {
+	if err := s.transition(ctx, t); err != nil {
 		return s.settle(ctx, msg, d, err, floor)
 	}
 	return Outcome{Ack: true, Result: "rejected", Status: StatusRejected, FinishedAt: t.FinishedAt}
@@ -323,7 +323,7 @@ func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, messa
 		FailureClass: NonRetryable, ErrorCode: code, ErrorMessage: truncate(message, MaxErrorMessage),
 		Message: code,
 	}
-	err := s.store.Transition(ctx, t)
+	err := s.transition(ctx, t)
 	var se *StateError
 	switch {
 	case err == nil:
@@ -343,7 +343,7 @@ var errCapacityChanged = errors.New("capacity changed while deciding")
 func (s *Service) retry(ctx context.Context, msg Message, d Delivery, err error) Outcome {
 	code := ErrorCode(err)
 	if rerr := s.store.RecordAttempt(context.WithoutCancel(ctx), msg.RequestID, d.ReceiveCount, code,
-		truncate(err.Error(), MaxErrorMessage), s.now()); rerr != nil {
+		truncate(err.Error(), MaxErrorMessage), s.now(), s.cfg.WorkerID); rerr != nil {
 		s.cfg.Log.Warn("asyncevent: could not record attempt", "requestId", msg.RequestID, "err", rerr)
 	}
 	return Outcome{Result: "retry", Err: err}
@@ -361,4 +361,11 @@ func ErrorCode(err error) string {
 		return "TIMEOUT"
 	}
 	return "DEPENDENCY_ERROR"
+}
+
+// transition applies a transition of this worker: t records the worker's
+// identity (Config.WorkerID).
+func (s *Service) transition(ctx context.Context, t *Transition) error {
+	t.WorkerID = s.cfg.WorkerID
+	return s.store.Transition(ctx, t)
 }

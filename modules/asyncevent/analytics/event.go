@@ -67,8 +67,10 @@ type Detail struct {
 	QueueDelayMs *int64 `json:"queueDelayMs,omitempty"`
 	E2EDelayMs   *int64 `json:"e2eDelayMs,omitempty"`
 
-	// WorkerID names the worker process that recorded the transition,
-	// when the request records it (today it does not: see docs/events.md).
+	// WorkerID names the worker process that made the request's last
+	// worker transition (asyncevent.Request.WorkerID): for a decision, the
+	// worker (or arrival allocator) that decided it. Absent for a request
+	// no worker has moved (ParticipationRequested, an ingest failure).
 	WorkerID string `json:"workerId,omitempty"`
 }
 
@@ -155,6 +157,7 @@ func (m Mapper) detail(t DetailType, r *asyncevent.Request, at int64) Detail {
 		RequestID: r.RequestID, EventID: r.EventID, EventType: r.EventType, Status: r.Status,
 		UIResult: r.UIResult, ResultCode: r.ResultCode, FailureClass: r.FailureClass, ErrorCode: r.ErrorCode,
 		Attempts: r.Attempts, RequestedAt: r.RequestedAt, QueuedAt: r.QueuedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		WorkerID: r.WorkerID,
 	}
 	if r.QueuedAt != 0 && r.StartedAt != 0 {
 		v := r.QueueDelay()

@@ -209,11 +209,11 @@ func (k *killable) Transition(ctx context.Context, t *asyncevent.Transition) err
 	return k.Store.Transition(ctx, t)
 }
 
-func (k *killable) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error {
+func (k *killable) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64, workerID string) error {
 	if err := k.alive(); err != nil {
 		return err
 	}
-	return k.Store.RecordAttempt(ctx, requestID, attempts, code, message, at)
+	return k.Store.RecordAttempt(ctx, requestID, attempts, code, message, at, workerID)
 }
 
 func (k *killable) AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*asyncevent.Capacity, error) {

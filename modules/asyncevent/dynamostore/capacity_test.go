@@ -15,6 +15,10 @@ import (
 
 var ctx = context.Background()
 
+// typicalWorkerID is a worker id as asyncworker.DefaultWorkerID makes it on
+// ECS (Fargate's hostname, then the pid): what the capacity model prices.
+const typicalWorkerID = "ip-10-0-123-234.ap-northeast-2.compute.internal-1"
+
 // measure runs every operation of the capacity model once on a fresh
 // table (the seed's GSI2 or the narrow one), through a capacity.Meter on
 // DynamoDB Local, and returns what each cost.
@@ -23,6 +27,9 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	var m *capacity.Meter
 	env := asynceventtest.New(t, asynceventtest.Options{
 		SeedIndex: seed,
+		// A worker's transitions record its id (a worker's default on ECS:
+		// its hostname and pid).
+		Service: asyncevent.Config{WorkerID: typicalWorkerID},
 		Dynamo: func(c ddb.Client, table string, s *ddb.Schema) ddb.Client {
 			m = capacity.NewMeter(c, map[string]*ddb.Schema{table: s})
 			return m
@@ -82,7 +89,8 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	m.Take()
 	time.Sleep(5 * time.Millisecond)
 	// An allocator allowing no lateness: nothing else writes here.
-	alloc := asyncevent.New(env.Store, nil, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: time.Minute})
+	alloc := asyncevent.New(env.Store, nil, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: time.Minute,
+		WorkerID: typicalWorkerID})
 	res, err := alloc.Allocate(ctx, "ev-arrival")
 	if err != nil || res.Decided != len(ids) || res.Batches != 1 {
 		t.Fatalf("allocate: %+v, %v", res, err)

@@ -48,6 +48,8 @@ type RequestItem struct {
 	LotteryTicket string `dynamodbav:"lotteryTicket,omitempty"`
 	LotteryRank   int    `dynamodbav:"lotteryRank,omitempty"`
 
+	WorkerID string `dynamodbav:"workerId,omitempty"`
+
 	TTL int64 `dynamodbav:"ttl,omitempty"`
 }
 

@@ -397,6 +397,7 @@ func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) 
 	setStr("errorCode", t.ErrorCode)
 	setStr("errorMessage", t.ErrorMessage)
 	setStr("lotteryTicket", t.Ticket)
+	setStr("workerId", t.WorkerID)
 	if t.QueuedAt != 0 {
 		set := u.Set
 		if t.KeepQueuedAt {
@@ -465,7 +466,7 @@ func (s *Store) SetPhase(ctx context.Context, requestID string, from, to asyncev
 }
 
 // RecordAttempt implements asyncevent.Store.
-func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64) error {
+func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64, workerID string) error {
 	u := s.requests.Update(requestKey(requestID)).
 		Set("lastErrorCode", code).Set("lastErrorMessage", message).Set("lastErrorAt", at).
 		If(expression.Name("status").In(
@@ -474,6 +475,9 @@ func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts in
 			expression.Value(string(asyncevent.StatusProcessing))))
 	if attempts > 0 {
 		u.Set("attempts", attempts)
+	}
+	if workerID != "" {
+		u.Set("workerId", workerID)
 	}
 	return stateErr(requestID, u.Label("attempt").Run(ctx))
 }

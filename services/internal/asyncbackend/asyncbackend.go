@@ -47,6 +47,7 @@ type Config struct {
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
+	WorkerID      string        // see asyncevent.Config; set by the worker only
 	Log           *slog.Logger
 }
 
@@ -127,5 +128,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, Log: cfg.Log, Observer: cfg.Observer}), q, nil
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Observer}), q, nil
 }

@@ -114,7 +114,7 @@ func readEvents(t *testing.T, dir string) []analytics.Detail {
 func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	t.Parallel()
 	const maxReceives = 2
-	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true})
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true, Service: asyncevent.Config{WorkerID: "worker"}})
 	ctx := context.Background()
 	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
 	if err := cps.Ensure(ctx); err != nil {
@@ -177,22 +177,8 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		var cfg asyncevents.Config
-		cfg.Table, cfg.MaxReceives, cfg.AWS, cfg.Log = env.DDB.Table.Name(), maxReceives, &env.DDB.Config, nil
-		cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "asyncevent-events", 50*time.Millisecond
-		cfg.Sink = &flakySink{next: sink, fails: 3}
-		done <- asyncevents.Run(runCtx, cfg)
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		_ = sink.Close()
-	}()
+	defer sink.Close() // after the publisher stops
+	defer startPublisher(t, env, &flakySink{next: sink, fails: 3}, maxReceives)()
 
 	// Wait until every request is terminal or dead-lettered, and every
 	// terminal one has its processed event.
@@ -220,20 +206,7 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	stopWorkers()
 
 	events := readEvents(t, dir)
-	byID := map[string]analytics.Detail{}
-	for _, d := range events {
-		if prev, dup := byID[d.ID]; dup && !sameJSON(prev, d) {
-			t.Errorf("two different events share id %s:\n%+v\n%+v", d.ID, prev, d)
-		}
-		byID[d.ID] = d
-	}
-	perRequest := map[string]map[analytics.DetailType]int{}
-	for _, d := range byID {
-		if perRequest[d.RequestID] == nil {
-			perRequest[d.RequestID] = map[analytics.DetailType]int{}
-		}
-		perRequest[d.RequestID][d.EventKind]++
-	}
+	byID, perRequest := dedup(t, events)
 	succeeded, deadLettered := 0, 0
 	for _, id := range ids {
 		r := env.Request(t, id)
@@ -257,10 +230,64 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 			}
 		}
 	}
+	// Every worker write names the workers (all "worker" here), ingest's
+	// none: a doomed request's only worker write is its recorded failure.
+	for _, d := range byID {
+		want := "worker"
+		if d.EventKind == analytics.ParticipationRequested {
+			want = ""
+		}
+		if d.WorkerID != want {
+			t.Errorf("%s of %s (%s, %s): workerId %q, want %q", d.EventKind, d.RequestID, d.Status, d.FailureClass, d.WorkerID, want)
+		}
+	}
 	if succeeded != 20 || deadLettered != len(doomed) {
 		t.Errorf("%d succeeded and %d dead-lettered, want 20 and %d", succeeded, deadLettered, len(doomed))
 	}
 	t.Logf("%d events published before the kill; %d lines in all, %d after de-duplication", published, len(events), len(byID))
+}
+
+// startPublisher runs a publisher in this process, reading env's table's
+// stream from the checkpoints in <table>-cp into sink, until the returned
+// stop is called.
+func startPublisher(t *testing.T, env *asynceventtest.Env, sink eventsink.Sink, maxReceives int) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		var cfg asyncevents.Config
+		cfg.Table, cfg.MaxReceives, cfg.AWS, cfg.Log = env.DDB.Table.Name(), maxReceives, &env.DDB.Config, nil
+		cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "asyncevent-events", 50*time.Millisecond
+		cfg.Sink = sink
+		done <- asyncevents.Run(ctx, cfg)
+	}()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// dedup de-duplicates events by id, as every query does (failing if two
+// different events share an id), and counts each request's events by kind.
+func dedup(t *testing.T, events []analytics.Detail) (map[string]analytics.Detail, map[string]map[analytics.DetailType]int) {
+	t.Helper()
+	byID := map[string]analytics.Detail{}
+	for _, d := range events {
+		if prev, dup := byID[d.ID]; dup && !sameJSON(prev, d) {
+			t.Errorf("two different events share id %s:\n%+v\n%+v", d.ID, prev, d)
+		}
+		byID[d.ID] = d
+	}
+	perRequest := map[string]map[analytics.DetailType]int{}
+	for _, d := range byID {
+		if perRequest[d.RequestID] == nil {
+			perRequest[d.RequestID] = map[analytics.DetailType]int{}
+		}
+		perRequest[d.RequestID][d.EventKind]++
+	}
+	return byID, perRequest
 }
 
 func sameJSON(a, b analytics.Detail) bool {

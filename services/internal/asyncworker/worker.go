@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/pacerhq/pacer/sdk/consumer"
@@ -69,7 +71,19 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Duration(&cfg.Visibility, "visibility", "PACER_WORKER_VISIBILITY", 30*time.Second, "visibility timeout of a received message")
 	s.Duration(&cfg.Wait, "wait", "PACER_WORKER_WAIT", 10*time.Second, "long-poll wait, up to 20s")
 	s.String(&cfg.OpsAddr, "ops-addr", "PACER_WORKER_OPS_ADDR", DefaultOpsAddr, "where /metrics, /healthz and /readyz are served; -ops-addr= (empty) turns it off")
+	s.String(&cfg.WorkerID, "worker-id", "PACER_WORKER_ID", "", "this worker's id, recorded on the requests it moves (workerId) and in the analytics events; empty: <hostname>-<pid>")
 	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
+}
+
+// DefaultWorkerID is the worker id when PACER_WORKER_ID is not set:
+// <hostname>-<pid>, unique among the processes running at one time (an ECS
+// task's hostname is its own).
+func DefaultWorkerID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "worker"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
 // Run consumes the queue until ctx is cancelled, then stops receiving,
@@ -81,6 +95,9 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Log = slog.Default()
 	}
 	log := cfg.Log
+	if cfg.WorkerID == "" {
+		cfg.WorkerID = DefaultWorkerID()
+	}
 	if cfg.Batch > 10 {
 		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
@@ -120,7 +137,7 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		close(opsDone)
 	}
-	log.Info("asyncevent-worker consuming", "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
+	log.Info("asyncevent-worker consuming", "workerId", cfg.WorkerID, "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
 		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait, "sweepEvery", cfg.SweepEvery)
 	if cfg.Ready != nil {
 		cfg.Ready()
