@@ -25,7 +25,7 @@ import (
 // items, exactly (the local percentile is exact).
 func TestReportsMatchTheTable(t *testing.T) {
 	const participants, seats = 500, 100
-	env := asynceventtest.New(t, asynceventtest.Options{})
+	env := asynceventtest.New(t, asynceventtest.Options{Stream: true})
 	ctx := context.Background()
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "race", EventType: asyncevent.FirstCome, Capacity: seats}); err != nil {
 		t.Fatal(err)
