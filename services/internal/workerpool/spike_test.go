@@ -189,6 +189,12 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 		if i == 0 || s.Desired >= steps[i-1].Desired {
 			continue
 		}
+		// The kill drops running below the held level, and the controller
+		// does not scale out while it holds (TestControllerBounds): the
+		// first evaluation after the kill may come down to what runs.
+		if killedAt.After(steps[i-1].At) && !killedAt.After(s.At) && s.Desired == s.Running {
+			continue
+		}
 		for _, e := range steps[:i] {
 			if s.At.Sub(e.At) < cfg.ScaleInWindow && e.Recommended > s.Desired {
 				t.Fatalf("scaled in to %d at +%s although +%s recommended %d within the window", s.Desired,
