@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -23,7 +24,7 @@ const MaxMergeCursorLen = 16384
 // a k-way merge. Each stream must already come in that order (for
 // example, queries in Desc order merged by a descending cmp); the merge
 // then returns every item of every stream exactly once, in order, across
-// pages. Build it with NewMerge, read it with Page.
+// pages. Build it with NewMerge, read it with Page or All.
 //
 // Cost: a page reads each stream that still has items with one Query of
 // Limit+1 items (more only if DynamoDB's 1 MB response limit cuts it),
@@ -81,6 +82,18 @@ func (m *Merge[T]) Limit(n int) *Merge[T] {
 
 // After resumes after a cursor from a previous Page of the same merge.
 func (m *Merge[T]) After(cursor string) *Merge[T] { m.cursor = cursor; return m }
+
+// All iterates over every item of the merge, in order, page by page
+// (Limit items a page), from the cursor After set, if any.
+func (m *Merge[T]) All(ctx context.Context) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		c := *m
+		yieldPages(c.cursor, func(cursor string) (Page[T], error) {
+			c.cursor = cursor
+			return c.Page(ctx)
+		}, yield)
+	}
+}
 
 // mergeCursor is what a merge's cursor says: which streams it was issued
 // for (Bind, a digest of their bindings) and where each stands.

@@ -104,6 +104,102 @@ func TestMergeInterleavesStreamsAcrossPages(t *testing.T) {
 	}
 }
 
+// All reads what paging by hand reads, with the same calls: every item
+// once, in order, from After's cursor if set; stopping early stops
+// reading, and an error ends the iteration.
+func TestMergeAll(t *testing.T) {
+	t.Parallel()
+	env := ddbtest.New(t, &schema)
+	logs, times := seedStreams(t, env)
+	ctx := context.Background()
+	events := []string{"e1", "e2", "e3", "e4"}
+	// byHand pages through the merge from cursor, up to pages pages (0: all),
+	// and returns the times read and the Query calls made.
+	byHand := func(limit int, cursor string, pages int) ([]int64, int) {
+		var got []int64
+		calls := 0
+		for n := 1; ; n++ {
+			p, err := mergeOf(logs, events...).Limit(limit).After(cursor).Page(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls += p.Calls
+			for _, it := range p.Items {
+				got = append(got, it.At)
+			}
+			if cursor = p.Cursor; cursor == "" || n == pages {
+				return got, calls
+			}
+		}
+	}
+	var all []int64
+	for _, ev := range events {
+		all = append(all, times[ev]...)
+	}
+	slices.Sort(all)
+	slices.Reverse(all)
+	for _, limit := range []int{1, 7, 1000} {
+		want, wantCalls := byHand(limit, "", 0)
+		if !slices.Equal(want, all) {
+			t.Fatalf("limit %d: paging by hand read %v", limit, want)
+		}
+		env.Calls.Reset()
+		var got []int64
+		for it, err := range mergeOf(logs, events...).Limit(limit).All(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, it.At)
+		}
+		if !slices.Equal(got, want) || env.Calls.Count("DynamoDB.Query") != wantCalls {
+			t.Fatalf("limit %d: All read %v with %s\nwant %v with %d Query calls", limit, got, env.Calls, want, wantCalls)
+		}
+	}
+
+	// From a cursor: the rest.
+	first, err := mergeOf(logs, events...).Limit(7).Page(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest []int64
+	for it, err := range mergeOf(logs, events...).Limit(7).After(first.Cursor).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest = append(rest, it.At)
+	}
+	if !slices.Equal(rest, all[7:]) {
+		t.Fatalf("All after the first page read %v, want %v", rest, all[7:])
+	}
+
+	// Stopping in the second page reads two pages.
+	_, twoPages := byHand(2, "", 2)
+	env.Calls.Reset()
+	n := 0
+	for _, err := range mergeOf(logs, events...).Limit(2).All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if c := env.Calls.Count("DynamoDB.Query"); c != twoPages {
+		t.Fatalf("breaking after 3 items made %d Query calls, want %d (two pages)", c, twoPages)
+	}
+
+	errs := 0
+	for _, err := range mergeOf(logs, events...).After("forged").All(ctx) {
+		if !errors.Is(err, ddb.ErrCursor) {
+			t.Fatalf("want ErrCursor, got %v", err)
+		}
+		errs++
+	}
+	if errs != 1 {
+		t.Fatalf("%d errors yielded, want 1", errs)
+	}
+}
+
 // A merge cursor works only for the merge it came from: not for other
 // streams, another tenant, another order, a Query, or altered; and a
 // Query's cursor is not a merge's.

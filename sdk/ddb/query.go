@@ -311,21 +311,32 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[*T, error] {
 		if c.limit == 0 {
 			c.limit = 100
 		}
-		for {
-			p, err := c.Page(ctx)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, v := range p.Items {
-				if !yield(v, nil) {
-					return
-				}
-			}
-			if p.Cursor == "" {
-				return
-			}
-			c.cursor = p.Cursor
+		yieldPages(c.cursor, func(cursor string) (Page[T], error) {
+			c.cursor = cursor
+			return c.Page(ctx)
+		}, yield)
+	}
+}
+
+// yieldPages yields the items of page after page, page(cursor) reading
+// the one after cursor, starting after cursor ("" for the first), until a
+// page has no cursor or yield returns false; a page's error is yielded
+// and ends it.
+func yieldPages[T any](cursor string, page func(cursor string) (Page[T], error), yield func(*T, error) bool) {
+	for {
+		p, err := page(cursor)
+		if err != nil {
+			yield(nil, err)
+			return
 		}
+		for _, v := range p.Items {
+			if !yield(v, nil) {
+				return
+			}
+		}
+		if p.Cursor == "" {
+			return
+		}
+		cursor = p.Cursor
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
 
@@ -22,28 +23,33 @@ func init() {
 		Addr:    envOr("PACER_PHOTO_ADDR", photoapi.DefaultAddr),
 		AddrVar: "PACER_PHOTO_ADDR",
 		Run: func(ctx context.Context, env Env) error {
-			awsCfg := env.AWS
+			// The settings the photo-api binary reads, then the dev stack's own.
+			var cfg photoapi.Config
+			if err := config.FromEnv("photo-api", cfg.Declare); err != nil {
+				return err
+			}
 			images, stopCDN, err := serveCDN(demoImageDir)
 			if err != nil {
 				return err
 			}
 			defer stopCDN()
-			return photoapi.Run(ctx, photoapi.Config{
-				Listener: env.Listener, Stage: "dev", DatabaseURL: env.DatabaseURL, AWS: &awsCfg, Dev: true, Log: env.Log,
-				ImageBaseURL: envOr("PACER_PHOTO_IMAGE_BASE_URL", images),
-				Ready: func(ctx context.Context, base string, deps photoapi.Deps) error {
-					defer env.Ready() // it serves; a demo-data failure is logged
-					d, err := photoapi.SeedDemo(ctx, deps.Service)
-					if err != nil {
-						return fmt.Errorf("demo data: %w", err)
-					}
-					if err := photoapi.WriteDemoImages(demoImageDir, d.Keys); err != nil {
-						return fmt.Errorf("demo images: %w", err)
-					}
-					fmt.Fprint(os.Stdout, photoDemoBanner(base, d))
-					return nil
-				},
-			})
+			cfg.Listener, cfg.Stage, cfg.DatabaseURL, cfg.AWS, cfg.Dev, cfg.Log = env.Listener, "dev", env.DatabaseURL, &env.AWS, true, env.Log
+			if cfg.ImageBaseURL == "" { // PACER_PHOTO_IMAGE_BASE_URL unset: the local CDN stand-in
+				cfg.ImageBaseURL = images
+			}
+			cfg.Ready = func(ctx context.Context, base string, deps photoapi.Deps) error {
+				defer env.Ready() // it serves; a demo-data failure is logged
+				d, err := photoapi.SeedDemo(ctx, deps.Service)
+				if err != nil {
+					return fmt.Errorf("demo data: %w", err)
+				}
+				if err := photoapi.WriteDemoImages(demoImageDir, d.Keys); err != nil {
+					return fmt.Errorf("demo images: %w", err)
+				}
+				fmt.Fprint(os.Stdout, photoDemoBanner(base, d))
+				return nil
+			}
+			return photoapi.Run(ctx, cfg)
 		},
 	})
 }

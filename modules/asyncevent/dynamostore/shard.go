@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
-	"iter"
 	"strconv"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
@@ -75,27 +74,4 @@ func (s *Store) shardMerge(eventID string, shards int, desc bool, cond func(*ddb
 		order = func(a, b *RequestItem) int { return byQueuedAt(b, a) }
 	}
 	return ddb.NewMerge(order, qs...)
-}
-
-// mergedEntries iterates over every entry of a merge, page by page.
-func mergedEntries(ctx context.Context, m *ddb.Merge[RequestItem]) iter.Seq2[*RequestItem, error] {
-	return func(yield func(*RequestItem, error) bool) {
-		m.Limit(ddb.MaxPageSize)
-		for {
-			p, err := m.Page(ctx)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, e := range p.Items {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if p.Cursor == "" {
-				return
-			}
-			m.After(p.Cursor)
-		}
-	}
 }

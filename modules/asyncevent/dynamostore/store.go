@@ -738,7 +738,7 @@ func (s *Store) eventIndex(ctx context.Context, eventID string, cond func(*ddb.Q
 	case err != nil:
 		return func(yield func(*asyncevent.Request, error) bool) { yield(nil, err) }
 	case shards > 1:
-		return s.fetchAll(ctx, mergedEntries(ctx, s.shardMerge(eventID, shards, false, cond)), statuses...)
+		return s.fetchAll(ctx, s.shardMerge(eventID, shards, false, cond).Limit(ddb.MaxPageSize).All(ctx), statuses...)
 	}
 	return s.index(ctx, cond(s.requests.Query("GSI2", eventPK.Build(eventID))).Limit(ddb.MaxPageSize), statuses...)
 }

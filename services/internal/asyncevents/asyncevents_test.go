@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,46 +17,23 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics/schematest"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/childproc"
 )
 
-// childEnv marks the re-executed test binary as a publisher process.
-const childEnv = "ASYNCEVENTS_TEST_CHILD"
-
+// TestMain runs the tests, or, in a child, a publisher configured from
+// the environment.
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		os.Exit(runChild())
-	}
-	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
-}
-
-// runChild is a publisher process configured from the environment.
-func runChild() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	awsCfg, err := awsclient.Load(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	var cfg asyncevents.Config
-	if err := config.FromEnv("events-child", cfg.Declare); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg.AWS = &awsCfg
-	if err := asyncevents.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "events-child", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
+		cfg.AWS = &awsCfg
+		return asyncevents.Run(ctx, cfg)
+	})
 }
 
 // flakySink fails its first puts, as a throttled EventBridge or a full
@@ -150,25 +123,17 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	})
 
 	dir := t.TempDir()
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"=1",
+	child := childproc.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_ASYNCEVENT_MAX_RECEIVES="+fmt.Sprint(maxReceives),
 		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir,
 		"PACER_EVENTS_BUFFER_INTERVAL=300ms", "PACER_EVENTS_POLL=50ms")
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
 	stopWorkers := env.StartWorkers(t, 3, consumer.Config{Concurrency: 4})
 	// Kill the publisher once it has published some events, mid-stream.
 	asynceventtest.Eventually(t, 60*time.Second, "the first published events", func() (bool, error) {
 		return len(readEvents(t, dir)) > 0, nil
 	})
-	if err := child.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
+	child.Kill()
 	published := len(readEvents(t, dir))
 
 	// A successor, whose sink fails its first puts, takes over from the

@@ -3,13 +3,11 @@ package asyncworker_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
@@ -17,43 +15,20 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
-	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/childproc"
 )
 
-// childEnv marks the re-executed test binary as a worker process.
-const childEnv = "ASYNCWORKER_TEST_CHILD"
-
+// TestMain runs the tests, or, in a child, a worker whose transactions are
+// slow (so messages are in flight when the parent kills it).
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		os.Exit(runChild())
-	}
-	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
-}
-
-// runChild is a worker process whose transactions are slow (so messages
-// are in flight when the parent kills it).
-func runChild() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	awsCfg, err := awsclient.Load(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	var cfg asyncworker.Config
-	if err := config.FromEnv("crash-worker", cfg.Declare); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg.AWS = &awsCfg
-	slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
-	slow.SetTxDelay(500 * time.Millisecond)
-	cfg.DynamoDB = slow
-	if err := asyncworker.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "crash-worker", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
+		cfg.AWS = &awsCfg
+		slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
+		slow.SetTxDelay(500 * time.Millisecond)
+		cfg.DynamoDB = slow
+		return asyncworker.Run(ctx, cfg)
+	})
 }
 
 // A worker process killed with SIGKILL while messages are in flight:
@@ -97,16 +72,9 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 		}
 		ids = append(ids, p.RequestID)
 	}
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"=1",
+	child := childproc.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
-	child.Stderr = os.Stderr
-	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() }) // it may be dead already
 
 	var atKill *asyncevent.Stats
 	asynceventtest.Eventually(t, 30*time.Second, "the child to finish some requests and hold others in flight", func() (bool, error) {
@@ -118,10 +86,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 		atKill = st
 		return done >= 5 && st.ByStatus[asyncevent.StatusProcessing] >= 3, nil
 	})
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait() // "signal: killed", as intended
+	child.Kill()
 	st, _ := env.Service.EventStats(ctx, "ev")
 	t.Logf("killed the worker: %v (PROCESSING at kill: %d)", st.ByStatus, atKill.ByStatus[asyncevent.StatusProcessing])
 	if !st.InvariantOK {
@@ -197,24 +162,14 @@ func TestGracefulStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"=1",
+	child := childproc.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=5", "PACER_WORKER_VISIBILITY=30s", "PACER_WORKER_WAIT=1s")
-	child.Stderr = os.Stderr
-	child.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = child.Process.Kill() }) // it may have exited already
 	asynceventtest.Eventually(t, 30*time.Second, "some requests in flight", func() (bool, error) {
 		st, err := env.Service.EventStats(ctx, "ev")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] > 0, err
 	})
-	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Wait(); err != nil {
+	if err := child.Stop(); err != nil {
 		t.Fatalf("worker exit: %v", err)
 	}
 	// Everything it took is finished (no PROCESSING left behind), and with
