@@ -56,7 +56,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 			switch {
 			case o == asyncevent.OrderDelivery && out.Ack && out.Status.Terminal():
 				decider[p.RequestID] = w
-			case o == asyncevent.OrderArrival && out.Result == "allocating":
+			case o == asyncevent.OrderArrival && out.Result == "waiting":
 				decider[p.RequestID] = "worker-b" // its allocator decides below
 			default:
 				t.Fatalf("%s: delivery to %s: %+v", p.RequestID, w, out)
