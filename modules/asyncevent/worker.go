@@ -226,15 +226,15 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 // acks this delivery ("waiting"): waiting costs no receive, so a long
 // queue does not push candidates into the DLQ. The copy is sent before
 // this one is deleted, so a crash in between leaves two (the second finds
-// the request decided and is acked). Without continuations left, or if
-// the send fails, the message is left on the queue, to come back after
+// the request decided and is acked). Without continuations left, without
+// a queue (a Service made with none), or if the send fails, the message is left on the queue, to come back after
 // RetryAfter ("allocating"), and its receives count toward
 // maxReceiveCount.
 func (s *Service) wait(ctx context.Context, msg Message, d Delivery, out Outcome) Outcome {
 	s.kick(msg.EventID)
 	out.EventType, out.Status = msg.EventType, StatusProcessing
 	after := s.retryAfter(out.QueuedAt, msg.Waits+d.ReceiveCount)
-	if msg.Waits < s.cfg.CandidateWaits {
+	if s.queue != nil && msg.Waits < s.cfg.CandidateWaits {
 		next := msg
 		next.Waits++
 		err := s.queue.SendAfter(ctx, next.Encode(), min(after, MaxSendDelay))

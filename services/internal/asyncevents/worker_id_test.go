@@ -28,7 +28,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 	for _, id := range []string{"worker-a", "worker-b"} {
 		c := cfg
 		c.WorkerID = id
-		workers[id] = asyncevent.New(env.Store, nil, nil, c)
+		workers[id] = asyncevent.New(env.Store, env.Queue, nil, c)
 	}
 	decider := map[string]string{} // requestId → worker id
 	deliver := func(w, eventID, user, requestID string) asyncevent.Outcome {
