@@ -61,7 +61,7 @@ func Signals(c Config) []Signal {
 		{
 			Record: QueueStalled,
 			Expr: fmt.Sprintf(`(sum(queue_state:pacer_queue_messages:max{queue="main", state="visible"}) > bool 0)`+
-				` * ((sum(rate(pacer_worker_messages_total{outcome!="retryable"}[%s])) or vector(0)) == bool 0)`, w),
+				` * ((sum(rate(pacer_worker_messages_total{outcome!~"retryable|waiting"}[%s])) or vector(0)) == bool 0)`, w),
 			Help: "1 while the main queue has visible messages and no worker finished one (succeeded, rejected or final) in the window, else 0.",
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{
@@ -101,7 +101,7 @@ func Signals(c Config) []Signal {
 		{
 			Record: FinalRatio,
 			Expr: fmt.Sprintf(`sum(rate(pacer_worker_messages_total{outcome="final"}[%s]))`+
-				` / (sum(rate(pacer_worker_messages_total{outcome!="retryable"}[%s])) > %s)`, w, w, num(c.WorkerMinRate)),
+				` / (sum(rate(pacer_worker_messages_total{outcome!~"retryable|waiting"}[%s])) > %s)`, w, w, num(c.WorkerMinRate)),
 			Help: fmt.Sprintf("Share of finished messages that ended FAILED_FINAL; absent below %s finished messages/s.", num(c.WorkerMinRate)),
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{

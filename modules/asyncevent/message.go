@@ -13,6 +13,10 @@ type Message struct {
 	EventID   string    `json:"eventId"`
 	UserID    string    `json:"userId"`
 	EventType EventType `json:"eventType"`
+	// Waits counts the continuations of an arrival candidate's message:
+	// how many times it was acked and sent again while its request waited
+	// for the allocator (Config.CandidateWaits). 0 on ingest's message.
+	Waits int `json:"waits,omitempty"`
 }
 
 // Encode returns the message's JSON body.
@@ -36,6 +40,8 @@ func DecodeMessage(body string) (Message, error) {
 		return m, fmt.Errorf("%w: bad ids", ErrBadMessage)
 	case !m.EventType.Valid():
 		return m, fmt.Errorf("%w: event type %q", ErrBadMessage, m.EventType)
+	case m.Waits < 0:
+		return m, fmt.Errorf("%w: waits %d", ErrBadMessage, m.Waits)
 	}
 	return m, nil
 }

@@ -3,6 +3,7 @@ package asyncevent
 import (
 	"context"
 	"iter"
+	"time"
 )
 
 // The persistence the domain needs is declared as small interfaces, one per
@@ -179,8 +180,18 @@ type Transition struct {
 
 // Queue sends participation messages. sqsqueue implements it.
 type Queue interface {
+	// Send enqueues body.
 	Send(ctx context.Context, body string) error
+	// SendAfter enqueues body to be delivered no earlier than delay from
+	// now (SQS DelaySeconds: whole seconds, rounded up, at most
+	// MaxSendDelay). An arrival candidate's message is continued this way
+	// while its request waits for the allocator (see Service.Process).
+	SendAfter(ctx context.Context, body string, delay time.Duration) error
 }
+
+// MaxSendDelay is the longest Queue.SendAfter delay: SQS's DelaySeconds
+// limit.
+const MaxSendDelay = 15 * time.Minute
 
 // DeadLetters is the admin's view of the dead-letter queue. sqsqueue
 // implements it.

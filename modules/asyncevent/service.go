@@ -51,6 +51,17 @@ type Config struct {
 	// AllocEvery is how often the allocator loop (RunAllocator) looks at
 	// the events it has seen candidates of (default 200 ms).
 	AllocEvery time.Duration
+	// CandidateWaits is how many times an arrival candidate's message is
+	// continued (acked and sent again, delayed, with a fresh receive
+	// count) while its request waits for the allocator (default 10;
+	// negative: never, each wait is a receive). Waiting is not failing: a
+	// long queue must not push candidates into the DLQ, which holds only
+	// messages that failed after retries. After these waits (about 7.5
+	// minutes with the defaults) the message stays on the queue between
+	// deliveries and its receives count toward maxReceiveCount: a request
+	// the allocator has not decided by then reaches the DLQ (class
+	// ALLOCATING).
+	CandidateWaits int
 	// WorkerID names this process when it runs a worker: the worker's
 	// transitions and its arrival allocator's decisions record it on the
 	// request (workerId), and the analytics events carry it. Empty (the
@@ -133,6 +144,9 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	}
 	if cfg.AllocEvery <= 0 {
 		cfg.AllocEvery = 200 * time.Millisecond
+	}
+	if cfg.CandidateWaits == 0 {
+		cfg.CandidateWaits = 10
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

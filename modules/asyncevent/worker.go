@@ -14,8 +14,10 @@ type Outcome struct {
 	// maxReceiveCount receives, moves it to the DLQ).
 	Ack bool
 	// Result names what happened, for logs and metrics: "succeeded",
-	// "rejected", "collecting", "allocating" (an arrival candidate waits
-	// for the allocator; not acked), "failed", "done-already",
+	// "rejected", "collecting", "waiting" (an arrival candidate waits for
+	// the allocator: acked, its message continued, see Config.
+	// CandidateWaits), "allocating" (the same once the continuations are
+	// spent or could not be sent: not acked), "failed", "done-already",
 	// "bad-message", "unknown-request" or "retry".
 	Result string
 	// Err is the failure behind "retry", "failed" and "bad-message".
@@ -158,16 +160,17 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 
 // candidate makes a FIRST_COME request of an arrival-ordered event a
 // candidate for the allocator (PROCESSING, uiPhase ALLOCATING) and kicks
-// this process's allocator loop. The message is acked only once the
-// request is decided: until then each redelivery kicks an allocator again,
-// so a crash of every allocator that knew of the event cannot strand it. A
-// request still RECEIVED (its ingest died after the send) gets queuedAt =
-// now, stamped within WriteTimeout of the write like ingest's; only that
-// write has the timeout. A redelivery reads the request first (a read costs
+// this process's allocator loop. The request's message lives until the
+// request is decided: each delivery that finds it undecided kicks an
+// allocator again (see wait), so a crash of every allocator that knew of
+// the event cannot strand it. A request still RECEIVED (its ingest died
+// after the send) gets queuedAt = now, stamped within WriteTimeout of the
+// write like ingest's; only that write has the timeout. A later delivery
+// (a redelivery or a continuation) reads the request first (a read costs
 // less than a refused transaction): most find it a candidate still, or
 // decided.
 func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards int) Outcome {
-	if d.ReceiveCount > 1 {
+	if d.ReceiveCount > 1 || msg.Waits > 0 {
 		r, err := s.store.GetRequest(ctx, msg.RequestID)
 		switch {
 		case errors.Is(err, ErrRequestNotFound):
@@ -178,8 +181,7 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 		case r.Status.Terminal():
 			return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: r.Status, QueuedAt: r.QueuedAt}
 		case r.Status == StatusProcessing:
-			s.kick(msg.EventID)
-			return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: r.QueuedAt, RetryAfter: s.retryAfter(r.QueuedAt, d.ReceiveCount)}
+			return s.wait(ctx, msg, d, Outcome{QueuedAt: r.QueuedAt})
 		}
 	}
 	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount, shards)
@@ -208,28 +210,55 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 	case errors.As(err, &se) && se.Current.Status.Terminal():
 		return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: se.Current.Status, QueuedAt: se.Current.QueuedAt}
 	case errors.As(err, &se) && se.Current.Status == StatusProcessing:
-		s.kick(msg.EventID)
-		return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: se.Current.QueuedAt, RetryAfter: s.retryAfter(se.Current.QueuedAt, d.ReceiveCount)}
+		return s.wait(ctx, msg, d, Outcome{QueuedAt: se.Current.QueuedAt})
 	default:
 		return s.retry(ctx, msg, d, err)
 	}
-	s.kick(msg.EventID)
 	// A new candidate: its wait starts now, whatever the receive count.
-	return Outcome{Result: "allocating", EventType: msg.EventType, Status: StatusProcessing, QueuedAt: queuedAt, StartedAt: t.StartedAt, RetryAfter: s.retryAfter(queuedAt, 1)}
+	return s.wait(ctx, msg, Delivery{Body: d.Body, ReceiveCount: 1, SentAt: d.SentAt}, Outcome{QueuedAt: queuedAt, StartedAt: t.StartedAt})
 }
 
-// retryAfter is how long after now a redelivery of an arrival candidate
-// queued at queuedAt finds it decided: once the watermark (now −
-// MaxLateness) has passed queuedAt and the allocator has run (two
-// AllocEvery periods, one for the run and one for its batches); at least a
-// second, SQS's visibility granularity. A later delivery that still finds
-// the request undecided waits longer, an allocation lease per receive so
-// far: a crashed allocator's event is taken over when its lease expires,
-// and a candidate's message must not reach the DLQ (maxReceiveCount) while
-// that happens.
-func (s *Service) retryAfter(queuedAt int64, receives int) time.Duration {
+// wait is the outcome of a delivery that leaves an arrival candidate
+// undecided (out carries its QueuedAt and StartedAt): it kicks this
+// process's allocator loop and brings the message back when the decision
+// is due (retryAfter). While msg has continuations left
+// (Config.CandidateWaits) it sends msg again, delayed, with Waits + 1, and
+// acks this delivery ("waiting"): waiting costs no receive, so a long
+// queue does not push candidates into the DLQ. The copy is sent before
+// this one is deleted, so a crash in between leaves two (the second finds
+// the request decided and is acked). Without continuations left, without
+// a queue (a Service made with none), or if the send fails, the message is left on the queue, to come back after
+// RetryAfter ("allocating"), and its receives count toward
+// maxReceiveCount.
+func (s *Service) wait(ctx context.Context, msg Message, d Delivery, out Outcome) Outcome {
+	s.kick(msg.EventID)
+	out.EventType, out.Status = msg.EventType, StatusProcessing
+	after := s.retryAfter(out.QueuedAt, msg.Waits+d.ReceiveCount)
+	if s.queue != nil && msg.Waits < s.cfg.CandidateWaits {
+		next := msg
+		next.Waits++
+		err := s.queue.SendAfter(ctx, next.Encode(), min(after, MaxSendDelay))
+		if err == nil {
+			out.Ack, out.Result = true, "waiting"
+			return out
+		}
+		s.cfg.Log.Warn("asyncevent: could not continue a candidate's message; it stays on the queue", "requestId", msg.RequestID, "err", err)
+	}
+	out.Result, out.RetryAfter = "allocating", after
+	return out
+}
+
+// retryAfter is how long after now a later delivery of an arrival
+// candidate queued at queuedAt finds it decided, after `deliveries`
+// deliveries of its message so far (receives and continuations): once the
+// watermark (now − MaxLateness) has passed queuedAt and the allocator has
+// run (two AllocEvery periods, one for the run and one for its batches);
+// at least a second, SQS's granularity. A later delivery that still finds
+// the request undecided waits longer, an allocation lease per delivery so
+// far: a crashed allocator's event is taken over when its lease expires.
+func (s *Service) retryAfter(queuedAt int64, deliveries int) time.Duration {
 	due := time.Duration(queuedAt-s.now())*time.Millisecond + s.cfg.MaxLateness() + 2*s.cfg.AllocEvery
-	return max(due, time.Duration(receives-1)*s.cfg.AllocLease, time.Second)
+	return max(due, time.Duration(deliveries-1)*s.cfg.AllocLease, time.Second)
 }
 
 // takeSeat finishes a PROCESSING FIRST_COME request, timed no earlier

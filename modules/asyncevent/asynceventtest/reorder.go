@@ -74,14 +74,20 @@ func NewReorderQueue(cfg Reorder) *ReorderQueue {
 }
 
 // Send enqueues body, visible after a random delay below MaxDelay.
-func (q *ReorderQueue) Send(_ context.Context, body string) error {
+func (q *ReorderQueue) Send(ctx context.Context, body string) error {
+	return q.SendAfter(ctx, body, 0)
+}
+
+// SendAfter enqueues body, visible delay plus a random delay below
+// MaxDelay from now.
+func (q *ReorderQueue) SendAfter(_ context.Context, body string, delay time.Duration) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := time.Now()
 	q.next++
-	m := &queued{id: strconv.Itoa(q.next), body: body, sentAt: now, visibleAt: now}
+	m := &queued{id: strconv.Itoa(q.next), body: body, sentAt: now, visibleAt: now.Add(max(delay, 0))}
 	if q.cfg.MaxDelay > 0 {
-		m.visibleAt = now.Add(time.Duration(q.rng.Int64N(int64(q.cfg.MaxDelay))))
+		m.visibleAt = m.visibleAt.Add(time.Duration(q.rng.Int64N(int64(q.cfg.MaxDelay))))
 	}
 	q.msgs = append(q.msgs, m)
 	q.byID[m.id] = m

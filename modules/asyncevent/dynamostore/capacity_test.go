@@ -79,8 +79,8 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	}
 	m.Take()
 	for i, id := range ids {
-		if o := deliver("ev-arrival", fmt.Sprintf("user-%04d", i), id); o.Ack {
-			t.Fatalf("candidate acked before its decision: %+v", o)
+		if o := deliver("ev-arrival", fmt.Sprintf("user-%04d", i), id); o.Result != "waiting" || o.Status != asyncevent.StatusProcessing {
+			t.Fatalf("candidate: %+v, want waiting (its message continued)", o)
 		}
 		if i == 0 {
 			take("candidate (arrival)", 1)

@@ -200,6 +200,18 @@ func (q *Queue) Send(ctx context.Context, body string) error {
 	return nil
 }
 
+// SendAfter implements asyncevent.Queue: one SendMessage with
+// DelaySeconds (delay in whole seconds, rounded up, at most
+// asyncevent.MaxSendDelay).
+func (q *Queue) SendAfter(ctx context.Context, body string, delay time.Duration) error {
+	secs := int32((min(max(delay, 0), asyncevent.MaxSendDelay) + time.Second - 1) / time.Second)
+	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.url), MessageBody: aws.String(body), DelaySeconds: secs})
+	if err != nil {
+		return fmt.Errorf("sqsqueue: send: %w", err)
+	}
+	return nil
+}
+
 // Receive implements consumer.Source on the main queue.
 func (q *Queue) Receive(ctx context.Context, n int, wait, visibility time.Duration) ([]consumer.Message, error) {
 	return q.receive(ctx, q.url, n, wait, visibility)

@@ -28,7 +28,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 	for _, id := range []string{"worker-a", "worker-b"} {
 		c := cfg
 		c.WorkerID = id
-		workers[id] = asyncevent.New(env.Store, nil, nil, c)
+		workers[id] = asyncevent.New(env.Store, env.Queue, nil, c)
 	}
 	decider := map[string]string{} // requestId → worker id
 	deliver := func(w, eventID, user, requestID string) asyncevent.Outcome {
@@ -56,7 +56,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 			switch {
 			case o == asyncevent.OrderDelivery && out.Ack && out.Status.Terminal():
 				decider[p.RequestID] = w
-			case o == asyncevent.OrderArrival && out.Result == "allocating":
+			case o == asyncevent.OrderArrival && out.Result == "waiting":
 				decider[p.RequestID] = "worker-b" // its allocator decides below
 			default:
 				t.Fatalf("%s: delivery to %s: %+v", p.RequestID, w, out)

@@ -78,13 +78,16 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Que
 }
 
 // outcome is the metrics outcome of a delivery: retryable when it is not
-// acked; else by the request's status (a lottery entry collected for the
-// draw is a success of its delivery); final for FAILED_FINAL, a malformed
-// message or an unknown request.
+// acked; waiting for an arrival candidate whose message was continued;
+// else by the request's status (a lottery entry collected for the draw is
+// a success of its delivery); final for FAILED_FINAL, a malformed message
+// or an unknown request.
 func outcome(out asyncevent.Outcome) string {
 	switch {
 	case !out.Ack:
 		return metrics.Retryable
+	case out.Result == "waiting":
+		return metrics.Waiting
 	case out.Status == asyncevent.StatusSucceeded, out.Status == asyncevent.StatusProcessing:
 		return metrics.Succeeded
 	case out.Status == asyncevent.StatusRejected:

@@ -86,7 +86,7 @@ func TestOpsPortQueueGone(t *testing.T) {
 	fams := metricstest.Scrape(t, base+"/metrics")
 	metricstest.Check(t, fams, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "go_goroutines", "process_cpu_seconds_total")
-	for _, o := range []string{"succeeded", "rejected", "retryable", "final"} {
+	for _, o := range []string{"succeeded", "rejected", "retryable", "waiting", "final"} {
 		if v := fams.Value("pacer_worker_messages_total", "outcome", o); v != 0 {
 			t.Errorf("outcome %s starts at %v", o, v)
 		}

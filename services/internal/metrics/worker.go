@@ -13,6 +13,7 @@ const (
 	Succeeded = "succeeded" // the request ended SUCCEEDED (or was already terminal so)
 	Rejected  = "rejected"  // the request ended REJECTED (or was already)
 	Retryable = "retryable" // not deleted: SQS redelivers it
+	Waiting   = "waiting"   // an arrival candidate waits for the allocator: acked, its message continued
 	Final     = "final"     // acked without success: FAILED_FINAL, a malformed message, an unknown request
 )
 
@@ -33,7 +34,7 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 	w := &Worker{
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_worker_messages_total",
-			Help: "Deliveries handled, one per receive, by outcome (succeeded, rejected, retryable, final).",
+			Help: "Deliveries handled, one per receive, by outcome (succeeded, rejected, retryable, waiting, final).",
 		}, []string{"outcome"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pacer_worker_in_flight",
@@ -65,7 +66,7 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 	})
 	concurrent.Set(float64(concurrency))
 	reg.MustRegister(w.messages, w.inFlight, w.duration, w.queueDelay, w.e2eDelay, w.dead, concurrent)
-	for _, o := range []string{Succeeded, Rejected, Retryable, Final} {
+	for _, o := range []string{Succeeded, Rejected, Retryable, Waiting, Final} {
 		w.messages.WithLabelValues(o)
 	}
 	for _, c := range asyncevent.DeadClasses {
