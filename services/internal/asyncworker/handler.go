@@ -65,7 +65,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Que
 			}
 		}
 		if m != nil {
-			done(outcome(out))
+			done(metrics.Outcome(out))
 			if out.StartedAt != 0 {
 				m.QueueDelay(string(out.EventType), out.QueuedAt, out.StartedAt)
 			}
@@ -75,25 +75,6 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Que
 		}
 		return ack
 	}
-}
-
-// outcome is the metrics outcome of a delivery: retryable when it is not
-// acked; waiting for an arrival candidate whose message was continued;
-// else by the request's status (a lottery entry collected for the draw is
-// a success of its delivery); final for FAILED_FINAL, a malformed message
-// or an unknown request.
-func outcome(out asyncevent.Outcome) string {
-	switch {
-	case !out.Ack:
-		return metrics.Retryable
-	case out.Result == "waiting":
-		return metrics.Waiting
-	case out.Status == asyncevent.StatusSucceeded, out.Status == asyncevent.StatusProcessing:
-		return metrics.Succeeded
-	case out.Status == asyncevent.StatusRejected:
-		return metrics.Rejected
-	}
-	return metrics.Final
 }
 
 // decisions observes the arrival allocator's decisions (E2EDelay: the

@@ -103,3 +103,22 @@ func (w *Worker) E2EDelay(eventType string, queuedAt, finishedAt int64) {
 }
 
 func millis(ms int64) float64 { return float64(max(ms, 0)) / 1000 }
+
+// Outcome is the outcome label of a delivery: retryable when it is not
+// acked; waiting for an arrival candidate whose message was continued;
+// else by the request's status (a lottery entry collected for the draw is
+// a success of its delivery); final for FAILED_FINAL, a malformed message
+// or an unknown request.
+func Outcome(out asyncevent.Outcome) string {
+	switch {
+	case !out.Ack:
+		return Retryable
+	case out.Result == "waiting":
+		return Waiting
+	case out.Status == asyncevent.StatusSucceeded, out.Status == asyncevent.StatusProcessing:
+		return Succeeded
+	case out.Status == asyncevent.StatusRejected:
+		return Rejected
+	}
+	return Final
+}
