@@ -172,7 +172,10 @@ func TestShardedEventSpike(t *testing.T) {
 	one := limit / gsi2PerRequest(false)
 	sharded := dynamostore.ShardedCeiling(one, spikeShards)
 	const d = 3 * time.Second
-	over := 30.0 // between the two ceilings
+	// Between the two ceilings, well above the lower one: on a loaded
+	// machine the ingests fall behind the offered rate, and the rate the
+	// index sees must still exceed the one-partition ceiling.
+	over := 45.0
 	t.Logf("model: %.0f GSI2 WCU per request; ceiling %.1f participations/s on one partition, %.1f on %d (×%d on AWS: %.0f / %.0f)",
 		gsi2PerRequest(false), one, sharded, spikeShards, spikeScale, one*spikeScale, sharded*spikeScale)
 	if over < one*1.5 || over > sharded*0.6 {
