@@ -129,6 +129,14 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		from -= 2 * lateness
 		st.lateChecked = now
 	}
+	// The next batch, read while the current one is written (see below);
+	// nil when it is not being read.
+	var next chan nextBatch
+	defer func() {
+		if next != nil {
+			<-next // a run returns only once its read is over
+		}
+	}()
 	for ctx.Err() == nil {
 		// After half the lease, leave the rest to the next run, under a
 		// fresh lease; but decide at least one batch per run, so that an
@@ -137,7 +145,13 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if res.Batches > 0 && s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
 			break
 		}
-		batch, late, err := s.candidates(ctx, eventID, pos, max(from, 0), watermark)
+		var nb nextBatch
+		if next != nil {
+			nb, next = <-next, nil
+		} else {
+			nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, max(from, 0), watermark, nil)
+		}
+		batch, late, err := nb.batch, nb.late, nb.err
 		if err != nil {
 			return res, err
 		}
@@ -163,6 +177,24 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 			if p := PositionOf(r); p.Compare(a.To) > 0 {
 				a.To = p
 			}
+		}
+		// A full batch is likely followed by another: read it while this
+		// one is written, so that the allocator's reads and writes overlap.
+		// It starts at this batch's end, and passes over this batch's
+		// requests, which the index shows undecided until the write lands.
+		// If the write fails, the run ends and the read is dropped (its
+		// promotions of QUEUED requests are what any allocator would do).
+		if len(batch) == MaxAllocBatch {
+			deciding := make(map[string]bool, len(batch))
+			for _, r := range batch {
+				deciding[r.RequestID] = true
+			}
+			next = make(chan nextBatch, 1)
+			go func(pos Position, ch chan<- nextBatch) {
+				var nb nextBatch
+				nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
+				ch <- nb
+			}(a.To, next)
 		}
 		err = s.store.Allocate(ctx, a)
 		var se *StateError
@@ -191,17 +223,28 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 	return res, ctx.Err()
 }
 
+// nextBatch is a read of candidates.
+type nextBatch struct {
+	batch []*Request
+	late  int
+	err   error
+}
+
 // candidates returns the next batch to decide: up to MaxAllocBatch
 // undecided requests queued in [from, before) that come after pos, or are
-// late (at or before pos), in order. QUEUED ones are made candidates first.
-// A request PROCESSING in another phase is not an arrival candidate (the
-// per-message flow decides it) and is passed over.
-func (s *Service) candidates(ctx context.Context, eventID string, pos Position, from, before int64) ([]*Request, int, error) {
+// late (at or before pos), in order, except those in skip (the batch being
+// written). QUEUED ones are made candidates first. A request PROCESSING in
+// another phase is not an arrival candidate (the per-message flow decides
+// it) and is passed over.
+func (s *Service) candidates(ctx context.Context, eventID string, pos Position, from, before int64, skip map[string]bool) ([]*Request, int, error) {
 	var batch []*Request
 	late := 0
 	for r, err := range s.store.UndecidedRequests(ctx, eventID, from, before) {
 		if err != nil {
 			return nil, 0, err
+		}
+		if skip[r.RequestID] {
+			continue
 		}
 		if r.Status == StatusQueued {
 			c, err := s.promote(ctx, r)
