@@ -29,11 +29,12 @@ var Access = map[string][]stack.Grant{
 	},
 	Worker: {
 		// DescribeTable: /readyz; Scan and SendMessage: the periodic sweep,
-		// which re-queues requests stranded in RECEIVED; BatchGetItem: the
-		// allocator's candidates behind the narrow event index (GSI2);
-		// ChangeMessageVisibilityBatch: an arrival candidate's message
-		// comes back when its decision is due; SendMessage on the DLQ: a
-		// dead letter tagged with its class.
+		// which re-queues requests stranded in RECEIVED; SendMessage also
+		// continues a waiting arrival candidate's message; BatchGetItem:
+		// the allocator's candidates behind the narrow event index (GSI2);
+		// ChangeMessageVisibilityBatch: a candidate's message whose
+		// continuations are spent comes back when its decision is due;
+		// SendMessage on the DLQ: a dead letter tagged with its class.
 		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
 			Resources: []stack.Target{stack.TargetTable}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:ChangeMessageVisibilityBatch", "sqs:SendMessage"},

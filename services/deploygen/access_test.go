@@ -127,6 +127,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	serve(Worker, func() error {
 		cfg := backend(Worker)
 		cfg.RequeueAfter = 300 * time.Millisecond
+		cfg.CandidateWaits = 1 // one continuation, then the wedged message's receives count
 		return asyncworker.Run(runCtx, asyncworker.Config{Config: cfg, Concurrency: 4, Batch: 10,
 			Visibility: 2 * time.Second, Wait: time.Second, SweepEvery: 300 * time.Millisecond, OpsListener: opsL})
 	})
@@ -205,7 +206,8 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// A dead letter, for the worker's tagged DLQ send and the API's DLQ
 	// view and class redrive: a request PROCESSING without the candidate
 	// phase is never decided by the allocator, so its message (sent here,
-	// unrecorded) is still not done on its last receive (MaxReceives 2).
+	// unrecorded) is continued once (CandidateWaits 1) and is then still
+	// not done on its last receive (MaxReceives 2).
 	wedged := &asyncevent.Request{RequestID: "wedged-" + suffix, EventID: "fc", UserID: "u-wedged", EventType: asyncevent.FirstCome,
 		Status: asyncevent.StatusProcessing, RequestedAt: now - 3600_000, QueuedAt: now - 3600_000}
 	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, wedged, now/1000+3600); err != nil {

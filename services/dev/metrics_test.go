@@ -91,16 +91,17 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	metricstest.Check(t, worker, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
 		"pacer_worker_handler_duration_seconds", "pacer_queue_delay_seconds", "pacer_e2e_delay_seconds",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "pacer_aws_consumed_capacity_units_total")
-	// The event orders by arrival (the default): each message is delivered
-	// twice. The first delivery makes the request a candidate and leaves
-	// the message (retryable, its visibility shortened to when the
-	// allocator will have decided: QueueDelay observed); the allocator
-	// decides (E2EDelay observed); the redelivery finds the request decided
-	// and acks (succeeded or rejected).
+	// The event orders by arrival (the default): each request's message is
+	// delivered twice. The first delivery makes the request a candidate,
+	// sends the message again, delayed to when the allocator will have
+	// decided, and acks this one (waiting; QueueDelay observed); the
+	// allocator decides (E2EDelay observed); the copy's delivery finds the
+	// request decided and acks (succeeded or rejected).
 	expect(t, worker, []want{
 		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 3},
 		{"pacer_worker_messages_total", []string{"outcome", "rejected"}, 2},
-		{"pacer_worker_messages_total", []string{"outcome", "retryable"}, 5},
+		{"pacer_worker_messages_total", []string{"outcome", "waiting"}, 5},
+		{"pacer_worker_messages_total", []string{"outcome", "retryable"}, 0},
 		{"pacer_worker_messages_total", []string{"outcome", "final"}, 0},
 		{"pacer_worker_handler_duration_seconds", nil, 10},
 		{"pacer_queue_delay_seconds", []string{"event_type", "FIRST_COME"}, 5},

@@ -72,6 +72,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Duration(&cfg.Wait, "wait", "PACER_WORKER_WAIT", 10*time.Second, "long-poll wait, up to 20s")
 	s.String(&cfg.OpsAddr, "ops-addr", "PACER_WORKER_OPS_ADDR", DefaultOpsAddr, "where /metrics, /healthz and /readyz are served; -ops-addr= (empty) turns it off")
 	s.String(&cfg.WorkerID, "worker-id", "PACER_WORKER_ID", "", "this worker's id, recorded on the requests it moves (workerId) and in the analytics events; empty: <hostname>-<pid>")
+	s.Int(&cfg.CandidateWaits, "candidate-waits", "PACER_WORKER_CANDIDATE_WAITS", 10, "how many times an arrival candidate's message is continued (acked and sent again, delayed) while its request waits for the allocator, before its receives count toward the DLQ; -1: never")
 	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
 }
 
