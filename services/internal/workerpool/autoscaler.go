@@ -77,6 +77,9 @@ func (a *Autoscaler) step(ctx context.Context) (Step, bool) {
 		return Step{}, false
 	}
 	running := a.Pool.Running()
+	// The step is timed when the controller decides, not after the
+	// scaling (stopping a worker gracefully takes up to its stop timeout).
+	at := time.Now()
 	d := a.Controller.Next(autoscale.Load{Visible: visible, InFlight: inFlight, Running: running})
 	if a.Metrics != nil {
 		a.Metrics.Desired(d.Desired)
@@ -84,7 +87,7 @@ func (a *Autoscaler) step(ctx context.Context) (Step, bool) {
 	if err := a.Pool.Scale(d.Desired); err != nil {
 		a.Log.Error("autoscale: scaling", "desired", d.Desired, "err", err)
 	}
-	s := Step{At: time.Now(), Visible: visible, InFlight: inFlight, Recommended: d.Recommended, Desired: d.Desired,
+	s := Step{At: at, Visible: visible, InFlight: inFlight, Recommended: d.Recommended, Desired: d.Desired,
 		Running: a.Pool.Running(), BacklogPerWorker: d.BacklogPerWorker, Target: d.Target}
 	if a.Metrics != nil {
 		a.Metrics.Running(s.Running)
