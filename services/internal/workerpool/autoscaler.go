@@ -36,7 +36,7 @@ type Autoscaler struct {
 // Step is one evaluation: the load read, the decision, and the workers
 // running once the pool was scaled to it.
 type Step struct {
-	At                       time.Time
+	At                       time.Time // when the controller decided
 	Visible, InFlight        int
 	Recommended, Desired     int
 	Running                  int
