@@ -34,7 +34,9 @@ func TestRunSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	dc := awsclient.DynamoDB(base)
-	t.Cleanup(func() { _, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	t.Cleanup(func() {
+		_, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
 
 	// run runs photo-api until it serves (then stops it) or fails, and
 	// returns the CreateTable calls it made and its error.
