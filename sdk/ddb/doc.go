@@ -6,7 +6,9 @@
 //   - Schema: the table's key attributes, GSIs, TTL attribute and billing
 //     mode in code. Schema.CreateTableInput gives the CreateTable request;
 //     Table.Ensure creates the table if absent, waits until it is ACTIVE and
-//     enables TTL, and is safe to call on every start.
+//     enables TTL, and is safe to call on every start; Table.Check only
+//     checks that the table exists with the schema's key and indexes, for
+//     a process whose tables a deployment creates.
 //   - Keys: Format builds and parses keys such as "IDEMP#{eventId}#{userId}"
 //     exactly as written for ordinary ids, and escapes '%' as "%25" and '#'
 //     as "%23" inside values (for every placeholder), so that no value can

@@ -25,6 +25,9 @@ var (
 	ErrCursor = errors.New("ddb: invalid cursor")
 	// ErrTenant: a scoped view was asked to write another tenant's item.
 	ErrTenant = errors.New("ddb: item belongs to another tenant")
+	// ErrTable: Table.Check found the table missing, not ACTIVE, or
+	// without the schema's key or indexes.
+	ErrTable = errors.New("ddb: table not usable")
 	// ErrInvalid: a request the SDK rejects before any call (too many
 	// transaction actions, duplicate keys, a bad layout).
 	ErrInvalid = errors.New("ddb: invalid request")

@@ -165,6 +165,58 @@ func (t *Table) Ensure(ctx context.Context) error {
 	return nil
 }
 
+// Check reports whether the table is there to use, without creating or
+// changing anything, for a process whose tables someone else creates (a
+// deployment template): the table exists, is ACTIVE or UPDATING, has the
+// schema's key attributes and every index the schema names. It makes one
+// DescribeTable call. Anything else is ErrTable; a missing table's error
+// also wraps DynamoDB's *types.ResourceNotFoundException.
+func (t *Table) Check(ctx context.Context) error {
+	out, err := t.db.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	var missing *types.ResourceNotFoundException
+	if errors.As(err, &missing) {
+		return fmt.Errorf("%w: %s does not exist: %w", ErrTable, t.name, err)
+	}
+	if err != nil {
+		return fmt.Errorf("ddb: describe table %s: %w", t.name, err)
+	}
+	d := out.Table
+	if s := d.TableStatus; s != types.TableStatusActive && s != types.TableStatusUpdating {
+		return fmt.Errorf("%w: %s is %s", ErrTable, t.name, s)
+	}
+	if pk, sk := keyNames(d.KeySchema); pk != t.schema.PK || sk != t.schema.SK {
+		return fmt.Errorf("%w: %s has the key (%q, %q), the schema says (%q, %q)", ErrTable, t.name, pk, sk, t.schema.PK, t.schema.SK)
+	}
+	have := map[string][]types.KeySchemaElement{}
+	for _, ix := range d.GlobalSecondaryIndexes {
+		have[aws.ToString(ix.IndexName)] = ix.KeySchema
+	}
+	for _, ix := range t.schema.Indexes {
+		ks, ok := have[ix.Name]
+		if !ok {
+			return fmt.Errorf("%w: %s has no index %s", ErrTable, t.name, ix.Name)
+		}
+		if pk, sk := keyNames(ks); pk != ix.PK || sk != ix.SK {
+			return fmt.Errorf("%w: %s's index %s has the key (%q, %q), the schema says (%q, %q)", ErrTable, t.name, ix.Name, pk, sk, ix.PK, ix.SK)
+		}
+	}
+	return nil
+}
+
+// keyNames returns the hash and range attributes of a key schema ("" for
+// none).
+func keyNames(ks []types.KeySchemaElement) (pk, sk string) {
+	for _, k := range ks {
+		switch k.KeyType {
+		case types.KeyTypeHash:
+			pk = aws.ToString(k.AttributeName)
+		case types.KeyTypeRange:
+			sk = aws.ToString(k.AttributeName)
+		}
+	}
+	return pk, sk
+}
+
 // StreamARN returns the ARN of the table's latest stream, or "" when the
 // table has no stream (see Schema.Stream).
 func (t *Table) StreamARN(ctx context.Context) (string, error) {

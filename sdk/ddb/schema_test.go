@@ -135,6 +135,53 @@ func TestEnsureRejectsTTLOnAnotherAttribute(t *testing.T) {
 	}
 }
 
+// Check accepts the table Ensure made with one DescribeTable call, and
+// refuses, creating nothing, a missing table and one without the schema's
+// key or an index of it.
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := ddbtest.New(t, &schema)
+	if err := env.Table.Check(ctx); err != nil {
+		t.Fatalf("the table Ensure made: %v", err)
+	}
+	if n, d := env.Calls.Total(), env.Calls.Count("DynamoDB.DescribeTable"); n != 1 || d != 1 {
+		t.Fatalf("%d calls, %d of them DescribeTable; want just one DescribeTable", n, d)
+	}
+
+	missing := env.DB.Table(env.Table.Name()+"-missing", &schema)
+	err := missing.Check(ctx)
+	var notFound *types.ResourceNotFoundException
+	if !errors.Is(err, ddb.ErrTable) || !errors.As(err, &notFound) || !strings.Contains(err.Error(), missing.Name()+" does not exist") {
+		t.Fatalf("a missing table: %v, want ErrTable wrapping ResourceNotFoundException and naming it", err)
+	}
+	if n := env.Calls.Count("DynamoDB.CreateTable"); n != 0 {
+		t.Fatalf("Check called CreateTable %d times", n)
+	}
+
+	moreIndexes := schema
+	moreIndexes.Indexes = append([]ddb.Index{{Name: "GSI9", PK: "GSI9PK", SK: "GSI9SK"}}, schema.Indexes...)
+	otherKey := schema
+	otherKey.SK = "sk"
+	otherIndexKey := schema
+	otherIndexKey.Indexes = append([]ddb.Index(nil), schema.Indexes...)
+	otherIndexKey.Indexes[0].SK = "other"
+	for _, c := range []struct {
+		name   string
+		schema ddb.Schema
+		want   string
+	}{
+		{"an index too many", moreIndexes, "has no index GSI9"},
+		{"another sort key", otherKey, `has the key ("PK", "SK"), the schema says ("PK", "sk")`},
+		{"another index key", otherIndexKey, "index " + schema.Indexes[0].Name + " has the key"},
+	} {
+		err := env.DB.Table(env.Table.Name(), &c.schema).Check(ctx)
+		if !errors.Is(err, ddb.ErrTable) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrTable saying %q", c.name, err, c.want)
+		}
+	}
+}
+
 // An INCLUDE index is created with its non-key attributes, and DynamoDB
 // Local keeps exactly them: a query of the index returns the keys and
 // those attributes only.

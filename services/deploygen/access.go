@@ -8,13 +8,11 @@ import "github.com/pacerhq/pacer/deploy/stack"
 // fails when a call is not granted here (on that resource) or a grant here
 // is never called.
 //
-// Not granted to AsyncEvent's binaries: what only their Ensure calls
-// (CreateTable, DescribeTimeToLive, UpdateTimeToLive; CreateQueue,
-// SetQueueAttributes). The stack creates the tables and queues, and the
-// containers run with PACER_ASYNCEVENT_SETUP=false. photo-api has no such
-// setting: it calls its table's Ensure on every start (CreateTable, which
-// answers ResourceInUseException for the table the stack made, then
-// DescribeTable), so it is granted both on its own table.
+// Not granted: what only the binaries' setup calls (PACER_ASYNCEVENT_SETUP,
+// PACER_PHOTO_SETUP): CreateTable, DescribeTimeToLive, UpdateTimeToLive;
+// CreateQueue, SetQueueAttributes. The stack creates the tables and queues,
+// and the containers run with both settings false. photo-api then checks
+// its table on start (DescribeTable, ddb.Table.Check).
 var Access = map[string][]stack.Grant{
 	AsyncAPI: {
 		// Scan: the admin sweep of requests stranded in RECEIVED;
@@ -42,7 +40,7 @@ var Access = map[string][]stack.Grant{
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	PhotoAPI: {
-		{Actions: []string{"dynamodb:CreateTable", "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",
+		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",
 			"dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem"},
 			Resources: []stack.Target{stack.TargetPhotoTable}},
 	},

@@ -74,7 +74,8 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	}
 
 	// What the stack creates is created here, unrecorded: the containers
-	// run with PACER_ASYNCEVENT_SETUP=false.
+	// run with PACER_ASYNCEVENT_SETUP=false and PACER_PHOTO_SETUP=false
+	// (Setup false below), so CreateTable is no call of theirs.
 	db := ddb.New(awsclient.DynamoDB(base), ddb.Config{})
 	if err := asyncstore.New(db, table).Ensure(ctx); err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	})
 	dbURL := pgtest.NewDatabase(t)
 	serve(PhotoAPI, func() error {
-		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Log: quiet, AWS: rec[PhotoAPI].attach(base),
+		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: rec[PhotoAPI].attach(base),
 			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
 				defer close(photoReady)
 				_, err := photoapi.SeedDemo(ctx, d.Service)

@@ -143,7 +143,7 @@ func Build(root string) (*stack.Spec, error) {
 			{
 				Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: photoPort, Public: true, ListenerPort: photoPort,
 				HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
-				Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
+				Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
 				Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
 				Access:  Access[PhotoAPI],
 			},

@@ -33,7 +33,9 @@ func init() {
 				return err
 			}
 			defer stopCDN()
-			cfg.Listener, cfg.Stage, cfg.DatabaseURL, cfg.AWS, cfg.Dev, cfg.Log = env.Listener, "dev", env.DatabaseURL, &env.AWS, true, env.Log
+			// The dev stack creates its table (PACER_PHOTO_SETUP would say
+			// so too, its endpoints being local), as the AsyncEvent services do.
+			cfg.Listener, cfg.Stage, cfg.DatabaseURL, cfg.AWS, cfg.Setup, cfg.Dev, cfg.Log = env.Listener, "dev", env.DatabaseURL, &env.AWS, true, true, env.Log
 			if cfg.ImageBaseURL == "" { // PACER_PHOTO_IMAGE_BASE_URL unset: the local CDN stand-in
 				cfg.ImageBaseURL = images
 			}

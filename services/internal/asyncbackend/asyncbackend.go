@@ -5,11 +5,8 @@ package asyncbackend
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,8 +47,8 @@ type Config struct {
 	// CandidateWaits: see asyncevent.Config (0: its default, 10; negative:
 	// never continue a waiting candidate's message). The worker declares it.
 	CandidateWaits int
-	WorkerID      string        // see asyncevent.Config; set by the worker only
-	Log           *slog.Logger
+	WorkerID       string // see asyncevent.Config; set by the worker only
+	Log            *slog.Logger
 }
 
 // Declare declares Table, Queue, MaxReceives and Setup on s (Setup defaults
@@ -60,29 +57,8 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Table, "table", "PACER_ASYNCEVENT_TABLE", dynamostore.DefaultTable, "DynamoDB table")
 	s.String(&cfg.Queue, "queue", "PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName, "SQS queue; its DLQ is <queue>-dlq")
 	s.Int(&cfg.MaxReceives, "max-receives", "PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives, "the DLQ's maxReceiveCount, used when creating the queue")
-	cfg.Setup = awsclient.Local()
-	s.Var((*autoBool)(&cfg.Setup), "setup", "PACER_ASYNCEVENT_SETUP", "auto", "create the table and queues if missing: true, false, or auto (true when the AWS endpoints are local)")
+	s.AutoBool(&cfg.Setup, "setup", "PACER_ASYNCEVENT_SETUP", awsclient.Local, "create the table and queues if missing: true, false, or auto (true when the AWS endpoints are local)")
 }
-
-// autoBool is a bool setting that also takes "auto": whether the AWS
-// endpoints are local.
-type autoBool bool
-
-func (b *autoBool) Set(s string) error {
-	if strings.EqualFold(strings.TrimSpace(s), "auto") {
-		*b = autoBool(awsclient.Local())
-		return nil
-	}
-	v, err := strconv.ParseBool(strings.TrimSpace(s))
-	if err != nil {
-		return errors.New("not true, false or auto")
-	}
-	*b = autoBool(v)
-	return nil
-}
-
-func (b *autoBool) String() string   { return strconv.FormatBool(bool(*b)) }
-func (b *autoBool) IsBoolFlag() bool { return true }
 
 // LoadAWS sets cfg.AWS with awsclient.Load (the standard chain, or the
 // local stand-ins' endpoints when set) when it is nil and a client is still

@@ -20,8 +20,8 @@ type Setting struct {
 	value   flag.Value
 }
 
-// Set holds a binary's settings. Declare each once with String, Int, Bool
-// or Duration, then Parse.
+// Set holds a binary's settings. Declare each once with String, Int, Bool,
+// AutoBool or Duration, then Parse.
 type Set struct {
 	name     string
 	fs       *flag.FlagSet
@@ -58,6 +58,17 @@ func (s *Set) Bool(p *bool, flagName, env string, def bool, help string) {
 func (s *Set) Duration(p *time.Duration, flagName, env string, def time.Duration, help string) {
 	*p = def
 	s.add(flagName, env, def.String(), help, (*durationValue)(p))
+}
+
+// AutoBool declares a boolean setting stored in p that also takes "auto",
+// its default: then auto decides, called when the setting is declared and
+// again when "auto" is given. For example, a binary's setup switch is
+// declared with awsclient.Local as auto, so that it creates its resources
+// against the local stand-ins and only checks them elsewhere. help should
+// say what auto means.
+func (s *Set) AutoBool(p *bool, flagName, env string, auto func() bool, help string) {
+	*p = auto()
+	s.add(flagName, env, "auto", help, &autoBoolValue{p: p, auto: auto})
 }
 
 // Var declares a setting of any flag.Value; def is the default as shown
@@ -184,6 +195,34 @@ func (v *boolValue) Set(s string) error {
 }
 func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
 func (v *boolValue) IsBoolFlag() bool { return true }
+
+// autoBoolValue is a bool that also takes "auto": the value of auto().
+type autoBoolValue struct {
+	p    *bool
+	auto func() bool
+}
+
+func (v *autoBoolValue) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, "auto") {
+		*v.p = v.auto()
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true, false or auto")
+	}
+	*v.p = b
+	return nil
+}
+
+func (v *autoBoolValue) String() string {
+	if v.p == nil { // the zero value flag.PrintDefaults makes
+		return "false"
+	}
+	return strconv.FormatBool(*v.p)
+}
+func (v *autoBoolValue) IsBoolFlag() bool { return true }
 
 type durationValue time.Duration
 

@@ -107,3 +107,61 @@ func TestDeclaredTwicePanics(t *testing.T) {
 	s := declare(&v)
 	s.Int(&v.N, "n2", "PACER_T_N", 0, "again")
 }
+
+// An AutoBool setting is auto() by default and for "auto", and what it is
+// told otherwise; auto is asked again when "auto" is given.
+func TestAutoBool(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		local     bool // what auto answers
+		env       map[string]string
+		args      []string
+		want      bool
+		wantError string
+	}{
+		{"default, local", true, nil, nil, true, ""},
+		{"default, not local", false, nil, nil, false, ""},
+		{"env false, local", true, map[string]string{"PACER_T_SETUP": "false"}, nil, false, ""},
+		{"env true, not local", false, map[string]string{"PACER_T_SETUP": "1"}, nil, true, ""},
+		{"env auto, local", true, map[string]string{"PACER_T_SETUP": " Auto "}, nil, true, ""},
+		{"env auto, not local", false, map[string]string{"PACER_T_SETUP": "auto"}, nil, false, ""},
+		{"bare flag", false, nil, []string{"-setup"}, true, ""},
+		{"flag wins over env", true, map[string]string{"PACER_T_SETUP": "true"}, []string{"-setup=false"}, false, ""},
+		{"flag auto", false, map[string]string{"PACER_T_SETUP": "true"}, []string{"-setup=auto"}, false, ""},
+		{"malformed env", true, map[string]string{"PACER_T_SETUP": "maybe"}, nil, false, `PACER_T_SETUP="maybe": not true, false or auto`},
+		{"malformed flag", true, nil, []string{"-setup=maybe"}, false, `"maybe" for -setup: not true, false or auto`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// A value given when parsing replaces the one taken when
+			// declaring: declared while auto said the opposite, "auto" must
+			// ask again.
+			local := c.local
+			if c.env != nil || c.args != nil {
+				local = !c.local
+			}
+			var got bool
+			s := config.NewSet("t")
+			s.AutoBool(&got, "setup", "PACER_T_SETUP", func() bool { return local }, "create what is missing")
+			if got != local {
+				t.Fatalf("after declaring: %v, want auto's %v", got, local)
+			}
+			local = c.local
+			err := s.Parse(c.args, env(c.env))
+			if c.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantError) {
+					t.Fatalf("err = %v, want one containing %q", err, c.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+			if md := s.Markdown(); !strings.Contains(md, "| `-setup` | `PACER_T_SETUP` | `auto` | create what is missing |") {
+				t.Errorf("the default is not shown as auto:\n%s", md)
+			}
+		})
+	}
+}

@@ -40,6 +40,11 @@ type Config struct {
 	// DatabaseURL is the Postgres truth (DATABASE_URL). Migrations are
 	// applied to it on start.
 	DatabaseURL string
+	// Setup creates the table if it is missing (PACER_PHOTO_SETUP; Declare
+	// defaults it to true when the AWS endpoints are local). Without it the
+	// table must exist already, as the deployment creates it: start-up only
+	// checks it (ddb.Table.Check), so the API needs no CreateTable.
+	Setup bool
 	// AWS is the AWS configuration; nil loads it with awsclient.Load (which
 	// honours AWS_ENDPOINT_URL_DYNAMODB for the local stand-in).
 	AWS *aws.Config
@@ -64,6 +69,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Stage, "stage", "PACER_STAGE", "dev", "stage: the table is PhotoService-{stage}")
 	s.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "Postgres URL, required (the truth; migrations are applied on start)")
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
+	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 }
 
@@ -93,7 +99,8 @@ func WriteOpenAPI(w io.Writer) error {
 	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
-// Run applies the migrations, ensures the table, and serves the API, and
+// Run applies the migrations, ensures the table (with cfg.Setup; else
+// checks that it exists and has its indexes), and serves the API, and
 // its metrics on GET /metrics (see docs/metrics.md), until ctx ends, then
 // shuts down gracefully.
 func Run(ctx context.Context, cfg Config) error {
@@ -131,11 +138,8 @@ func Run(ctx context.Context, cfg Config) error {
 	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
 	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: m.aws})
 	table := db.Table(dynamostore.TableName(cfg.Stage), &dynamostore.Schema)
-	ectx, cancel := context.WithTimeout(ctx, time.Minute)
-	err = table.Ensure(ectx)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("photo-api: %w", err)
+	if err := prepareTable(ctx, table, cfg.Setup); err != nil {
+		return err
 	}
 	verifier, err := server.AuthFromEnv(ctx, cfg.Dev)
 	if err != nil {
@@ -158,4 +162,25 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table.Name(), "dev", cfg.Dev)
 	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
+}
+
+// prepareTable creates the table if it is missing (setup), or checks that
+// it is there to use, as the deployment made it.
+func prepareTable(ctx context.Context, table *ddb.Table, setup bool) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if setup {
+		if err := table.Ensure(ctx); err != nil {
+			return fmt.Errorf("photo-api: %w", err)
+		}
+		return nil
+	}
+	if err := table.Check(ctx); err != nil {
+		if errors.Is(err, ddb.ErrTable) {
+			return fmt.Errorf("photo-api: table %s is not usable: deploy it (the deployment template creates it), "+
+				"or set PACER_PHOTO_SETUP=true to let photo-api create it: %w", table.Name(), err)
+		}
+		return fmt.Errorf("photo-api: check table %s: %w", table.Name(), err)
+	}
+	return nil
 }
