@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// Ready returns a readiness check of what Open opened: the table exists
-// and is ACTIVE (DescribeTable), and the queue answers (GetQueueAttributes).
+// Ready returns a readiness check of what Open opened: the table exists,
+// is ACTIVE (or UPDATING) and has the store's key and indexes
+// (ddb.Table.Check: one DescribeTable), and the queue answers
+// (GetQueueAttributes).
 func Ready(cfg Config, q *sqsqueue.Queue) func(ctx context.Context) error {
 	table := cfg.Table
 	if table == "" {
@@ -29,13 +29,10 @@ func Ready(cfg Config, q *sqsqueue.Queue) func(ctx context.Context) error {
 		}
 		dc = awsclient.DynamoDB(*cfg.AWS)
 	}
+	t := ddb.New(dc, ddb.Config{}).Table(table, &dynamostore.Schema)
 	return func(ctx context.Context) error {
-		out, err := dc.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-		if err != nil {
-			return fmt.Errorf("table %s: %w", table, err)
-		}
-		if s := out.Table.TableStatus; s != "ACTIVE" && s != "UPDATING" {
-			return fmt.Errorf("table %s is %s", table, s)
+		if err := t.Check(ctx); err != nil {
+			return err
 		}
 		if _, err := q.Depth(ctx); err != nil {
 			return fmt.Errorf("queue: %w", err)
