@@ -64,9 +64,10 @@ func main() {
 		drain       = flag.Duration("drain-timeout", 2*time.Minute, "how long to wait for every request to reach a terminal state")
 		out         = flag.String("out", "../.cache/load", "folder for load.json and load.html")
 		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio); empty: none")
-		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins for the raw rates")
+		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins and the AsyncEvent table for the raw rates")
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
+		table       = flag.String("table", "", "the AsyncEvent table whose definition the raw rates' scratch table copies (default: from -dev)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
 		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
@@ -112,18 +113,29 @@ func main() {
 	defer stop()
 	c := newClient(strings.TrimSuffix(*target, "/"))
 	runID := strconv.FormatInt(time.Now().Unix(), 36)
+	devURL := strings.TrimSuffix(*dev, "/")
 	var sis *standins
 	if *rawOn {
-		d, q := *dynamoURL, *sqsURL
-		if d == "" || q == "" {
-			var err error
-			if d, q, err = stackEndpoints(ctx, strings.TrimSuffix(*dev, "/")); err != nil {
-				fmt.Fprintln(os.Stderr, "load: raw rates: the stand-ins' endpoints (pass -dynamodb and -sqs, or -raw=false):", err)
-				os.Exit(2)
-			}
+		st, err := readStack(ctx, c.http, devURL)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load: -dev:", err, "(the stack's health endpoint names the stand-ins and the table; or pass -raw=false)")
+			os.Exit(2)
 		}
-		var err error
-		if sis, err = newStandins(ctx, d, q, runID); err != nil {
+		d, q, tbl := *dynamoURL, *sqsURL, *table
+		if d == "" {
+			d = st.DynamoDB
+		}
+		if q == "" {
+			q = st.SQS
+		}
+		if tbl == "" {
+			tbl = st.table()
+		}
+		if d == "" || q == "" || tbl == "" {
+			fmt.Fprintf(os.Stderr, "load: raw rates: %s/healthz names no DynamoDB or SQS endpoint or AsyncEvent table (pass -dynamodb, -sqs and -table, or -raw=false)\n", devURL)
+			os.Exit(2)
+		}
+		if sis, err = newStandins(ctx, d, q, tbl, runID); err != nil {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
