@@ -68,6 +68,7 @@ func main() {
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
 		table       = flag.String("table", "", "the AsyncEvent table whose definition the raw rates' scratch table copies (default: from -dev)")
+		ordering    = flag.String("raw-ordering", "arrival", "the FIRST_COME ordering the raw worker loop models: arrival (the default ordering) or delivery (see RawRates)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
 		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
@@ -113,6 +114,10 @@ func main() {
 	defer stop()
 	c := newClient(strings.TrimSuffix(*target, "/"))
 	runID := strconv.FormatInt(time.Now().Unix(), 36)
+	if *ordering != "arrival" && *ordering != "delivery" {
+		fmt.Fprintf(os.Stderr, "load: -raw-ordering %q: want arrival or delivery\n", *ordering)
+		os.Exit(2)
+	}
 	devURL := strings.TrimSuffix(*dev, "/")
 	var sis *standins
 	if *rawOn {
@@ -156,9 +161,9 @@ func main() {
 	var raw *RawRates
 	for _, p := range plans {
 		if sis != nil && p.Users > 0 {
-			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, workerConc)
+			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain %s deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, *ordering, workerConc)
 			var err error
-			if raw, err = sis.measure(ctx, p.Name, p.Users, workerConc, p.Requests); err != nil {
+			if raw, err = sis.measure(ctx, p.Name, *ordering, p.Users, workerConc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}
@@ -169,7 +174,7 @@ func main() {
 			os.Exit(1)
 		}
 		if sis != nil && p.Users > 0 {
-			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", p.Users, workerConc, p.Requests); err != nil {
+			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", *ordering, p.Users, workerConc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}

@@ -41,8 +41,11 @@ type RawRates struct {
 	TxP95Ms   float64 `json:"txP95Ms"`
 	SendP95Ms float64 `json:"sendP95Ms"` // SendMessage latency in the ingest loop
 
+	// Ordering is the FIRST_COME ordering the worker loop models:
+	// "arrival" (the default) or "delivery".
+	Ordering string `json:"ordering"`
 	// WorkerConcurrency is the worker loop's goroutines: the workers'
-	// concurrency (pacer_worker_concurrency) when known.
+	// concurrency (pacer_worker_concurrency) times the workers that ran.
 	WorkerConcurrency int     `json:"workerConcurrency"`
 	WorkerS           float64 `json:"workerSeconds"`
 	// WorkerRPS is plain deliveries per second: requests the worker loop
@@ -51,11 +54,26 @@ type RawRates struct {
 	// (each message names a request the ingest loop wrote) and delete
 	// what they finished by batch.
 	//
-	// Per message, QUEUED → PROCESSING (update + StatusLog
+	// arrival: a message's first delivery makes its request a candidate
+	// (TransactWriteItems: QUEUED → PROCESSING with uiPhase ALLOCATING and
+	// startedAt, + StatusLog put), sends a delayed copy (SendMessage,
+	// DelaySeconds 1, SQS's granularity) and is acked; one allocator
+	// goroutine decides the candidates in (queuedAt, requestId) order, 49
+	// per round: a Query of GSI2 from its position (Limit 49), a
+	// BatchGetItem of those requests (GSI2 projects keys only), and one
+	// TransactWriteItems of 99 items: the capacity item's fenced update
+	// (seats, position) + 49 × (PROCESSING → SUCCEEDED or REJECTED, +
+	// StatusLog put); the copy's delivery reads the request (GetItem,
+	// strongly consistent) and is acked if it is decided, else sent again
+	// delayed (Resends). The capacity is half the requests, like the run.
+	//
+	// delivery: per message, QUEUED → PROCESSING (update + StatusLog
 	// put), then PROCESSING → SUCCEEDED with the seat (update + StatusLog
 	// put + the shared capacity item's conditional decrement, tried up to
 	// 5 times on a conflict); unlimited capacity.
-	WorkerRPS float64 `json:"workerRps"`
+	WorkerRPS    float64 `json:"workerRps"`
+	AllocBatches int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
+	Resends      int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
 
 	Errors int    `json:"errors"`
 	Error  string `json:"firstError,omitempty"`
@@ -71,15 +89,16 @@ type standins struct {
 }
 
 // stack is what make run's health endpoint (GET /healthz) says about the
-// stack: where the stand-ins are and the AsyncEvent table's name ("" if
-// it does not say).
+// stack: where the stand-ins are, the AsyncEvent table's name and where
+// the list of its worker processes is (both "" if it does not say).
 type stack struct {
 	DynamoDB   string            `json:"dynamodb"`
 	SQS        string            `json:"sqs"`
 	Advertised map[string]string `json:"advertised"`
 }
 
-func (s *stack) table() string { return s.Advertised["asyncevent.table"] }
+func (s *stack) table() string   { return s.Advertised["asyncevent.table"] }
+func (s *stack) workers() string { return s.Advertised["asyncevent.workers"] }
 
 // readStack reads devURL/healthz.
 func readStack(ctx context.Context, c *http.Client, devURL string) (*stack, error) {
@@ -218,10 +237,10 @@ func (l *latencies) pct(q float64) float64 {
 const workerTimeout = 3 * time.Minute
 
 // measure runs the ingest loop (total ingests from conc goroutines, like
-// the run) and then the worker loop (workerConc goroutines
+// the run) and then the worker loop of ordering (workerConc goroutines
 // delivering the messages the ingests sent, for their requests).
-func (s *standins) measure(ctx context.Context, name string, conc, workerConc, total int) (*RawRates, error) {
-	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc}
+func (s *standins) measure(ctx context.Context, name, ordering string, conc, workerConc, total int) (*RawRates, error) {
+	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc, Ordering: ordering}
 	q, err := s.sqs.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("pacer-load-raw-" + s.tag + "-" + name)})
 	if err != nil {
 		return nil, fmt.Errorf("raw rates: create the scratch queue: %w", err)
@@ -245,7 +264,7 @@ func (s *standins) measure(ctx context.Context, name string, conc, workerConc, t
 		}
 		tx.add(t0)
 		t1 := time.Now()
-		if _, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String(rawBody(rq))}); err != nil {
+		if _, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String(rawBody(rq, false))}); err != nil {
 			return err
 		}
 		send.add(t1)
@@ -275,13 +294,20 @@ func (s *standins) measure(ctx context.Context, name string, conc, workerConc, t
 	w := &rawWorker{s: s, queue: aws.ToString(q.QueueUrl), event: event, total: n, conc: workerConc}
 	wctx, cancel := context.WithTimeout(ctx, workerTimeout)
 	defer cancel()
-	if err := w.delivery(wctx); err != nil {
+	switch ordering {
+	case "delivery":
+		err = w.delivery(wctx)
+	default:
+		err = w.arrival(wctx, max(1, n/2))
+	}
+	if err != nil {
 		return nil, err
 	}
 	if d := w.done.Load(); d < n && ctx.Err() == nil {
 		w.errs.add(fmt.Errorf("raw rates: the worker loop finished %d of %d requests in %s", d, n, workerTimeout))
 	}
 	r.WorkerS, r.WorkerRPS = w.took.Seconds(), float64(w.done.Load())/max(w.took.Seconds(), 1e-9)
+	r.AllocBatches, r.Resends = int(w.batches.Load()), int(w.resends.Load())
 	r.Errors += int(w.errs.n.Load())
 	if w.errs.first != nil && r.Error == "" {
 		r.Error = w.errs.first.Error()

@@ -109,6 +109,12 @@ func (s *standins) move(r rawReq, from, to string, at int64, extra, cond string,
 }
 
 // rawBody is the raw message body: the product's message (v1) for r.
-func rawBody(r rawReq) string {
-	return fmt.Sprintf(`{"v":1,"requestId":%q,"eventId":%q,"userId":%q,"eventType":%q}`, r.id, r.event, r.user, rawEvent)
+// copyOf marks a delayed copy sent by an arrival candidate's first
+// delivery.
+func rawBody(r rawReq, copyOf bool) string {
+	c := ""
+	if copyOf {
+		c = `,"copy":true`
+	}
+	return fmt.Sprintf(`{"v":1,"requestId":%q,"eventId":%q,"userId":%q,"eventType":%q%s}`, r.id, r.event, r.user, rawEvent, c)
 }

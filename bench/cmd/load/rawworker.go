@@ -16,9 +16,13 @@ import (
 	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
+// allocBatch is the allocator's decisions per transaction (1 + 2 × 49 =
+// 99 items, asyncevent.MaxAllocBatch).
+const allocBatch = 49
+
 // rawWorker is the raw worker loop of one measure: conc goroutines take
 // the queue's total messages to their requests' terminal states (see
-// RawRates.WorkerRPS).
+// RawRates.WorkerRPS for what each ordering does).
 type rawWorker struct {
 	s     *standins
 	queue string
@@ -26,9 +30,10 @@ type rawWorker struct {
 	total int64
 	conc  int
 
-	done atomic.Int64 // requests decided and their last message acked
-	errs errCount
-	took time.Duration
+	done             atomic.Int64 // requests decided and their last message acked
+	batches, resends atomic.Int64
+	errs             errCount
+	took             time.Duration
 }
 
 // rawMessage is a raw message body (rawBody).
@@ -36,6 +41,7 @@ type rawMessage struct {
 	RequestID string `json:"requestId"`
 	EventID   string `json:"eventId"`
 	UserID    string `json:"userId"`
+	Copy      bool   `json:"copy"`
 }
 
 func (m rawMessage) req() rawReq { return rawReq{id: m.RequestID, event: m.EventID, user: m.UserID} }
@@ -80,6 +86,188 @@ func (w *rawWorker) run(ctx context.Context, handle func(m rawMessage) (ack bool
 	}
 	wg.Wait()
 	w.took = time.Since(start)
+}
+
+// arrival models the arrival ordering: candidates, delayed copies and one
+// allocator goroutine deciding allocBatch per transaction, for capacity
+// seats.
+func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
+	s := w.s
+	capKey := map[string]dtypes.AttributeValue{"PK": str("EVENT#" + w.event), "SK": str("CAPACITY")}
+	now := time.Now().UnixMilli()
+	if _, err := s.dynamo.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: map[string]dtypes.AttributeValue{
+		"PK": capKey["PK"], "SK": capKey["SK"], "entityType": str("CAPACITY"), "eventId": str(w.event),
+		"capacityTotal": num(capacity), "capacityRemaining": num(capacity), "updatedAt": num(now),
+		"allocOwner": str("raw"), "allocLeaseUntil": num(now + 3600_000), "allocFence": num(1)}}); err != nil {
+		return fmt.Errorf("raw rates: capacity item: %w", err)
+	}
+	kick := make(chan struct{}, 1)
+	actx, stop := context.WithCancel(ctx)
+	var alloc sync.WaitGroup
+	alloc.Go(func() { w.allocate(actx, capKey, capacity, kick) })
+	sendCopy := func(m rawMessage) error {
+		m.Copy = true
+		_, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &w.queue, MessageBody: aws.String(rawBody(m.req(), true)), DelaySeconds: 1})
+		return err
+	}
+	w.run(ctx, func(m rawMessage) (bool, error) {
+		r := m.req()
+		if m.Copy {
+			out, err := s.dynamo.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: r.key(), ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return false, err
+			}
+			if st, _ := out.Item["status"].(*dtypes.AttributeValueMemberS); st != nil && (st.Value == "SUCCEEDED" || st.Value == "REJECTED") {
+				w.done.Add(1)
+				return true, nil
+			}
+			w.resends.Add(1)
+			return true, sendCopy(m)
+		}
+		at := time.Now().UnixMilli()
+		err := s.transact(ctx, []dtypes.TransactWriteItem{
+			s.move(r, "QUEUED", "PROCESSING", at, "startedAt = :at, attempts = :one, uiPhase = :ph, workerId = :w", "",
+				map[string]dtypes.AttributeValue{":one": num(1), ":ph": str("ALLOCATING"), ":w": str("raw-worker")}),
+			s.logPut(r, "QUEUED", "PROCESSING", at, "waiting for allocation"),
+		})
+		if err != nil {
+			return false, err
+		}
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+		if err := sendCopy(m); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
+	stop()
+	alloc.Wait()
+	return nil
+}
+
+// allocate is the raw allocator: one goroutine deciding the candidates in
+// GSI2 order, allocBatch per transaction, until total are decided. It
+// waits for a kick (or 50 ms) when the next request is not a candidate
+// yet.
+func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.AttributeValue, remaining int64, kick <-chan struct{}) {
+	s := w.s
+	var pos map[string]dtypes.AttributeValue // the last decided request's GSI2 key
+	prev := ""                               // its requestId
+	wait := func() {
+		select {
+		case <-ctx.Done():
+		case <-kick:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for decided := int64(0); decided < w.total && ctx.Err() == nil; {
+		page, err := s.dynamo.Query(ctx, &dynamodb.QueryInput{TableName: &s.table, IndexName: aws.String("GSI2"),
+			KeyConditionExpression:    aws.String("GSI2PK = :e"),
+			ExpressionAttributeValues: map[string]dtypes.AttributeValue{":e": str("EVENT#" + w.event)},
+			ExclusiveStartKey:         pos, Limit: aws.Int32(allocBatch)})
+		if err != nil {
+			w.errs.add(err)
+			wait()
+			continue
+		}
+		batch, err := w.candidates(ctx, page.Items)
+		if err != nil {
+			w.errs.add(err)
+		}
+		if len(batch) == 0 {
+			wait()
+			continue
+		}
+		at := time.Now().UnixMilli()
+		wins := min(remaining, int64(len(batch)))
+		last := batch[len(batch)-1]
+		cond := "allocFence = :f AND capacityRemaining >= :w AND attribute_not_exists(allocRequestId)"
+		vals := map[string]dtypes.AttributeValue{":f": num(1), ":w": num(wins), ":qa": last["queuedAt"], ":rid": last["requestId"], ":at": num(at)}
+		if prev != "" {
+			cond = "allocFence = :f AND capacityRemaining >= :w AND allocRequestId = :prev"
+			vals[":prev"] = str(prev)
+		}
+		items := []dtypes.TransactWriteItem{{Update: &dtypes.Update{TableName: &s.table, Key: capKey,
+			UpdateExpression:          aws.String("SET capacityRemaining = capacityRemaining - :w, allocQueuedAt = :qa, allocRequestId = :rid, updatedAt = :at"),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeValues: vals}}}
+		for i, it := range batch {
+			r := rawReq{id: attrS(it, "requestId"), event: w.event, user: attrS(it, "userId")}
+			t := at
+			if v, ok := it["startedAt"].(*dtypes.AttributeValueMemberN); ok {
+				started, _ := strconv.ParseInt(v.Value, 10, 64)
+				t = max(t, started+1)
+			}
+			to, ui, code := "SUCCEEDED", "SUCCESS", "SUCCESS"
+			if int64(i) >= wins {
+				to, ui, code = "REJECTED", "REJECTED", "REJECTED_CAPACITY"
+			}
+			items = append(items,
+				s.move(r, "PROCESSING", to, t, "finishedAt = :at, uiPhase = :ph, uiResult = :ui, resultCode = :rc, workerId = :w", " AND uiPhase = :req",
+					map[string]dtypes.AttributeValue{":ph": str("ALLOCATED"), ":req": str("ALLOCATING"), ":ui": str(ui), ":rc": str(code), ":w": str("raw-allocator")}),
+				s.logPut(r, "PROCESSING", to, t, ""))
+		}
+		if err := s.transact(ctx, items); err != nil {
+			w.errs.add(err)
+			wait()
+			continue
+		}
+		w.batches.Add(1)
+		remaining -= wins
+		decided += int64(len(batch))
+		prev = attrS(last, "requestId")
+		pos = map[string]dtypes.AttributeValue{"PK": last["PK"], "SK": last["SK"], "GSI2PK": last["GSI2PK"], "GSI2SK": last["GSI2SK"]}
+	}
+}
+
+// candidates reads the requests of a GSI2 page (BatchGetItem, strongly
+// consistent) and returns, in the page's order, those before the first
+// that is not a candidate (PROCESSING, uiPhase ALLOCATING): the allocator
+// decides in arrival order and passes no request by.
+func (w *rawWorker) candidates(ctx context.Context, entries []map[string]dtypes.AttributeValue) ([]map[string]dtypes.AttributeValue, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	s := w.s
+	keys := make([]map[string]dtypes.AttributeValue, len(entries))
+	for i, e := range entries {
+		keys[i] = map[string]dtypes.AttributeValue{"PK": e["PK"], "SK": e["SK"]}
+	}
+	byID := map[string]map[string]dtypes.AttributeValue{}
+	req := map[string]dtypes.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	for len(req) > 0 && ctx.Err() == nil {
+		out, err := s.dynamo.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range out.Responses[s.table] {
+			byID[attrS(it, "requestId")] = it
+		}
+		req = out.UnprocessedKeys
+	}
+	var batch []map[string]dtypes.AttributeValue
+	for _, e := range entries {
+		it := byID[attrS(e, "requestId")]
+		if it == nil || attrS(it, "status") != "PROCESSING" || attrS(it, "uiPhase") != "ALLOCATING" {
+			break
+		}
+		it["GSI2PK"], it["GSI2SK"] = e["GSI2PK"], e["GSI2SK"]
+		batch = append(batch, it)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return batch, nil
+}
+
+// attrS is the string attribute name of it ("" if none).
+func attrS(it map[string]dtypes.AttributeValue, name string) string {
+	if v, ok := it[name].(*dtypes.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
 }
 
 // delivery models the delivery ordering: two transactions per message,
