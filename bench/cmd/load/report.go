@@ -49,8 +49,9 @@ type Report struct {
 	// mean of both, so a machine that got busier or quieter during the
 	// run shows as a gap between them rather than as a skewed ratio.
 	RawAfter *RawRates `json:"rawAfter,omitempty"`
-	// DrainRPS is the worker's rate while it had a backlog: deliveries
-	// handled (pacer_worker_messages_total, all but retryable) per second
+	// DrainRPS is the workers' rate while they had a backlog: deliveries
+	// handled (pacer_worker_messages_total, all but retryable and waiting,
+	// summed over the workers) per second
 	// over the sampled intervals that began with visible messages in the
 	// queue, after the attack (during it when there was no backlog after).
 	DrainRPS          float64 `json:"drainRps"`
@@ -67,9 +68,13 @@ type Report struct {
 	P95TxRatio   float64  `json:"p95TxRatio,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
 
-	Seconds []Second      `json:"seconds"` // per second of the attack
-	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
-	Failed  []string      `json:"failedThresholds,omitempty"`
+	// PeakWorkers is the most worker processes seen running at once
+	// during the run (0: not read); the raw worker loop after the run
+	// runs at their concurrency (RawAfter.WorkerConcurrency).
+	PeakWorkers int           `json:"peakWorkers,omitempty"`
+	Seconds     []Second      `json:"seconds"` // per second of the attack
+	Queue       []QueueSample `json:"queue"`   // every 0.5 s until drained
+	Failed      []string      `json:"failedThresholds,omitempty"`
 }
 
 // Second is one second of the attack.
@@ -86,9 +91,12 @@ type QueueSample struct {
 	AtS  float64 `json:"atS"`
 	Main int     `json:"main"`
 	Dead int     `json:"dead"`
-	// Handled is the worker's pacer_worker_messages_total (all but
-	// retryable) at AtS; -1 when not read.
+	// Handled is the workers' pacer_worker_messages_total (all outcomes
+	// but retryable and waiting), summed over every worker seen so far
+	// (each at the highest value it reported), at AtS; -1 when not read.
 	Handled float64 `json:"handled"`
+	// Workers is how many worker processes ran at AtS; -1 when not read.
+	Workers int `json:"workers"`
 }
 
 // drainRate sets DrainRPS from the samples: handled deliveries per second
@@ -112,7 +120,7 @@ func (r *Report) drainRate() {
 		r.DrainDuringIngest = s > 0
 	}
 	if s < 1 {
-		r.Notes = append(r.Notes, "worker drain rate not measured: under 1 s of sampled backlog (or no -worker-metrics); the worker kept up with ingest")
+		r.Notes = append(r.Notes, "worker drain rate not measured: under 1 s of sampled backlog (or the workers' metrics were not read); the workers kept up with ingest")
 		return
 	}
 	r.DrainRPS, r.DrainWindowS = n/s, s
@@ -127,6 +135,13 @@ func (r *Report) ratios() {
 	ingest, worker, txp95 := r.Raw.IngestRPS, r.Raw.WorkerRPS, r.Raw.TxP95Ms
 	if a := r.RawAfter; a != nil {
 		ingest, worker, txp95 = (ingest+a.IngestRPS)/2, (worker+a.WorkerRPS)/2, (txp95+a.TxP95Ms)/2
+		if a.WorkerConcurrency != r.Raw.WorkerConcurrency {
+			// More workers ran than before the run: the after loop, at
+			// their concurrency, is the limit.
+			worker = a.WorkerRPS
+			r.Notes = append(r.Notes, fmt.Sprintf("worker ratio against the raw worker loop after the run only: %d goroutines = %d per worker × %d workers (the most that ran), before it %d",
+				a.WorkerConcurrency, a.WorkerConcurrency/max(1, r.PeakWorkers), r.PeakWorkers, r.Raw.WorkerConcurrency))
+		}
 	}
 	r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms = ingest, worker, txp95
 	if r.Users > 0 && ingest > 0 {
@@ -222,7 +237,7 @@ func (r *Report) Summary() string {
 	if r.DrainDuringIngest {
 		during = " (backlog only during the attack)"
 	}
-	fmt.Fprintf(&b, "  worker drain: %.0f/s over %.1f s of backlog%s\n", r.DrainRPS, r.DrainWindowS, during)
+	fmt.Fprintf(&b, "  worker drain: %.0f/s over %.1f s of backlog%s; at most %d worker processes ran\n", r.DrainRPS, r.DrainWindowS, during, r.PeakWorkers)
 	fmt.Fprintf(&b, "  ratios to the raw rates (mean of before and after: ingest %.0f/s, worker %.0f/s, tx p95 %.1f ms): ingest %.2f, worker %.2f, ingest p95 %.1f×\n",
 		r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms, r.IngestRatio, r.WorkerRatio, r.P95TxRatio)
 	for _, n := range r.Notes {
@@ -231,8 +246,9 @@ func (r *Report) Summary() string {
 	return b.String()
 }
 
-// HTML is the report page: per run, a table and three charts (ingest
-// latency per second, throughput per second, queue depth over time).
+// HTML is the report page: per run, a table and four charts (ingest
+// latency per second, throughput per second, queue depth over time and
+// the worker processes running over the same time).
 func HTML(reports []*Report) string {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pacer load report</title>
@@ -243,9 +259,9 @@ func HTML(reports []*Report) string {
 		for _, s := range r.Seconds {
 			p95, maxL, sent, ok = append(p95, s.P95Ms), append(maxL, s.MaxMs), append(sent, float64(s.Sent)), append(ok, float64(s.OK))
 		}
-		var qx, qm, qd []float64
+		var qx, qm, qd, qw []float64
 		for _, q := range r.Queue {
-			qx, qm, qd = append(qx, q.AtS), append(qm, float64(q.Main)), append(qd, float64(q.Dead))
+			qx, qm, qd, qw = append(qx, q.AtS), append(qm, float64(q.Main)), append(qd, float64(q.Dead)), append(qw, float64(max(0, q.Workers)))
 		}
 		b.WriteString("<h3>Ingest latency per second (ms): p95 blue, max red</h3>")
 		b.WriteString(chart(seq(len(p95)), []series{{p95, "#0969da"}, {maxL, "#cf222e"}}, "s", "ms"))
@@ -253,6 +269,8 @@ func HTML(reports []*Report) string {
 		b.WriteString(chart(seq(len(sent)), []series{{sent, "#0969da"}, {ok, "#1a7f37"}}, "s", "req/s"))
 		b.WriteString("<h3>Queue depth (main blue, DLQ red): the drain curve</h3>")
 		b.WriteString(chart(qx, []series{{qm, "#0969da"}, {qd, "#cf222e"}}, "s", "messages"))
+		b.WriteString("<h3>Worker processes running (same time axis)</h3>")
+		b.WriteString(chart(qx, []series{{qw, "#8250df"}}, "s", "workers"))
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
