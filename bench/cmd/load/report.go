@@ -71,10 +71,17 @@ type Report struct {
 	// PeakWorkers is the most worker processes seen running at once
 	// during the run (0: not read); the raw worker loop after the run
 	// runs at their concurrency (RawAfter.WorkerConcurrency).
-	PeakWorkers int           `json:"peakWorkers,omitempty"`
-	Seconds     []Second      `json:"seconds"` // per second of the attack
-	Queue       []QueueSample `json:"queue"`   // every 0.5 s until drained
-	Failed      []string      `json:"failedThresholds,omitempty"`
+	PeakWorkers int `json:"peakWorkers,omitempty"`
+	// The DLQ's depth at the first sample, its peak, and the growth (peak
+	// − first): a message that reached the DLQ during the run failed
+	// after its retries (thresholds' maxDead).
+	DeadStart  int `json:"deadStart"`
+	DeadPeak   int `json:"deadPeak"`
+	DeadGrowth int `json:"deadGrowth"`
+
+	Seconds []Second      `json:"seconds"` // per second of the attack
+	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
+	Failed  []string      `json:"failedThresholds,omitempty"`
 }
 
 // Second is one second of the attack.
@@ -97,6 +104,18 @@ type QueueSample struct {
 	Handled float64 `json:"handled"`
 	// Workers is how many worker processes ran at AtS; -1 when not read.
 	Workers int `json:"workers"`
+}
+
+// deadLetters sets DeadStart, DeadPeak and DeadGrowth from the samples.
+func (r *Report) deadLetters() {
+	if len(r.Queue) == 0 {
+		return
+	}
+	r.DeadStart, r.DeadPeak = r.Queue[0].Dead, r.Queue[0].Dead
+	for _, q := range r.Queue {
+		r.DeadPeak = max(r.DeadPeak, q.Dead)
+	}
+	r.DeadGrowth = r.DeadPeak - r.DeadStart
 }
 
 // drainRate sets DrainRPS from the samples: handled deliveries per second
@@ -202,6 +221,9 @@ func (r *Report) Check(th *Thresholds) {
 	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
 	}
+	if th.MaxDead != nil && r.DeadGrowth > *th.MaxDead {
+		r.Failed = append(r.Failed, fmt.Sprintf("the DLQ grew by %d messages during the run (from %d to a peak of %d) > %d", r.DeadGrowth, r.DeadStart, r.DeadPeak, *th.MaxDead))
+	}
 	if r.Terminal != r.Accepted {
 		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
 	}
@@ -225,6 +247,7 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  E2E (client polling like the page, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
 		r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs, r.Terminal, r.Accepted, r.DrainS, maxQ)
 	fmt.Fprintf(&b, "  results: %v\n", r.Results)
+	fmt.Fprintf(&b, "  DLQ: %d at the start, peak %d, grew by %d\n", r.DeadStart, r.DeadPeak, r.DeadGrowth)
 	fmt.Fprintf(&b, "  exact N: %v (SUCCEEDED %d, capacity remaining %d, invariant %v)\n", r.ExactN, r.Succeeded, r.CapacityRemaining, r.InvariantOK)
 	for i, w := range []*RawRates{r.Raw, r.RawAfter} {
 		if w == nil {

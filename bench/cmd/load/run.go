@@ -263,6 +263,7 @@ loop:
 	want := min(capacity, ok)
 	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == capacity-want
 	r.drainRate()
+	r.deadLetters()
 	if workers != nil {
 		r.PeakWorkers = workers.peakWorkers()
 	}
