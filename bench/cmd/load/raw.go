@@ -65,7 +65,11 @@ type RawRates struct {
 	// (seats, position) + 49 × (PROCESSING → SUCCEEDED or REJECTED, +
 	// StatusLog put); the copy's delivery reads the request (GetItem,
 	// strongly consistent) and is acked if it is decided, else sent again
-	// delayed (Resends). The capacity is half the requests, like the run.
+	// delayed (Resends). Like the product's, the allocator makes a request
+	// still QUEUED MaxLateness (3.5 s) after its queuedAt a candidate
+	// itself (Promoted: its worker's transaction failed). The capacity is
+	// half the requests, like the run. Receives use a 10 s visibility
+	// timeout.
 	//
 	// delivery: per message, QUEUED → PROCESSING (update + StatusLog
 	// put), then PROCESSING → SUCCEEDED with the seat (update + StatusLog
@@ -74,6 +78,7 @@ type RawRates struct {
 	WorkerRPS    float64 `json:"workerRps"`
 	AllocBatches int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
 	Resends      int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
+	Promoted     int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
 
 	Errors int    `json:"errors"`
 	Error  string `json:"firstError,omitempty"`
@@ -233,7 +238,7 @@ func (l *latencies) pct(q float64) float64 {
 }
 
 // workerTimeout bounds a raw worker loop (a message whose handling failed
-// comes back after its 60 s visibility timeout).
+// comes back after rawVisibility).
 const workerTimeout = 3 * time.Minute
 
 // measure runs the ingest loop (total ingests from conc goroutines, like
@@ -307,7 +312,7 @@ func (s *standins) measure(ctx context.Context, name, ordering string, conc, wor
 		w.errs.add(fmt.Errorf("raw rates: the worker loop finished %d of %d requests in %s", d, n, workerTimeout))
 	}
 	r.WorkerS, r.WorkerRPS = w.took.Seconds(), float64(w.done.Load())/max(w.took.Seconds(), 1e-9)
-	r.AllocBatches, r.Resends = int(w.batches.Load()), int(w.resends.Load())
+	r.AllocBatches, r.Resends, r.Promoted = int(w.batches.Load()), int(w.resends.Load()), int(w.promoted.Load())
 	r.Errors += int(w.errs.n.Load())
 	if w.errs.first != nil && r.Error == "" {
 		r.Error = w.errs.first.Error()

@@ -20,6 +20,15 @@ import (
 // 99 items, asyncevent.MaxAllocBatch).
 const allocBatch = 49
 
+// maxLateness is the product's default MaxLateness (WriteTimeout +
+// ClockSkew + IndexLag): the raw allocator makes a request still QUEUED
+// this long after its queuedAt a candidate itself.
+const maxLateness = 3500 * time.Millisecond
+
+// rawVisibility is the raw receives' visibility timeout: a message whose
+// handling failed comes back after it.
+const rawVisibility = 10
+
 // rawWorker is the raw worker loop of one measure: conc goroutines take
 // the queue's total messages to their requests' terminal states (see
 // RawRates.WorkerRPS for what each ordering does).
@@ -30,10 +39,10 @@ type rawWorker struct {
 	total int64
 	conc  int
 
-	done             atomic.Int64 // requests decided and their last message acked
-	batches, resends atomic.Int64
-	errs             errCount
-	took             time.Duration
+	done                       atomic.Int64 // requests decided and their last message acked
+	batches, resends, promoted atomic.Int64
+	errs                       errCount
+	took                       time.Duration
 }
 
 // rawMessage is a raw message body (rawBody).
@@ -55,7 +64,7 @@ func (w *rawWorker) run(ctx context.Context, handle func(m rawMessage) (ack bool
 	for range w.conc {
 		wg.Go(func() {
 			for ctx.Err() == nil && w.done.Load() < w.total {
-				out, err := w.s.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &w.queue, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
+				out, err := w.s.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &w.queue, MaxNumberOfMessages: 10, VisibilityTimeout: rawVisibility})
 				if err != nil {
 					w.errs.add(err)
 					continue
@@ -124,13 +133,7 @@ func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 			w.resends.Add(1)
 			return true, sendCopy(m)
 		}
-		at := time.Now().UnixMilli()
-		err := s.transact(ctx, []dtypes.TransactWriteItem{
-			s.move(r, "QUEUED", "PROCESSING", at, "startedAt = :at, attempts = :one, uiPhase = :ph, workerId = :w", "",
-				map[string]dtypes.AttributeValue{":one": num(1), ":ph": str("ALLOCATING"), ":w": str("raw-worker")}),
-			s.logPut(r, "QUEUED", "PROCESSING", at, "waiting for allocation"),
-		})
-		if err != nil {
+		if err := w.candidate(ctx, r, "raw-worker"); err != nil {
 			return false, err
 		}
 		select {
@@ -145,6 +148,17 @@ func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 	stop()
 	alloc.Wait()
 	return nil
+}
+
+// candidate makes r a candidate: QUEUED → PROCESSING with uiPhase
+// ALLOCATING, and its StatusLog.
+func (w *rawWorker) candidate(ctx context.Context, r rawReq, by string) error {
+	at := time.Now().UnixMilli()
+	return w.s.transact(ctx, []dtypes.TransactWriteItem{
+		w.s.move(r, "QUEUED", "PROCESSING", at, "startedAt = :at, attempts = :one, uiPhase = :ph, workerId = :w", "",
+			map[string]dtypes.AttributeValue{":one": num(1), ":ph": str("ALLOCATING"), ":w": str(by)}),
+		w.s.logPut(r, "QUEUED", "PROCESSING", at, "waiting for allocation"),
+	})
 }
 
 // allocate is the raw allocator: one goroutine deciding the candidates in
@@ -172,11 +186,20 @@ func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.Attri
 			wait()
 			continue
 		}
-		batch, err := w.candidates(ctx, page.Items)
+		batch, next, err := w.candidates(ctx, page.Items)
 		if err != nil {
 			w.errs.add(err)
 		}
 		if len(batch) == 0 {
+			// As the product's allocator, make a request its worker has
+			// not made a candidate MaxLateness after its queuedAt one
+			// itself (its delivery failed and waits for its visibility
+			// timeout).
+			if qat, _ := strconv.ParseInt(attrN(next, "queuedAt"), 10, 64); attrS(next, "status") == "QUEUED" && qat > 0 && time.Now().UnixMilli()-qat > maxLateness.Milliseconds() {
+				w.errs.add(w.candidate(ctx, rawReq{id: attrS(next, "requestId"), event: w.event, user: attrS(next, "userId")}, "raw-allocator"))
+				w.promoted.Add(1)
+				continue
+			}
 			wait()
 			continue
 		}
@@ -224,11 +247,12 @@ func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.Attri
 
 // candidates reads the requests of a GSI2 page (BatchGetItem, strongly
 // consistent) and returns, in the page's order, those before the first
-// that is not a candidate (PROCESSING, uiPhase ALLOCATING): the allocator
-// decides in arrival order and passes no request by.
-func (w *rawWorker) candidates(ctx context.Context, entries []map[string]dtypes.AttributeValue) ([]map[string]dtypes.AttributeValue, error) {
+// that is not a candidate (PROCESSING, uiPhase ALLOCATING), and that one
+// (nil if none): the allocator decides in arrival order and passes no
+// request by.
+func (w *rawWorker) candidates(ctx context.Context, entries []map[string]dtypes.AttributeValue) (batch []map[string]dtypes.AttributeValue, next map[string]dtypes.AttributeValue, err error) {
 	if len(entries) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	s := w.s
 	keys := make([]map[string]dtypes.AttributeValue, len(entries))
@@ -240,31 +264,39 @@ func (w *rawWorker) candidates(ctx context.Context, entries []map[string]dtypes.
 	for len(req) > 0 && ctx.Err() == nil {
 		out, err := s.dynamo.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, it := range out.Responses[s.table] {
 			byID[attrS(it, "requestId")] = it
 		}
 		req = out.UnprocessedKeys
 	}
-	var batch []map[string]dtypes.AttributeValue
 	for _, e := range entries {
 		it := byID[attrS(e, "requestId")]
 		if it == nil || attrS(it, "status") != "PROCESSING" || attrS(it, "uiPhase") != "ALLOCATING" {
+			next = it
 			break
 		}
 		it["GSI2PK"], it["GSI2SK"] = e["GSI2PK"], e["GSI2SK"]
 		batch = append(batch, it)
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	return batch, nil
+	return batch, next, nil
 }
 
 // attrS is the string attribute name of it ("" if none).
 func attrS(it map[string]dtypes.AttributeValue, name string) string {
 	if v, ok := it[name].(*dtypes.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+// attrN is the number attribute name of it ("" if none).
+func attrN(it map[string]dtypes.AttributeValue, name string) string {
+	if v, ok := it[name].(*dtypes.AttributeValueMemberN); ok {
 		return v.Value
 	}
 	return ""
