@@ -108,13 +108,29 @@ func (s *standins) move(r rawReq, from, to string, at int64, extra, cond string,
 		ExpressionAttributeValues: vals}}
 }
 
+// queue is r's move from `from` to `to` at `at` that stamps queuedAt =
+// at and the GSI1/GSI2 keys (ingest's RECEIVED → QUEUED, or a worker's
+// RECEIVED → PROCESSING when ingest's write failed), also setting extra,
+// with its StatusLog.
+func (s *standins) queue(r rawReq, from, to string, at int64, extra string, values map[string]dtypes.AttributeValue, message string) []dtypes.TransactWriteItem {
+	set := "queuedAt = :at, GSI1PK = :g1, GSI1SK = :qat, GSI2PK = :g2, GSI2SK = :qat"
+	if extra != "" {
+		set += ", " + extra
+	}
+	vals := map[string]dtypes.AttributeValue{":g1": str("USER#" + r.user), ":g2": str("EVENT#" + r.event), ":qat": str(r.queuedSK(at))}
+	for k, v := range values {
+		vals[k] = v
+	}
+	return []dtypes.TransactWriteItem{s.move(r, from, to, at, set, "", vals), s.logPut(r, from, to, at, message)}
+}
+
 // rawBody is the raw message body: the product's message (v1) for r.
-// copyOf marks a delayed copy sent by an arrival candidate's first
-// delivery.
-func rawBody(r rawReq, copyOf bool) string {
+// copies > 0 marks the copies-th delayed copy sent for an arrival
+// candidate.
+func rawBody(r rawReq, copies int) string {
 	c := ""
-	if copyOf {
-		c = `,"copy":true`
+	if copies > 0 {
+		c = fmt.Sprintf(`,"copies":%d`, copies)
 	}
 	return fmt.Sprintf(`{"v":1,"requestId":%q,"eventId":%q,"userId":%q,"eventType":%q%s}`, r.id, r.event, r.user, rawEvent, c)
 }

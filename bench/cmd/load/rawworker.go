@@ -50,7 +50,7 @@ type rawMessage struct {
 	RequestID string `json:"requestId"`
 	EventID   string `json:"eventId"`
 	UserID    string `json:"userId"`
-	Copy      bool   `json:"copy"`
+	Copies    int    `json:"copies"`
 }
 
 func (m rawMessage) req() rawReq { return rawReq{id: m.RequestID, event: m.EventID, user: m.UserID} }
@@ -114,19 +114,20 @@ func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 	actx, stop := context.WithCancel(ctx)
 	var alloc sync.WaitGroup
 	alloc.Go(func() { w.allocate(actx, capKey, capacity, kick) })
+	// The n-th copy comes back 1, 2, 4, then 8 s later.
 	sendCopy := func(m rawMessage) error {
-		m.Copy = true
-		_, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &w.queue, MessageBody: aws.String(rawBody(m.req(), true)), DelaySeconds: 1})
+		delay := int32(min(8, 1<<min(m.Copies, 3)))
+		_, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &w.queue, MessageBody: aws.String(rawBody(m.req(), m.Copies+1)), DelaySeconds: delay})
 		return err
 	}
 	w.run(ctx, func(m rawMessage) (bool, error) {
 		r := m.req()
-		if m.Copy {
-			out, err := s.dynamo.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: r.key(), ConsistentRead: aws.Bool(true)})
+		if m.Copies > 0 {
+			st, err := w.status(ctx, r)
 			if err != nil {
 				return false, err
 			}
-			if st, _ := out.Item["status"].(*dtypes.AttributeValueMemberS); st != nil && (st.Value == "SUCCEEDED" || st.Value == "REJECTED") {
+			if st == "SUCCEEDED" || st == "REJECTED" {
 				w.done.Add(1)
 				return true, nil
 			}
@@ -134,7 +135,21 @@ func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 			return true, sendCopy(m)
 		}
 		if err := w.candidate(ctx, r, "raw-worker"); err != nil {
-			return false, err
+			// As the product's worker: a request the allocator made a
+			// candidate (or decided) meanwhile is one; one still RECEIVED
+			// (its ingest's QUEUED write failed) gets queuedAt now.
+			switch st, gerr := w.status(ctx, r); {
+			case gerr != nil:
+				return false, err
+			case st == "PROCESSING" || st == "SUCCEEDED" || st == "REJECTED":
+			case st == "RECEIVED":
+				if err := w.s.transact(ctx, w.s.queue(r, "RECEIVED", "PROCESSING", time.Now().UnixMilli(), "startedAt = :at, attempts = :one, uiPhase = :ph, workerId = :w",
+					map[string]dtypes.AttributeValue{":one": num(1), ":ph": str("ALLOCATING"), ":w": str("raw-worker")}, "waiting for allocation")); err != nil {
+					return false, err
+				}
+			default:
+				return false, err
+			}
 		}
 		select {
 		case kick <- struct{}{}:
@@ -159,6 +174,15 @@ func (w *rawWorker) candidate(ctx context.Context, r rawReq, by string) error {
 			map[string]dtypes.AttributeValue{":one": num(1), ":ph": str("ALLOCATING"), ":w": str(by)}),
 		w.s.logPut(r, "QUEUED", "PROCESSING", at, "waiting for allocation"),
 	})
+}
+
+// status reads r's status (GetItem, strongly consistent).
+func (w *rawWorker) status(ctx context.Context, r rawReq) (string, error) {
+	out, err := w.s.dynamo.GetItem(ctx, &dynamodb.GetItemInput{TableName: &w.s.table, Key: r.key(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return "", err
+	}
+	return attrS(out.Item, "status"), nil
 }
 
 // allocate is the raw allocator: one goroutine deciding the candidates in
