@@ -132,7 +132,10 @@ func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 				return true, nil
 			}
 			w.resends.Add(1)
-			return true, sendCopy(m)
+			if err := sendCopy(m); err != nil {
+				return false, err // comes back after rawVisibility
+			}
+			return true, nil
 		}
 		if err := w.candidate(ctx, r, "raw-worker"); err != nil {
 			// As the product's worker: a request the allocator made a
@@ -220,8 +223,11 @@ func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.Attri
 			// itself (its delivery failed and waits for its visibility
 			// timeout).
 			if qat, _ := strconv.ParseInt(attrN(next, "queuedAt"), 10, 64); attrS(next, "status") == "QUEUED" && qat > 0 && time.Now().UnixMilli()-qat > maxLateness.Milliseconds() {
-				w.errs.add(w.candidate(ctx, rawReq{id: attrS(next, "requestId"), event: w.event, user: attrS(next, "userId")}, "raw-allocator"))
-				w.promoted.Add(1)
+				// A refusal (its worker got there meanwhile) is read
+				// afresh next round.
+				if w.candidate(ctx, rawReq{id: attrS(next, "requestId"), event: w.event, user: attrS(next, "userId")}, "raw-allocator") == nil {
+					w.promoted.Add(1)
+				}
 				continue
 			}
 			wait()
