@@ -32,6 +32,7 @@ func init() {
 					return err
 				}
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, &env.AWS, env.Log
+				env.advertise("asyncevent.table", cfg.Table)
 				cfg.Ready = func(_ context.Context, base string, _ asynceventapi.Deps) error {
 					fmt.Fprint(os.Stdout, asynceventBanner(base))
 					env.Ready()

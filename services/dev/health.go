@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -26,6 +27,19 @@ type health struct {
 	env      Env
 	services []serviceReport // Ready is filled in per request from ready
 	ready    []atomic.Bool   // set by each service's Env.Ready
+
+	mu         sync.Mutex
+	advertised map[string]string // set by the services' Env.Advertise
+}
+
+// advertise records a value for the report's "advertised".
+func (h *health) advertise(key, value string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.advertised == nil {
+		h.advertised = map[string]string{}
+	}
+	h.advertised[key] = value
 }
 
 // healthEndpoint serves GET /healthz from the moment the runner holds its
@@ -60,13 +74,18 @@ func (e *healthEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 
 // healthReport is the body of GET /healthz.
 type healthReport struct {
-	Status   string            `json:"status"`          // "ok", "starting" (a service is not ready yet) or "unavailable"
-	Stage    string            `json:"stage,omitempty"` // while starting: "stand-ins", then "services"
-	DynamoDB string            `json:"dynamodb"`
-	SQS      string            `json:"sqs"`
-	Postgres string            `json:"postgres"` // host:port
-	Services []serviceReport   `json:"services"`
-	Errors   map[string]string `json:"errors,omitempty"`
+	Status   string          `json:"status"`          // "ok", "starting" (a service is not ready yet) or "unavailable"
+	Stage    string          `json:"stage,omitempty"` // while starting: "stand-ins", then "services"
+	DynamoDB string          `json:"dynamodb"`
+	SQS      string          `json:"sqs"`
+	Postgres string          `json:"postgres"` // host:port
+	Services []serviceReport `json:"services"`
+	// Advertised are values the services publish for tools (Env.Advertise):
+	// "asyncevent.table" (the AsyncEvent table's name) and
+	// "asyncevent.workers" (the autoscaler's GET /workers URL, which lists
+	// the running worker processes and their /metrics).
+	Advertised map[string]string `json:"advertised,omitempty"`
+	Errors     map[string]string `json:"errors,omitempty"`
 }
 
 type serviceReport struct {
@@ -85,6 +104,11 @@ func (h *health) serve(w http.ResponseWriter, r *http.Request) {
 		Postgres: hostPort(h.env.DatabaseURL),
 		Services: []serviceReport{},
 	}
+	h.mu.Lock()
+	if len(h.advertised) > 0 {
+		rep.Advertised = maps.Clone(h.advertised)
+	}
+	h.mu.Unlock()
 	starting := false
 	for i, sr := range h.services {
 		sr.Ready = h.ready[i].Load()

@@ -174,6 +174,7 @@ func run(ctx context.Context, cfg Config) (err error) {
 			e.Addr = l.Addr().String()
 		}
 		e.Log = cfg.Log.With("service", s.Name)
+		e.Advertise = h.advertise
 		var once sync.Once
 		e.Ready = func() {
 			once.Do(func() {

@@ -450,6 +450,9 @@ wait:
 	url = urls["health"]
 	rep := getHealth(t, url)
 	checkReport(t, rep, len(services))
+	if rep.Advertised["asyncevent.table"] == "" {
+		t.Errorf("health advertises no asyncevent.table: %v", rep.Advertised)
+	}
 	for _, s := range rep.Services {
 		if !s.Ready {
 			t.Errorf("service %s not ready after the banner", s.Name)

@@ -39,6 +39,18 @@ type Env struct {
 
 	// Log is a logger tagged with the service's name.
 	Log *slog.Logger
+
+	// Advertise, if set, publishes a value other tools read from the
+	// health report (GET /healthz, "advertised"), e.g. the table a service
+	// uses or where its workers are. Keys are "<service>.<what>".
+	Advertise func(key, value string)
+}
+
+// advertise calls env.Advertise if it is set.
+func (env Env) advertise(key, value string) {
+	if env.Advertise != nil {
+		env.Advertise(key, value)
+	}
 }
 
 // Service is one of the platform's services, run in-process by `make run`.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -76,6 +77,7 @@ func runWorkers(ctx context.Context, env Env) error {
 	metrics.NewQueue(reg, q.Counts, env.Log)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /workers", workersHandler(pool))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(env.Listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -83,6 +85,7 @@ func runWorkers(ctx context.Context, env Env) error {
 		}
 	}()
 	defer srv.Close()
+	env.advertise("asyncevent.workers", "http://"+env.Addr+"/workers")
 
 	var once sync.Once
 	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: st.Interval, Metrics: metrics.NewPool(reg), Out: os.Stdout, Log: env.Log,
@@ -102,6 +105,28 @@ func runWorkers(ctx context.Context, env Env) error {
 		}}
 	a.Run(ctx)
 	return pool.Close()
+}
+
+// workerReport is one entry of GET /workers: a running worker process and
+// its ops /metrics URL.
+type workerReport struct {
+	PID     int    `json:"pid"`
+	Metrics string `json:"metrics"`
+}
+
+// workersHandler serves GET /workers: the pool's live worker processes,
+// oldest first, as a JSON array of workerReport (the load tool sums their
+// metrics).
+func workersHandler(pool *workerpool.Pool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		out := []workerReport{}
+		for _, p := range pool.Procs() {
+			out = append(out, workerReport{PID: p.PID, Metrics: "http://" + p.OpsAddr + "/metrics"})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = json.NewEncoder(w).Encode(out)
+	})
 }
 
 // runInProcessWorker runs one worker in this process.

@@ -51,6 +51,10 @@ type Thresholds struct {
 	MinIngestRatio float64 `json:"minIngestRatio"` // closed model: throughput / raw ingest rate
 	MinWorkerRatio float64 `json:"minWorkerRatio"` // drain rate / raw worker rate, when a backlog was measured
 	MaxP95TxRatio  float64 `json:"maxP95TxRatio"`  // ingest p95 / raw TransactWriteItems p95
+	// MaxDead is how much the DLQ may grow during a run (absent: not
+	// checked). Nothing may be lost: a message reaches the DLQ only after
+	// its retries failed, so the goal is 0.
+	MaxDead *int `json:"maxDead,omitempty"`
 }
 
 func main() {
@@ -63,14 +67,16 @@ func main() {
 		spikeFor    = flag.Duration("spike-for", 5*time.Second, "open-model spike: duration")
 		drain       = flag.Duration("drain-timeout", 2*time.Minute, "how long to wait for every request to reach a terminal state")
 		out         = flag.String("out", "../.cache/load", "folder for load.json and load.html")
-		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio); empty: none")
-		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins for the raw rates")
+		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio, maxDead); empty: none")
+		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins and the AsyncEvent table for the raw rates, and the list of worker processes")
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
+		table       = flag.String("table", "", "the AsyncEvent table whose definition the raw rates' scratch table copies (default: from -dev)")
+		ordering    = flag.String("raw-ordering", "arrival", "the FIRST_COME ordering the raw worker loop models: arrival (the default ordering) or delivery (see RawRates)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
 		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
-		workerURL   = flag.String("worker-metrics", "", "a worker's ops /metrics URL (make run prints it) for the drain rate and its concurrency")
+		workerURL   = flag.String("worker-metrics", "", "one worker's ops /metrics URL for the drain rate and its concurrency (default: every worker the stack lists at -dev, summed)")
 	)
 	flag.Parse()
 	if err := checkTarget(*target, *allowRemote); err != nil {
@@ -112,52 +118,94 @@ func main() {
 	defer stop()
 	c := newClient(strings.TrimSuffix(*target, "/"))
 	runID := strconv.FormatInt(time.Now().Unix(), 36)
+	devURL := strings.TrimSuffix(*dev, "/")
+	var st *stack
+	if *rawOn || *workerURL == "" {
+		var err error
+		if st, err = readStack(ctx, c.http, devURL); err != nil {
+			fmt.Fprintln(os.Stderr, "load: -dev:", err, "(the stack's health endpoint names the stand-ins, the table and the workers; or pass -raw=false and -worker-metrics)")
+			os.Exit(2)
+		}
+	}
+	var workers *workerSampler
+	switch {
+	case *workerURL != "":
+		workers = &workerSampler{http: c.http, fixed: *workerURL}
+	case st.workers() != "":
+		workers = &workerSampler{http: c.http, list: st.workers()}
+	default:
+		fmt.Fprintf(os.Stderr, "load: %s/healthz names no worker list (a worker running in-process?): the drain rate is not measured; pass -worker-metrics\n", devURL)
+	}
+	if workers != nil {
+		if _, _, err := workers.sample(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "load: the workers' metrics:", err)
+			os.Exit(2)
+		}
+	}
+	if *ordering != "arrival" && *ordering != "delivery" {
+		fmt.Fprintf(os.Stderr, "load: -raw-ordering %q: want arrival or delivery\n", *ordering)
+		os.Exit(2)
+	}
 	var sis *standins
 	if *rawOn {
-		d, q := *dynamoURL, *sqsURL
-		if d == "" || q == "" {
-			var err error
-			if d, q, err = stackEndpoints(ctx, strings.TrimSuffix(*dev, "/")); err != nil {
-				fmt.Fprintln(os.Stderr, "load: raw rates: the stand-ins' endpoints (pass -dynamodb and -sqs, or -raw=false):", err)
-				os.Exit(2)
-			}
+		d, q, tbl := *dynamoURL, *sqsURL, *table
+		if d == "" {
+			d = st.DynamoDB
+		}
+		if q == "" {
+			q = st.SQS
+		}
+		if tbl == "" {
+			tbl = st.table()
+		}
+		if d == "" || q == "" || tbl == "" {
+			fmt.Fprintf(os.Stderr, "load: raw rates: %s/healthz names no DynamoDB or SQS endpoint or AsyncEvent table (pass -dynamodb, -sqs and -table, or -raw=false)\n", devURL)
+			os.Exit(2)
 		}
 		var err error
-		if sis, err = newStandins(ctx, d, q, runID); err != nil {
+		if sis, err = newStandins(ctx, d, q, tbl, runID); err != nil {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
 		defer sis.Close(context.WithoutCancel(ctx))
 	}
-	workerConc := 10 // the worker's default (PACER_WORKER_CONCURRENCY)
-	if *workerURL != "" {
-		wm, err := scrapeWorker(ctx, c.http, *workerURL)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "load: -worker-metrics:", err)
-			os.Exit(2)
-		}
-		if wm.Concurrency > 0 {
-			workerConc = wm.Concurrency
-		}
+	// The raw worker loop runs at the workers' concurrency: a worker's
+	// (pacer_worker_concurrency; 10, the default, if not read) × the
+	// workers running (before a run: now; after it: the most that ran).
+	perWorker := 10
+	if workers != nil {
+		perWorker = workers.concurrency(perWorker)
 	}
 	var reports []*Report
 	var raw *RawRates
 	for _, p := range plans {
 		if sis != nil && p.Users > 0 {
-			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, workerConc)
+			conc := perWorker
+			if workers != nil {
+				workers.resetPeak()
+				if _, n, err := workers.sample(ctx); err == nil {
+					conc = perWorker * max(1, n)
+				}
+			}
+			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain %s deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, *ordering, conc)
 			var err error
-			if raw, err = sis.measure(ctx, p.Name, p.Users, workerConc, p.Requests); err != nil {
+			if raw, err = sis.measure(ctx, p.Name, *ordering, p.Users, conc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}
 		}
-		r, err := run(ctx, c, p, runID, *drain, *workerURL, raw)
+		if workers != nil {
+			workers.resetPeak()
+		}
+		r, err := run(ctx, c, p, runID, *drain, workers, raw)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
 		if sis != nil && p.Users > 0 {
-			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", p.Users, workerConc, p.Requests); err != nil {
+			conc := perWorker * max(1, r.PeakWorkers)
+			fmt.Fprintf(os.Stderr, "[%s] raw rates after the run (worker loop at %d goroutines = %d per worker × %d, the most workers that ran)...\n", p.Name, conc, perWorker, max(1, r.PeakWorkers))
+			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", *ordering, p.Users, conc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,37 +17,70 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // RawRates are the stand-ins' raw rates for what one ingest and one worker
 // delivery must do, measured by plain AWS SDK loops (no Pacer code) against
-// the same DynamoDB Local and local SQS the stack uses, in the same run, at
-// the same concurrency. They are the "limit" the ratios compare against.
+// the same DynamoDB Local and local SQS the stack uses, in the same run, on
+// a scratch copy of the product's table (same keys, GSIs with their
+// projections and stream; rawitems.go writes the product's attributes and
+// index keys) and a scratch queue. They are the "limit" the ratios compare
+// against.
 type RawRates struct {
 	// Concurrency is the ingest loop's goroutines (the run's users).
 	Concurrency int     `json:"concurrency"`
 	IngestS     float64 `json:"ingestSeconds"`
 	// IngestRPS is plain ingests per second: one ingest is what
 	// asyncevent.Participate calls for a new request: a TransactWriteItems
-	// of 3 puts (lock, request, status log), a SendMessage, and a
-	// TransactWriteItems of a conditional update and a put (RECEIVED →
-	// QUEUED with its log).
+	// of 3 conditional puts (IdempotencyLock, Request RECEIVED, StatusLog),
+	// a SendMessage of the request's message, and a TransactWriteItems of
+	// the conditional update RECEIVED → QUEUED (queuedAt and the GSI1/GSI2
+	// keys) and its StatusLog put. As in the product, an ingest whose
+	// QUEUED write failed after the send counts (and is an error): the
+	// worker loop stamps queuedAt.
 	IngestRPS float64 `json:"ingestRps"`
 	TxP50Ms   float64 `json:"txP50Ms"` // TransactWriteItems latency in the ingest loop
 	TxP95Ms   float64 `json:"txP95Ms"`
 	SendP95Ms float64 `json:"sendP95Ms"` // SendMessage latency in the ingest loop
 
-	// WorkerConcurrency is the worker loop's goroutines: the worker's
-	// configured concurrency (pacer_worker_concurrency) when known.
+	// Ordering is the FIRST_COME ordering the worker loop models:
+	// "arrival" (the default) or "delivery".
+	Ordering string `json:"ordering"`
+	// WorkerConcurrency is the worker loop's goroutines: the workers'
+	// concurrency (pacer_worker_concurrency) times the workers that ran.
 	WorkerConcurrency int     `json:"workerConcurrency"`
 	WorkerS           float64 `json:"workerSeconds"`
-	// WorkerRPS is plain deliveries per second: each goroutine receives up
-	// to 10 messages, and per message runs the two transactions of a
-	// FIRST_COME delivery (QUEUED → PROCESSING: update + log put; then
-	// PROCESSING → SUCCEEDED with the seat: update + log put + the shared
-	// capacity item's conditional decrement), then deletes the batch.
-	WorkerRPS float64 `json:"workerRps"`
+	// WorkerRPS is plain deliveries per second: requests the worker loop
+	// took from the queue to a terminal state and acked, from its start
+	// to the last ack. The goroutines receive up to 10 messages at a time
+	// (each message names a request the ingest loop wrote) and delete
+	// what they finished by batch.
+	//
+	// arrival: a message's first delivery makes its request a candidate
+	// (TransactWriteItems: QUEUED → PROCESSING with uiPhase ALLOCATING and
+	// startedAt, + StatusLog put), sends a delayed copy (SendMessage,
+	// DelaySeconds 1, SQS's granularity) and is acked; one allocator
+	// goroutine decides the candidates in (queuedAt, requestId) order, 49
+	// per round: a Query of GSI2 from its position (Limit 49), a
+	// BatchGetItem of those requests (GSI2 projects keys only), and one
+	// TransactWriteItems of 99 items: the capacity item's fenced update
+	// (seats, position) + 49 × (PROCESSING → SUCCEEDED or REJECTED, +
+	// StatusLog put); the copy's delivery reads the request (GetItem,
+	// strongly consistent) and is acked if it is decided, else sent again
+	// delayed (Resends; 2, 4, then 8 s). Like the product's, the allocator makes a request
+	// still QUEUED MaxLateness (3.5 s) after its queuedAt a candidate
+	// itself (Promoted: its worker's transaction failed). The capacity is
+	// half the requests, like the run. Receives use a 10 s visibility
+	// timeout.
+	//
+	// delivery: per message, QUEUED → PROCESSING (update + StatusLog
+	// put), then PROCESSING → SUCCEEDED with the seat (update + StatusLog
+	// put + the shared capacity item's conditional decrement, tried up to
+	// 5 times on a conflict); unlimited capacity.
+	WorkerRPS    float64 `json:"workerRps"`
+	AllocBatches int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
+	Resends      int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
+	Promoted     int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
 
 	Errors int    `json:"errors"`
 	Error  string `json:"firstError,omitempty"`
@@ -63,34 +95,41 @@ type standins struct {
 	tag    string
 }
 
-// stackEndpoints asks make run's health endpoint (GET /healthz) where the
-// stand-ins are.
-func stackEndpoints(ctx context.Context, devURL string) (dynamo, queue string, err error) {
+// stack is what make run's health endpoint (GET /healthz) says about the
+// stack: where the stand-ins are, the AsyncEvent table's name and where
+// the list of its worker processes is (both "" if it does not say).
+type stack struct {
+	DynamoDB   string            `json:"dynamodb"`
+	SQS        string            `json:"sqs"`
+	Advertised map[string]string `json:"advertised"`
+}
+
+func (s *stack) table() string   { return s.Advertised["asyncevent.table"] }
+func (s *stack) workers() string { return s.Advertised["asyncevent.workers"] }
+
+// readStack reads devURL/healthz.
+func readStack(ctx context.Context, c *http.Client, devURL string) (*stack, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, devURL+"/healthz", nil)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	var h struct {
-		DynamoDB string `json:"dynamodb"`
-		SQS      string `json:"sqs"`
-	}
+	var h stack
 	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return "", "", err
+		return nil, fmt.Errorf("%s/healthz: %w", devURL, err)
 	}
-	if h.DynamoDB == "" || h.SQS == "" {
-		return "", "", fmt.Errorf("%s/healthz names no DynamoDB or SQS endpoint", devURL)
-	}
-	return h.DynamoDB, h.SQS, nil
+	return &h, nil
 }
 
 // newStandins connects to the stand-ins with the stack's fake credentials
-// (sdk/standin) and creates the scratch table.
-func newStandins(ctx context.Context, dynamoURL, sqsURL, tag string) (*standins, error) {
+// (sdk/standin) and creates the scratch table as a copy of the product
+// table's definition (DescribeTable of product): its key schema, its GSIs
+// with their projections and its stream, billed on demand.
+func newStandins(ctx context.Context, dynamoURL, sqsURL, product, tag string) (*standins, error) {
 	// The stand-ins are on loopback: the SDK's standard retries, without
 	// its client-side retry quota, which DynamoDB Local's lock-timeout
 	// bursts drain (as the product's loopback clients, sdk/awsclient).
@@ -104,22 +143,35 @@ func newStandins(ctx context.Context, dynamoURL, sqsURL, tag string) (*standins,
 		table:  "pacer-load-raw-" + tag,
 		tag:    tag,
 	}
-	_, err := s.dynamo.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(s.table),
-		BillingMode: dtypes.BillingModePayPerRequest,
-		AttributeDefinitions: []dtypes.AttributeDefinition{
-			{AttributeName: aws.String("PK"), AttributeType: dtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("SK"), AttributeType: dtypes.ScalarAttributeTypeS},
-		},
-		KeySchema: []dtypes.KeySchemaElement{
-			{AttributeName: aws.String("PK"), KeyType: dtypes.KeyTypeHash},
-			{AttributeName: aws.String("SK"), KeyType: dtypes.KeyTypeRange},
-		},
-	})
+	d, err := s.dynamo.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(product)})
 	if err != nil {
+		return nil, fmt.Errorf("raw rates: describe the product table %s: %w", product, err)
+	}
+	if _, err := s.dynamo.CreateTable(ctx, copyTable(d.Table, s.table)); err != nil {
 		return nil, fmt.Errorf("raw rates: create the scratch table: %w", err)
 	}
 	return s, nil
+}
+
+// copyTable is the CreateTable input of a table named name defined as t:
+// the same attribute definitions, key schema, GSIs (keys and projections)
+// and stream, on-demand.
+func copyTable(t *dtypes.TableDescription, name string) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          dtypes.BillingModePayPerRequest,
+		AttributeDefinitions: t.AttributeDefinitions,
+		KeySchema:            t.KeySchema,
+	}
+	for _, g := range t.GlobalSecondaryIndexes {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, dtypes.GlobalSecondaryIndex{
+			IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection,
+		})
+	}
+	if ss := t.StreamSpecification; ss != nil && aws.ToBool(ss.StreamEnabled) {
+		in.StreamSpecification = &dtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ss.StreamViewType}
+	}
+	return in
 }
 
 // Close deletes the scratch table.
@@ -127,32 +179,10 @@ func (s *standins) Close(ctx context.Context) {
 	_, _ = s.dynamo.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(s.table)}) // best effort: scratch
 }
 
-func str(v string) dtypes.AttributeValue { return &dtypes.AttributeValueMemberS{Value: v} }
-func num(v int64) dtypes.AttributeValue {
-	return &dtypes.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
-}
-
-// requestItem is a request-sized item (the attributes ingest writes).
-func requestItem(id string, now int64) map[string]dtypes.AttributeValue {
-	return map[string]dtypes.AttributeValue{
-		"PK": str("REQ#" + id), "SK": str("REQ"), "entityType": str("REQUEST"),
-		"requestId": str(id), "eventId": str("raw-event"), "userId": str("raw-user-" + id),
-		"eventType": str("FIRST_COME"), "status": str("RECEIVED"), "uiResult": str("PENDING"),
-		"requestedAt": num(now), "ttl": num(now/1000 + 86400*30), "idempotencyKey": str("raw-event#raw-user-" + id),
-	}
-}
-
-func logItem(id, status string, now int64) map[string]dtypes.AttributeValue {
-	return map[string]dtypes.AttributeValue{
-		"PK": str("REQ#" + id), "SK": str(fmt.Sprintf("LOG#%013d#%s", now, status)), "entityType": str("STATUS_LOG"),
-		"requestId": str(id), "toStatus": str(status), "occurredAt": num(now), "message": str("raw"), "ttl": num(now/1000 + 86400*30),
-	}
-}
-
 // loop runs f total times from conc goroutines (a closed model, like a
 // run's) and returns the calls that succeeded and the time from start to
-// the last one's end. f returns false when there is nothing more to do.
-func loop(ctx context.Context, conc, total int, f func(g, i int) (bool, error)) (n int64, took time.Duration, errs int64, first error) {
+// the last one's end.
+func loop(ctx context.Context, conc, total int, f func(g, i int) error) (n int64, took time.Duration, errs int64, first error) {
 	start := time.Now()
 	var next, done, failed atomic.Int64
 	var once sync.Once
@@ -164,21 +194,31 @@ func loop(ctx context.Context, conc, total int, f func(g, i int) (bool, error)) 
 				if i > int64(total) {
 					return
 				}
-				more, err := f(g, int(i))
-				if err != nil {
+				if err := f(g, int(i)); err != nil {
 					failed.Add(1)
 					once.Do(func() { first = err })
 				} else {
 					done.Add(1)
-				}
-				if !more {
-					return
 				}
 			}
 		})
 	}
 	wg.Wait()
 	return done.Load(), time.Since(start), failed.Load(), first
+}
+
+// errCount counts a loop's errors and keeps the first.
+type errCount struct {
+	n     atomic.Int64
+	once  sync.Once
+	first error
+}
+
+func (e *errCount) add(err error) {
+	if err != nil {
+		e.n.Add(1)
+		e.once.Do(func() { e.first = err })
+	}
 }
 
 // latencies collects call latencies from many goroutines.
@@ -199,132 +239,86 @@ func (l *latencies) pct(q float64) float64 {
 	return pct(l.ms, q)
 }
 
+// workerTimeout bounds a raw worker loop (a message whose handling failed
+// comes back after rawVisibility).
+const workerTimeout = 3 * time.Minute
+
 // measure runs the ingest loop (total ingests from conc goroutines, like
-// the run) and then the worker loop (workerConc goroutines delivering the
-// total messages the ingests sent).
-func (s *standins) measure(ctx context.Context, name string, conc, workerConc, total int) (*RawRates, error) {
-	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc}
+// the run) and then the worker loop of ordering (workerConc goroutines
+// delivering the messages the ingests sent, for their requests).
+func (s *standins) measure(ctx context.Context, name, ordering string, conc, workerConc, total int) (*RawRates, error) {
+	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc, Ordering: ordering}
 	q, err := s.sqs.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("pacer-load-raw-" + s.tag + "-" + name)})
 	if err != nil {
 		return nil, fmt.Errorf("raw rates: create the scratch queue: %w", err)
 	}
 	defer s.sqs.DeleteQueue(context.WithoutCancel(ctx), &sqs.DeleteQueueInput{QueueUrl: q.QueueUrl}) //nolint:errcheck // scratch
-	body := aws.String(`{"requestId":"01JRAWRAWRAWRAWRAWRAWRAWRA","eventId":"raw-event","userId":"raw-user-000000","eventType":"FIRST_COME"}`)
+	event := "raw-" + s.tag + "-" + name
 
 	// Ingest: 2 transactions and 1 send, in Participate's order.
 	var tx, send latencies
-	n, took, errs, first := loop(ctx, conc, total, func(g, i int) (bool, error) {
-		id := fmt.Sprintf("%s-%s-i-%d-%d", s.tag, name, g, i)
+	var queuedErrs errCount
+	n, took, errs, first := loop(ctx, conc, total, func(_, i int) error {
+		rq := rawReq{id: fmt.Sprintf("RAW%s%s%07d", s.tag, name, i), event: event, user: fmt.Sprintf("raw-user-%07d", i)}
 		now := time.Now().UnixMilli()
 		t0 := time.Now()
 		_, err := s.dynamo.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
-			{Put: &dtypes.Put{TableName: &s.table, Item: map[string]dtypes.AttributeValue{
-				"PK": str("LOCK#raw-event#" + id), "SK": str("LOCK"), "requestId": str(id), "createdAt": num(now)},
-				ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			{Put: &dtypes.Put{TableName: &s.table, Item: requestItem(id, now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			{Put: &dtypes.Put{TableName: &s.table, Item: logItem(id, "RECEIVED", now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+			{Put: &dtypes.Put{TableName: &s.table, Item: rq.lockItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+			{Put: &dtypes.Put{TableName: &s.table, Item: rq.requestItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+			s.logPut(rq, "", "RECEIVED", now, "received"),
 		}})
 		if err != nil {
-			return true, err
+			return err
 		}
 		tx.add(t0)
 		t1 := time.Now()
-		if _, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: body}); err != nil {
-			return true, err
+		if _, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String(rawBody(rq, 0))}); err != nil {
+			return err
 		}
 		send.add(t1)
 		t2 := time.Now()
-		_, err = s.dynamo.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
-			{Update: &dtypes.Update{TableName: &s.table, Key: map[string]dtypes.AttributeValue{"PK": str("REQ#" + id), "SK": str("REQ")},
-				UpdateExpression:          aws.String("SET #s = :q, queuedAt = :t"),
-				ConditionExpression:       aws.String("#s = :r"),
-				ExpressionAttributeNames:  map[string]string{"#s": "status"},
-				ExpressionAttributeValues: map[string]dtypes.AttributeValue{":q": str("QUEUED"), ":r": str("RECEIVED"), ":t": num(now + 1)}}},
-			{Put: &dtypes.Put{TableName: &s.table, Item: logItem(id, "QUEUED", now+1), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-		}})
-		if err != nil {
-			return true, err
+		// As the product's ingest, a failed QUEUED write still answers
+		// 202 (the message is on the queue; the worker stamps queuedAt):
+		// it counts as an ingest and as an error.
+		if err := s.transact(ctx, s.queue(rq, "RECEIVED", "QUEUED", max(time.Now().UnixMilli(), now+1), "", nil, "")); err != nil {
+			queuedErrs.add(err)
+			return nil
 		}
 		tx.add(t2)
-		return true, nil
+		return nil
 	})
 	r.IngestS, r.IngestRPS = took.Seconds(), float64(n)/max(took.Seconds(), 1e-9)
 	r.TxP50Ms, r.TxP95Ms, r.SendP95Ms = tx.pct(.5), tx.pct(.95), send.pct(.95)
-	r.Errors += int(errs)
+	r.Errors += int(errs) + int(queuedErrs.n.Load())
+	if first == nil {
+		first = queuedErrs.first
+	}
 	if first != nil {
 		r.Error = first.Error()
 	}
 
 	// Worker: the queue now holds the n messages the ingests sent.
-	capKey := map[string]dtypes.AttributeValue{"PK": str("EVENT#raw-" + name), "SK": str("CAPACITY")}
-	if _, err := s.dynamo.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: map[string]dtypes.AttributeValue{
-		"PK": capKey["PK"], "SK": capKey["SK"], "capacityTotal": num(1 << 40), "capacityRemaining": num(1 << 40)}}); err != nil {
-		return nil, fmt.Errorf("raw rates: capacity item: %w", err)
+	// It stops after workerTimeout, with what it did by then.
+	w := &rawWorker{s: s, queue: aws.ToString(q.QueueUrl), event: event, total: n, conc: workerConc}
+	wctx, cancel := context.WithTimeout(ctx, workerTimeout)
+	defer cancel()
+	switch ordering {
+	case "delivery":
+		err = w.delivery(wctx)
+	default:
+		err = w.arrival(wctx, max(1, n/2))
 	}
-	var delivered atomic.Int64
-	_, took, errs, first = loop(ctx, workerConc, int(n), func(g, i int) (bool, error) {
-		if delivered.Load() >= n {
-			return false, nil
-		}
-		out, err := s.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
-		if err != nil {
-			return true, err
-		}
-		if len(out.Messages) == 0 {
-			return delivered.Load() < n, nil // the rest are in flight elsewhere
-		}
-		var dels []stypes.DeleteMessageBatchRequestEntry
-		for j, m := range out.Messages {
-			id := fmt.Sprintf("%s-%s-w-%d-%d-%d", s.tag, name, g, i, j)
-			now := time.Now().UnixMilli()
-			reqKey := map[string]dtypes.AttributeValue{"PK": str("REQ#" + id), "SK": str("REQ")}
-			_, err := s.dynamo.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
-				{Update: &dtypes.Update{TableName: &s.table, Key: reqKey,
-					UpdateExpression:          aws.String("SET #s = :p, startedAt = :t"),
-					ConditionExpression:       aws.String("attribute_not_exists(#s) OR #s = :q"),
-					ExpressionAttributeNames:  map[string]string{"#s": "status"},
-					ExpressionAttributeValues: map[string]dtypes.AttributeValue{":p": str("PROCESSING"), ":q": str("QUEUED"), ":t": num(now)}}},
-				{Put: &dtypes.Put{TableName: &s.table, Item: logItem(id, "PROCESSING", now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			}})
-			if err != nil {
-				return true, err
-			}
-			decide := &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
-				{Update: &dtypes.Update{TableName: &s.table, Key: reqKey,
-					UpdateExpression:          aws.String("SET #s = :d, finishedAt = :t, resultCode = :c"),
-					ConditionExpression:       aws.String("#s = :p"),
-					ExpressionAttributeNames:  map[string]string{"#s": "status"},
-					ExpressionAttributeValues: map[string]dtypes.AttributeValue{":d": str("SUCCEEDED"), ":p": str("PROCESSING"), ":t": num(now + 1), ":c": str("SUCCESS")}}},
-				{Put: &dtypes.Put{TableName: &s.table, Item: logItem(id, "SUCCEEDED", now+1), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-				{Update: &dtypes.Update{TableName: &s.table, Key: capKey,
-					UpdateExpression:          aws.String("SET capacityRemaining = capacityRemaining - :one, updatedAt = :t"),
-					ConditionExpression:       aws.String("capacityRemaining > :zero"),
-					ExpressionAttributeValues: map[string]dtypes.AttributeValue{":one": num(1), ":zero": num(0), ":t": num(now + 1)}}},
-			}}
-			// A conflict on the shared capacity item: the real worker
-			// leaves the message for redelivery; this loop tries again.
-			for try := 0; try < 5; try++ {
-				if _, err = s.dynamo.TransactWriteItems(ctx, decide); err == nil {
-					break
-				}
-			}
-			if err != nil {
-				return true, err
-			}
-			delivered.Add(1)
-			dels = append(dels, stypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(j)), ReceiptHandle: m.ReceiptHandle})
-		}
-		if len(dels) > 0 {
-			if _, err := s.sqs.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: q.QueueUrl, Entries: dels}); err != nil {
-				return true, err
-			}
-		}
-		return true, nil
-	})
-	r.WorkerS, r.WorkerRPS = took.Seconds(), float64(delivered.Load())/max(took.Seconds(), 1e-9)
-	r.Errors += int(errs)
-	if first != nil && r.Error == "" {
-		r.Error = first.Error()
+	if err != nil {
+		return nil, err
+	}
+	if d := w.done.Load(); d < n && ctx.Err() == nil {
+		w.errs.add(fmt.Errorf("raw rates: the worker loop finished %d of %d requests in %s", d, n, workerTimeout))
+	}
+	r.WorkerS, r.WorkerRPS = w.took.Seconds(), float64(w.done.Load())/max(w.took.Seconds(), 1e-9)
+	r.AllocBatches, r.Resends, r.Promoted = int(w.batches.Load()), int(w.resends.Load()), int(w.promoted.Load())
+	r.Errors += int(w.errs.n.Load())
+	if w.errs.first != nil && r.Error == "" {
+		r.Error = w.errs.first.Error()
 	}
 	return r, nil
 }

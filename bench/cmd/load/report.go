@@ -49,8 +49,9 @@ type Report struct {
 	// mean of both, so a machine that got busier or quieter during the
 	// run shows as a gap between them rather than as a skewed ratio.
 	RawAfter *RawRates `json:"rawAfter,omitempty"`
-	// DrainRPS is the worker's rate while it had a backlog: deliveries
-	// handled (pacer_worker_messages_total, all but retryable) per second
+	// DrainRPS is the workers' rate while they had a backlog: deliveries
+	// handled (pacer_worker_messages_total, all but retryable and waiting,
+	// summed over the workers) per second
 	// over the sampled intervals that began with visible messages in the
 	// queue, after the attack (during it when there was no backlog after).
 	DrainRPS          float64 `json:"drainRps"`
@@ -66,6 +67,17 @@ type Report struct {
 	WorkerRatio  float64  `json:"workerRatio,omitempty"`
 	P95TxRatio   float64  `json:"p95TxRatio,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
+
+	// PeakWorkers is the most worker processes seen running at once
+	// during the run (0: not read); the raw worker loop after the run
+	// runs at their concurrency (RawAfter.WorkerConcurrency).
+	PeakWorkers int `json:"peakWorkers,omitempty"`
+	// The DLQ's depth at the first sample, its peak, and the growth (peak
+	// − first): a message that reached the DLQ during the run failed
+	// after its retries (thresholds' maxDead).
+	DeadStart  int `json:"deadStart"`
+	DeadPeak   int `json:"deadPeak"`
+	DeadGrowth int `json:"deadGrowth"`
 
 	Seconds []Second      `json:"seconds"` // per second of the attack
 	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
@@ -86,9 +98,24 @@ type QueueSample struct {
 	AtS  float64 `json:"atS"`
 	Main int     `json:"main"`
 	Dead int     `json:"dead"`
-	// Handled is the worker's pacer_worker_messages_total (all but
-	// retryable) at AtS; -1 when not read.
+	// Handled is the workers' pacer_worker_messages_total (all outcomes
+	// but retryable and waiting), summed over every worker seen so far
+	// (each at the highest value it reported), at AtS; -1 when not read.
 	Handled float64 `json:"handled"`
+	// Workers is how many worker processes ran at AtS; -1 when not read.
+	Workers int `json:"workers"`
+}
+
+// deadLetters sets DeadStart, DeadPeak and DeadGrowth from the samples.
+func (r *Report) deadLetters() {
+	if len(r.Queue) == 0 {
+		return
+	}
+	r.DeadStart, r.DeadPeak = r.Queue[0].Dead, r.Queue[0].Dead
+	for _, q := range r.Queue {
+		r.DeadPeak = max(r.DeadPeak, q.Dead)
+	}
+	r.DeadGrowth = r.DeadPeak - r.DeadStart
 }
 
 // drainRate sets DrainRPS from the samples: handled deliveries per second
@@ -112,7 +139,7 @@ func (r *Report) drainRate() {
 		r.DrainDuringIngest = s > 0
 	}
 	if s < 1 {
-		r.Notes = append(r.Notes, "worker drain rate not measured: under 1 s of sampled backlog (or no -worker-metrics); the worker kept up with ingest")
+		r.Notes = append(r.Notes, "worker drain rate not measured: under 1 s of sampled backlog (or the workers' metrics were not read); the workers kept up with ingest")
 		return
 	}
 	r.DrainRPS, r.DrainWindowS = n/s, s
@@ -127,6 +154,13 @@ func (r *Report) ratios() {
 	ingest, worker, txp95 := r.Raw.IngestRPS, r.Raw.WorkerRPS, r.Raw.TxP95Ms
 	if a := r.RawAfter; a != nil {
 		ingest, worker, txp95 = (ingest+a.IngestRPS)/2, (worker+a.WorkerRPS)/2, (txp95+a.TxP95Ms)/2
+		if a.WorkerConcurrency != r.Raw.WorkerConcurrency {
+			// More workers ran than before the run: the after loop, at
+			// their concurrency, is the limit.
+			worker = a.WorkerRPS
+			r.Notes = append(r.Notes, fmt.Sprintf("worker ratio against the raw worker loop after the run only: %d goroutines = %d per worker × %d workers (the most that ran), before it %d",
+				a.WorkerConcurrency, a.WorkerConcurrency/max(1, r.PeakWorkers), r.PeakWorkers, r.Raw.WorkerConcurrency))
+		}
 	}
 	r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms = ingest, worker, txp95
 	if r.Users > 0 && ingest > 0 {
@@ -187,6 +221,9 @@ func (r *Report) Check(th *Thresholds) {
 	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
 	}
+	if th.MaxDead != nil && r.DeadGrowth > *th.MaxDead {
+		r.Failed = append(r.Failed, fmt.Sprintf("the DLQ grew by %d messages during the run (from %d to a peak of %d) > %d", r.DeadGrowth, r.DeadStart, r.DeadPeak, *th.MaxDead))
+	}
 	if r.Terminal != r.Accepted {
 		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
 	}
@@ -210,19 +247,20 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  E2E (client polling like the page, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
 		r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs, r.Terminal, r.Accepted, r.DrainS, maxQ)
 	fmt.Fprintf(&b, "  results: %v\n", r.Results)
+	fmt.Fprintf(&b, "  DLQ: %d at the start, peak %d, grew by %d\n", r.DeadStart, r.DeadPeak, r.DeadGrowth)
 	fmt.Fprintf(&b, "  exact N: %v (SUCCEEDED %d, capacity remaining %d, invariant %v)\n", r.ExactN, r.Succeeded, r.CapacityRemaining, r.InvariantOK)
 	for i, w := range []*RawRates{r.Raw, r.RawAfter} {
 		if w == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker %.0f/s at %d; %d errors %s\n",
-			[]string{"before", "after"}[i], w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.WorkerRPS, w.WorkerConcurrency, w.Errors, w.Error)
+		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker (%s) %.0f/s at %d (%d allocator transactions, %d copies re-sent, %d promoted); %d errors %s\n",
+			[]string{"before", "after"}[i], w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.Ordering, w.WorkerRPS, w.WorkerConcurrency, w.AllocBatches, w.Resends, w.Promoted, w.Errors, w.Error)
 	}
 	during := ""
 	if r.DrainDuringIngest {
 		during = " (backlog only during the attack)"
 	}
-	fmt.Fprintf(&b, "  worker drain: %.0f/s over %.1f s of backlog%s\n", r.DrainRPS, r.DrainWindowS, during)
+	fmt.Fprintf(&b, "  worker drain: %.0f/s over %.1f s of backlog%s; at most %d worker processes ran\n", r.DrainRPS, r.DrainWindowS, during, r.PeakWorkers)
 	fmt.Fprintf(&b, "  ratios to the raw rates (mean of before and after: ingest %.0f/s, worker %.0f/s, tx p95 %.1f ms): ingest %.2f, worker %.2f, ingest p95 %.1f×\n",
 		r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms, r.IngestRatio, r.WorkerRatio, r.P95TxRatio)
 	for _, n := range r.Notes {
@@ -231,8 +269,9 @@ func (r *Report) Summary() string {
 	return b.String()
 }
 
-// HTML is the report page: per run, a table and three charts (ingest
-// latency per second, throughput per second, queue depth over time).
+// HTML is the report page: per run, a table and four charts (ingest
+// latency per second, throughput per second, queue depth over time and
+// the worker processes running over the same time).
 func HTML(reports []*Report) string {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pacer load report</title>
@@ -243,9 +282,9 @@ func HTML(reports []*Report) string {
 		for _, s := range r.Seconds {
 			p95, maxL, sent, ok = append(p95, s.P95Ms), append(maxL, s.MaxMs), append(sent, float64(s.Sent)), append(ok, float64(s.OK))
 		}
-		var qx, qm, qd []float64
+		var qx, qm, qd, qw []float64
 		for _, q := range r.Queue {
-			qx, qm, qd = append(qx, q.AtS), append(qm, float64(q.Main)), append(qd, float64(q.Dead))
+			qx, qm, qd, qw = append(qx, q.AtS), append(qm, float64(q.Main)), append(qd, float64(q.Dead)), append(qw, float64(max(0, q.Workers)))
 		}
 		b.WriteString("<h3>Ingest latency per second (ms): p95 blue, max red</h3>")
 		b.WriteString(chart(seq(len(p95)), []series{{p95, "#0969da"}, {maxL, "#cf222e"}}, "s", "ms"))
@@ -253,6 +292,8 @@ func HTML(reports []*Report) string {
 		b.WriteString(chart(seq(len(sent)), []series{{sent, "#0969da"}, {ok, "#1a7f37"}}, "s", "req/s"))
 		b.WriteString("<h3>Queue depth (main blue, DLQ red): the drain curve</h3>")
 		b.WriteString(chart(qx, []series{{qm, "#0969da"}, {qd, "#cf222e"}}, "s", "messages"))
+		b.WriteString("<h3>Worker processes running (same time axis)</h3>")
+		b.WriteString(chart(qx, []series{{qw, "#8250df"}}, "s", "workers"))
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()

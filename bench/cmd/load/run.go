@@ -75,10 +75,10 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 }
 
 // run runs one plan against its own event.
-// workerURL, if set, is a worker's /metrics, sampled with the queue for the
-// drain rate; raw, if set, are the stand-ins' raw rates measured just
-// before, for the ratios.
-func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workerURL string, raw *RawRates) (*Report, error) {
+// workers, if set, reads the workers' handled deliveries, sampled with the
+// queue for the drain rate; raw, if set, are the stand-ins' raw rates
+// measured just before, for the ratios.
+func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workers *workerSampler, raw *RawRates) (*Report, error) {
 	event := fmt.Sprintf("load-%s-%s", runID, p.Name)
 	capacity := max(1, p.Requests/2)
 	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": capacity}, nil); err != nil {
@@ -166,10 +166,10 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 				DeadDepth int `json:"deadDepth"`
 			}
 			if _, err := c.admin(ctx, http.MethodGet, "/admin/dlq?max=0", nil, &q); err == nil {
-				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Handled: -1}
-				if workerURL != "" {
-					if wm, err := scrapeWorker(ctx, c.http, workerURL); err == nil {
-						s.Handled = wm.Handled
+				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Handled: -1, Workers: -1}
+				if workers != nil {
+					if h, n, err := workers.sample(ctx); err == nil {
+						s.Handled, s.Workers = h, n
 					}
 				}
 				mu.Lock()
@@ -263,6 +263,10 @@ loop:
 	want := min(capacity, ok)
 	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == capacity-want
 	r.drainRate()
+	r.deadLetters()
+	if workers != nil {
+		r.PeakWorkers = workers.peakWorkers()
+	}
 	return r, nil
 }
 

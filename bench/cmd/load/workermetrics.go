@@ -3,38 +3,35 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // workerMetrics is what the load tool reads from a worker's /metrics (see
 // docs/metrics.md): the deliveries it finished (pacer_worker_messages_total
-// of every outcome but retryable) and its configured concurrency.
+// of every outcome but "retryable" and "waiting", which leave the message
+// to come back) and its configured concurrency.
 type workerMetrics struct {
 	Handled     float64
 	Concurrency int
 }
 
-// scrapeWorker reads url (a worker's ops /metrics).
-func scrapeWorker(ctx context.Context, c *http.Client, url string) (workerMetrics, error) {
+// unfinished are the pacer_worker_messages_total outcomes that did not
+// finish a request: the message comes back.
+var unfinished = []string{`outcome="retryable"`, `outcome="waiting"`}
+
+// parseWorkerMetrics reads a worker's /metrics text.
+func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 	var m workerMetrics
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return m, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return m, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return m, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
 	seen := false
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+lines:
 	for sc.Scan() {
 		line := sc.Text()
 		name, rest, ok := strings.Cut(line, " ")
@@ -46,9 +43,14 @@ func scrapeWorker(ctx context.Context, c *http.Client, url string) (workerMetric
 			continue
 		}
 		switch {
-		case strings.HasPrefix(name, "pacer_worker_messages_total{") && !strings.Contains(name, `outcome="retryable"`):
-			m.Handled += v
+		case strings.HasPrefix(name, "pacer_worker_messages_total{"):
 			seen = true
+			for _, u := range unfinished {
+				if strings.Contains(name, u) {
+					continue lines
+				}
+			}
+			m.Handled += v
 		case name == "pacer_worker_concurrency":
 			m.Concurrency = int(v)
 		}
@@ -57,7 +59,153 @@ func scrapeWorker(ctx context.Context, c *http.Client, url string) (workerMetric
 		return m, err
 	}
 	if !seen {
-		return m, fmt.Errorf("%s has no pacer_worker_messages_total", url)
+		return m, fmt.Errorf("no pacer_worker_messages_total")
 	}
 	return m, nil
+}
+
+// scrapeWorker reads url (a worker's ops /metrics).
+func scrapeWorker(ctx context.Context, c *http.Client, url string) (workerMetrics, error) {
+	resp, err := get(ctx, c, url)
+	if err != nil {
+		return workerMetrics{}, err
+	}
+	defer resp.Body.Close()
+	m, err := parseWorkerMetrics(resp.Body)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w", url, err)
+	}
+	return m, nil
+}
+
+func get(ctx context.Context, c *http.Client, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return resp, nil
+}
+
+// workerProc is one entry of the stack's worker list (pacer-dev's GET
+// /workers).
+type workerProc struct {
+	PID     int    `json:"pid"`
+	Metrics string `json:"metrics"`
+}
+
+// workerSampler reads the workers' handled deliveries at each sample:
+// either the workers the stack lists (list, GET /workers: make run's
+// autoscaled processes) or one fixed /metrics URL (-worker-metrics).
+type workerSampler struct {
+	http  *http.Client
+	list  string
+	fixed string
+
+	mu    sync.Mutex
+	total handledTotal
+	peak  int // the most workers seen running at once
+	conc  int // a worker's pacer_worker_concurrency (0: not read)
+}
+
+// procs returns the workers to read now.
+func (w *workerSampler) procs(ctx context.Context) ([]workerProc, error) {
+	if w.fixed != "" {
+		return []workerProc{{Metrics: w.fixed}}, nil
+	}
+	resp, err := get(ctx, w.http, w.list)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var ps []workerProc
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
+		return nil, fmt.Errorf("%s: %w", w.list, err)
+	}
+	return ps, nil
+}
+
+// sample reads every worker once and returns the handled deliveries over
+// all the workers seen so far and how many run now.
+func (w *workerSampler) sample(ctx context.Context) (handled float64, running int, err error) {
+	ps, err := w.procs(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	type read struct {
+		m   workerMetrics
+		err error
+	}
+	reads := make([]read, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() {
+			reads[i].m, reads[i].err = scrapeWorker(ctx, w.http, p.Metrics)
+		})
+	}
+	wg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, p := range ps {
+		if reads[i].err != nil {
+			continue // stopping, or not serving yet: its last value stands
+		}
+		w.total.see(p.PID, reads[i].m.Handled)
+		if c := reads[i].m.Concurrency; c > 0 {
+			w.conc = c
+		}
+	}
+	w.peak = max(w.peak, len(ps))
+	return w.total.sum(), len(ps), nil
+}
+
+// peakWorkers is the most workers seen running at once since the last
+// resetPeak (at least 1).
+func (w *workerSampler) peakWorkers() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return max(1, w.peak)
+}
+
+func (w *workerSampler) resetPeak() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.peak = 0
+}
+
+// concurrency is a worker's configured concurrency, def if not read.
+func (w *workerSampler) concurrency(def int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conc > 0 {
+		return w.conc
+	}
+	return def
+}
+
+// handledTotal sums counters over processes, keeping the highest value
+// seen per pid: a worker that stopped (scaled in) still counts what it
+// handled, so the sum never drops.
+type handledTotal map[int]float64
+
+func (t *handledTotal) see(pid int, v float64) {
+	if *t == nil {
+		*t = handledTotal{}
+	}
+	(*t)[pid] = max((*t)[pid], v)
+}
+
+func (t handledTotal) sum() float64 {
+	s := 0.0
+	for _, v := range t {
+		s += v
+	}
+	return s
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDeadLettersAndMaxDead(t *testing.T) {
+	zero := 0
+	for _, c := range []struct {
+		name          string
+		dead          []int
+		th            Thresholds
+		start, peak   int
+		growth        int
+		wantDLQFailed bool
+	}{
+		{"unchanged", []int{2, 2, 2}, Thresholds{MaxDead: &zero}, 2, 2, 0, false},
+		{"grew then redriven", []int{2, 5, 1}, Thresholds{MaxDead: &zero}, 2, 5, 3, true},
+		{"grew, not checked", []int{0, 4}, Thresholds{}, 0, 4, 4, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Report{}
+			for i, d := range c.dead {
+				r.Queue = append(r.Queue, QueueSample{AtS: float64(i), Dead: d})
+			}
+			r.deadLetters()
+			if r.DeadStart != c.start || r.DeadPeak != c.peak || r.DeadGrowth != c.growth {
+				t.Errorf("start %d peak %d growth %d, want %d %d %d", r.DeadStart, r.DeadPeak, r.DeadGrowth, c.start, c.peak, c.growth)
+			}
+			r.Check(&c.th)
+			failed := strings.Contains(strings.Join(r.Failed, ";"), "DLQ")
+			if failed != c.wantDLQFailed {
+				t.Errorf("failed %v, want a DLQ failure %v", r.Failed, c.wantDLQFailed)
+			}
+			if !strings.Contains(r.Summary(), "DLQ:") {
+				t.Errorf("summary has no DLQ line:\n%s", r.Summary())
+			}
+		})
+	}
+}
+
+// The drain rate counts handled deliveries over intervals that began with
+// a backlog, after the attack.
+func TestDrainRate(t *testing.T) {
+	r := &Report{AttackS: 1, Queue: []QueueSample{
+		{AtS: 0, Main: 50, Handled: 0}, {AtS: 1, Main: 40, Handled: 10},
+		{AtS: 2, Main: 20, Handled: 30}, {AtS: 3, Main: 0, Handled: 50}, {AtS: 4, Main: 0, Handled: 50},
+	}}
+	r.drainRate()
+	if r.DrainRPS != 20 || r.DrainWindowS != 2 || r.DrainDuringIngest {
+		t.Errorf("drain %v/s over %v s (during ingest %v), want 20/s over 2 s after the attack", r.DrainRPS, r.DrainWindowS, r.DrainDuringIngest)
+	}
+}
+
+// When more workers ran than before the run, the worker ratio is against
+// the raw loop after the run alone; ingest against the mean.
+func TestRatiosWorkerAfter(t *testing.T) {
+	r := &Report{Users: 10, ThroughputRPS: 80, DrainRPS: 90, P95Ms: 30, PeakWorkers: 3,
+		Raw:      &RawRates{IngestRPS: 100, WorkerRPS: 50, TxP95Ms: 10, WorkerConcurrency: 10},
+		RawAfter: &RawRates{IngestRPS: 100, WorkerRPS: 100, TxP95Ms: 20, WorkerConcurrency: 30}}
+	r.ratios()
+	if r.IngestRatio != 0.8 || r.WorkerRatio != 0.9 || r.P95TxRatio != 2 {
+		t.Errorf("ratios ingest %v worker %v p95 %v, want 0.8 0.9 2", r.IngestRatio, r.WorkerRatio, r.P95TxRatio)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "3 workers") {
+		t.Errorf("notes %v: want the worker ratio explained", r.Notes)
+	}
+	r.Check(&Thresholds{MinIngestRatio: 0.85, MinWorkerRatio: 0.8})
+	if len(r.Failed) != 1 || !strings.Contains(r.Failed[0], "ingest") {
+		t.Errorf("failed %v, want the ingest ratio only", r.Failed)
+	}
+}
