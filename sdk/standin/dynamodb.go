@@ -24,11 +24,11 @@ func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 		return nil, "", err
 	}
 	p, port, err := startOnFreePort(ctx, "DynamoDB Local", cfg.StartTimeout, func(port int) (*process, error) {
-		cmd := exec.CommandContext(context.WithoutCancel(ctx), java,
-			"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		args := append(jvmFlags(cfg.Throughput),
 			"-Djava.library.path="+filepath.Join(emu, "DynamoDBLocal_lib"),
 			"-jar", jar,
 			"-port", strconv.Itoa(port), "-inMemory", "-sharedDb", "-disableTelemetry")
+		cmd := exec.CommandContext(context.WithoutCancel(ctx), java, args...)
 		cmd.Dir = emu
 		// On a taken port Jetty's bind fails in the main thread and the JVM
 		// stays up; its output says so.
@@ -57,4 +57,13 @@ func startDynamoDB(ctx context.Context, cfg Config) (*process, string, error) {
 	}
 	endpoint := "http://" + hostPort(port)
 	return p, endpoint, nil
+}
+
+// jvmFlags are DynamoDB Local's JVM settings: quick start-up (C1 only,
+// serial GC, small heap) for tests, or peak throughput (Config.Throughput).
+func jvmFlags(throughput bool) []string {
+	if throughput {
+		return []string{"-Xms512m", "-XX:+UseParallelGC"}
+	}
+	return []string{"-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}
 }

@@ -131,7 +131,7 @@ func run(ctx context.Context, cfg Config) (err error) {
 			return err
 		}
 	}
-	cloud, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Log: cfg.StandinLog})
+	cloud, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Throughput: true, Log: cfg.StandinLog})
 	if err != nil {
 		return fmt.Errorf("start the stand-ins: %w", err)
 	}

@@ -167,7 +167,6 @@ func main() {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
-		defer sis.Close(context.WithoutCancel(ctx))
 	}
 	// The raw worker loop runs at the workers' concurrency: a worker's
 	// (pacer_worker_concurrency; 10, the default, if not read) × the
