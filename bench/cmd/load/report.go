@@ -49,11 +49,11 @@ type Report struct {
 	// mean of both, so a machine that got busier or quieter during the
 	// run shows as a gap between them rather than as a skewed ratio.
 	RawAfter *RawRates `json:"rawAfter,omitempty"`
-	// DrainRPS is the workers' rate while they had a backlog: deliveries
-	// handled (pacer_worker_messages_total, all but retryable and waiting,
-	// summed over the workers) per second
-	// over the sampled intervals that began with visible messages in the
-	// queue, after the attack (during it when there was no backlog after).
+	// DrainRPS is the workers' drain: requests decided
+	// (pacer_e2e_delay_seconds_count: made terminal by a delivery or by an
+	// arrival allocator, summed over the workers) per second over the
+	// sampled intervals that began with decisions still to come, after the
+	// attack (during it when the workers kept up).
 	DrainRPS          float64 `json:"drainRps"`
 	DrainWindowS      float64 `json:"drainWindowSeconds"`
 	DrainDuringIngest bool    `json:"drainDuringIngest,omitempty"`
@@ -98,10 +98,13 @@ type QueueSample struct {
 	AtS  float64 `json:"atS"`
 	Main int     `json:"main"`
 	Dead int     `json:"dead"`
-	// Handled is the workers' pacer_worker_messages_total (all outcomes
-	// but retryable and waiting), summed over every worker seen so far
-	// (each at the highest value it reported), at AtS; -1 when not read.
-	Handled float64 `json:"handled"`
+	// Decided is the requests the workers made terminal
+	// (pacer_e2e_delay_seconds_count), summed over every worker seen so
+	// far (each at the highest value it reported), at AtS; -1 when not
+	// read. For arrival events the allocator decides, and a candidate's
+	// message is acked only by a later delivery: decisions, not acks, are
+	// the drain.
+	Decided float64 `json:"decided"`
 	// Workers is how many worker processes ran at AtS; -1 when not read.
 	Workers int `json:"workers"`
 }
@@ -118,17 +121,24 @@ func (r *Report) deadLetters() {
 	r.DeadGrowth = r.DeadPeak - r.DeadStart
 }
 
-// drainRate sets DrainRPS from the samples: handled deliveries per second
-// over intervals that began with a backlog (visible messages), preferring
+// drainRate sets DrainRPS from the samples: requests decided per second
+// over the intervals that began with decisions still to come, preferring
 // those after the attack, when ingest no longer shares the machine.
 func (r *Report) drainRate() {
+	// The drain lasts while decisions are still to come: an arrival
+	// candidate's message waits delayed (not in the visible depth) while
+	// the allocator works through the backlog.
+	final := -1.0
+	for _, q := range r.Queue {
+		final = max(final, q.Decided)
+	}
 	sum := func(after float64) (n, s float64) {
 		for i := 1; i < len(r.Queue); i++ {
 			a, b := r.Queue[i-1], r.Queue[i]
-			if a.AtS < after || a.Main == 0 || a.Handled < 0 || b.Handled < 0 {
+			if a.AtS < after || a.Decided < 0 || b.Decided < 0 || a.Decided >= final {
 				continue
 			}
-			n += b.Handled - a.Handled
+			n += b.Decided - a.Decided
 			s += b.AtS - a.AtS
 		}
 		return n, s

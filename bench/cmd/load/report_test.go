@@ -44,8 +44,8 @@ func TestDeadLettersAndMaxDead(t *testing.T) {
 // a backlog, after the attack.
 func TestDrainRate(t *testing.T) {
 	r := &Report{AttackS: 1, Queue: []QueueSample{
-		{AtS: 0, Main: 50, Handled: 0}, {AtS: 1, Main: 40, Handled: 10},
-		{AtS: 2, Main: 20, Handled: 30}, {AtS: 3, Main: 0, Handled: 50}, {AtS: 4, Main: 0, Handled: 50},
+		{AtS: 0, Main: 50, Decided: 0}, {AtS: 1, Main: 40, Decided: 10},
+		{AtS: 2, Main: 20, Decided: 30}, {AtS: 3, Main: 0, Decided: 50}, {AtS: 4, Main: 0, Decided: 50},
 	}}
 	r.drainRate()
 	if r.DrainRPS != 20 || r.DrainWindowS != 2 || r.DrainDuringIngest {

@@ -75,7 +75,7 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 }
 
 // run runs one plan against its own event.
-// workers, if set, reads the workers' handled deliveries, sampled with the
+// workers, if set, reads the workers' decided requests, sampled with the
 // queue for the drain rate; raw, if set, are the stand-ins' raw rates
 // measured just before, for the ratios.
 func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workers *workerSampler, raw *RawRates) (*Report, error) {
@@ -166,10 +166,10 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 				DeadDepth int `json:"deadDepth"`
 			}
 			if _, err := c.admin(ctx, http.MethodGet, "/admin/dlq?max=0", nil, &q); err == nil {
-				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Handled: -1, Workers: -1}
+				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Decided: -1, Workers: -1}
 				if workers != nil {
 					if h, n, err := workers.sample(ctx); err == nil {
-						s.Handled, s.Workers = h, n
+						s.Decided, s.Workers = h, n
 					}
 				}
 				mu.Lock()

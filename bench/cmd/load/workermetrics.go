@@ -15,9 +15,13 @@ import (
 // workerMetrics is what the load tool reads from a worker's /metrics (see
 // docs/metrics.md): the deliveries it finished (pacer_worker_messages_total
 // of every outcome but "retryable" and "waiting", which leave the message
-// to come back) and its configured concurrency.
+// to come back), the requests it decided (pacer_e2e_delay_seconds_count,
+// every event type: observed when a request becomes terminal, by a
+// delivery or by the worker's arrival allocator) and its configured
+// concurrency.
 type workerMetrics struct {
 	Handled     float64
+	Decided     float64
 	Concurrency int
 }
 
@@ -51,6 +55,8 @@ lines:
 				}
 			}
 			m.Handled += v
+		case strings.HasPrefix(name, "pacer_e2e_delay_seconds_count{"):
+			m.Decided += v
 		case name == "pacer_worker_concurrency":
 			m.Concurrency = int(v)
 		}
@@ -101,7 +107,7 @@ type workerProc struct {
 	Metrics string `json:"metrics"`
 }
 
-// workerSampler reads the workers' handled deliveries at each sample:
+// workerSampler reads the workers' decided requests at each sample:
 // either the workers the stack lists (list, GET /workers: make run's
 // autoscaled processes) or one fixed /metrics URL (-worker-metrics).
 type workerSampler struct {
@@ -132,7 +138,7 @@ func (w *workerSampler) procs(ctx context.Context) ([]workerProc, error) {
 	return ps, nil
 }
 
-// sample reads every worker once and returns the handled deliveries over
+// sample reads every worker once and returns the decided requests over
 // all the workers seen so far and how many run now.
 func (w *workerSampler) sample(ctx context.Context) (handled float64, running int, err error) {
 	ps, err := w.procs(ctx)
@@ -157,7 +163,7 @@ func (w *workerSampler) sample(ctx context.Context) (handled float64, running in
 		if reads[i].err != nil {
 			continue // stopping, or not serving yet: its last value stands
 		}
-		w.total.see(p.PID, reads[i].m.Handled)
+		w.total.see(p.PID, reads[i].m.Decided)
 		if c := reads[i].m.Concurrency; c > 0 {
 			w.conc = c
 		}

@@ -21,7 +21,10 @@ pacer_worker_messages_total{outcome="waiting"} %g
 pacer_worker_messages_total{outcome="final"} %g
 pacer_worker_handler_duration_seconds_count{outcome="succeeded"} 999
 pacer_worker_concurrency %d
-`, succeeded, rejected, retryable, waiting, final, conc)
+pacer_e2e_delay_seconds_count{event_type="FIRST_COME"} %g
+pacer_e2e_delay_seconds_count{event_type="LOTTERY"} 0
+pacer_e2e_delay_seconds_sum{event_type="FIRST_COME"} 999
+`, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final)
 }
 
 func TestParseWorkerMetrics(t *testing.T) {
@@ -41,8 +44,8 @@ func TestParseWorkerMetrics(t *testing.T) {
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v, want error %v", err, c.err)
 			}
-			if m.Handled != c.handled || m.Concurrency != c.conc {
-				t.Errorf("got %+v, want handled %v concurrency %d", m, c.handled, c.conc)
+			if m.Handled != c.handled || m.Decided != c.handled || m.Concurrency != c.conc {
+				t.Errorf("got %+v, want handled and decided %v, concurrency %d", m, c.handled, c.conc)
 			}
 		})
 	}
