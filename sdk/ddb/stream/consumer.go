@@ -181,9 +181,22 @@ func (r *runner) read(ctx context.Context, shard string, cp Checkpoint) {
 		}
 		out, err := r.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it, Limit: aws.Int32(r.cfg.Limit)})
 		var expired *streamtypes.ExpiredIteratorException
+		var trimmed *streamtypes.TrimmedDataAccessException
 		switch {
 		case errors.As(err, &expired):
 			it = nil // a fresh one from the checkpoint
+			continue
+		case errors.As(err, &trimmed):
+			// The iterator points at records the stream no longer keeps
+			// (DynamoDB Local also answers so for a fresh, empty shard):
+			// the same iterator would fail for ever. Take a fresh one from
+			// the checkpoint, which falls back to the shard's oldest record
+			// if the checkpoint itself was trimmed.
+			if ctx.Err() == nil {
+				log.Warn("stream: the shard iterator points at trimmed records; taking a fresh one", "err", err)
+				sleep(ctx, r.cfg.Poll)
+			}
+			it = nil
 			continue
 		case err != nil:
 			if ctx.Err() == nil {

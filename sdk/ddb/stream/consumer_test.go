@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
@@ -209,5 +212,52 @@ func TestRunRedeliversUntilHandled(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("checkpoints %v do not hold the last handled sequence %s", cps, last[len(last)-1])
+	}
+}
+
+// trimmingClient answers TrimmedDataAccessException to every GetRecords
+// with the first shard iterator it sees, as DynamoDB Local does for an
+// iterator it has trimmed, and passes everything else to the real client.
+type trimmingClient struct {
+	stream.Client
+	mu      sync.Mutex
+	first   string
+	refused int
+}
+
+func (c *trimmingClient) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, opts ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	c.mu.Lock()
+	if c.first == "" {
+		c.first = aws.ToString(in.ShardIterator)
+	}
+	bad := aws.ToString(in.ShardIterator) == c.first
+	if bad {
+		c.refused++
+	}
+	c.mu.Unlock()
+	if bad {
+		return nil, &streamtypes.TrimmedDataAccessException{Message: aws.String("injected: trimmed")}
+	}
+	return c.Client.GetRecords(ctx, in, opts...)
+}
+
+// A shard iterator answered TrimmedDataAccessException is replaced, not
+// retried for ever: every record is still handled.
+func TestRunReplacesATrimmedIterator(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tc := &trimmingClient{Client: f.client}
+	f.client = tc
+	for i := range 3 {
+		f.put(t, fmt.Sprint(i), i)
+	}
+	s := newSeen()
+	stop := f.start(t, "trimmed", s.handle)
+	s.waitFor(t, 3)
+	stop()
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.refused != 1 {
+		t.Fatalf("the trimmed iterator was tried %d times, want once", tc.refused)
 	}
 }
