@@ -126,6 +126,8 @@ func TestParticipationPage(t *testing.T) {
 	b.NoErrors()
 
 	// The server goes away: the page retries, then says so (no spinner forever).
+	// The button is enabled again just after the message shows.
+	b.WaitFor(5*time.Second, "Participate enabled again", `!document.querySelector("#participate").disabled`)
 	srv.CloseClientConnections()
 	srv.Close()
 	b.Click("#participate")
