@@ -78,10 +78,15 @@ type RawRates struct {
 	// put), then PROCESSING → SUCCEEDED with the seat (update + StatusLog
 	// put + the shared capacity item's conditional decrement, tried up to
 	// 5 times on a conflict); unlimited capacity.
-	WorkerRPS    float64 `json:"workerRps"`
-	AllocBatches int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
-	Resends      int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
-	Promoted     int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
+	WorkerRPS float64 `json:"workerRps"`
+	// PipelineIngestRPS and PipelineWorkerRPS are the same loops run at
+	// once on a queue and event of their own (pipeline): ingests per second
+	// while the worker loop drains, and its requests decided per second.
+	PipelineIngestRPS float64 `json:"pipelineIngestRps"`
+	PipelineWorkerRPS float64 `json:"pipelineWorkerRps"`
+	AllocBatches      int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
+	Resends           int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
+	Promoted          int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
 
 	Errors int    `json:"errors"`
 	Error  string `json:"firstError,omitempty"`
@@ -271,43 +276,12 @@ func (s *standins) measure(ctx context.Context, name, ordering string, conc, wor
 	event := "raw-" + s.tag + "-" + name
 
 	// Ingest: 2 transactions and 1 send, in Participate's order.
-	var tx, send latencies
-	var queuedErrs errCount
-	n, took, errs, first := loop(ctx, conc, total, func(_, i int) error {
-		rq := rawReq{id: fmt.Sprintf("RAW%s%s%07d", s.tag, name, i), event: event, user: fmt.Sprintf("raw-user-%07d", i)}
-		now := time.Now().UnixMilli()
-		t0 := time.Now()
-		_, err := s.dynamo.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
-			{Put: &dtypes.Put{TableName: &s.table, Item: rq.lockItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			{Put: &dtypes.Put{TableName: &s.table, Item: rq.requestItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			s.logPut(rq, "", "RECEIVED", now, "received"),
-		}})
-		if err != nil {
-			return err
-		}
-		tx.add(t0)
-		t1 := time.Now()
-		if _, err := s.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String(rawBody(rq, 0))}); err != nil {
-			return err
-		}
-		send.add(t1)
-		t2 := time.Now()
-		// As the product's ingest, a failed QUEUED write still answers
-		// 202 (the message is on the queue; the worker stamps queuedAt):
-		// it counts as an ingest and as an error.
-		if err := s.transact(ctx, s.queue(rq, "RECEIVED", "QUEUED", max(time.Now().UnixMilli(), now+1), "", nil, "")); err != nil {
-			queuedErrs.add(err)
-			return nil
-		}
-		tx.add(t2)
-		return nil
-	})
+	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name, conc, total)
+	n, took, errs, first := in.n, in.took, in.errs, in.first
+	tx, send := &in.tx, &in.send
 	r.IngestS, r.IngestRPS = took.Seconds(), float64(n)/max(took.Seconds(), 1e-9)
 	r.TxP50Ms, r.TxP95Ms, r.SendP95Ms = tx.pct(.5), tx.pct(.95), send.pct(.95)
-	r.Errors += int(errs) + int(queuedErrs.n.Load())
-	if first == nil {
-		first = queuedErrs.first
-	}
+	r.Errors += int(errs)
 	if first != nil {
 		r.Error = first.Error()
 	}
@@ -334,6 +308,9 @@ func (s *standins) measure(ctx context.Context, name, ordering string, conc, wor
 	r.Errors += int(w.errs.n.Load())
 	if w.errs.first != nil && r.Error == "" {
 		r.Error = w.errs.first.Error()
+	}
+	if err := s.pipeline(ctx, name, ordering, conc, workerConc, total, r); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

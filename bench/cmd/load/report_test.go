@@ -71,3 +71,22 @@ func TestRatiosWorkerAfter(t *testing.T) {
 		t.Errorf("failed %v, want the ingest ratio only", r.Failed)
 	}
 }
+
+// The pipeline ratio is ingest against the mean of the raw loops run at
+// once, reported beside the ratio and checked by no threshold.
+func TestPipelineIngestRatio(t *testing.T) {
+	r := &Report{Users: 10, ThroughputRPS: 80,
+		Raw:      &RawRates{IngestRPS: 200, PipelineIngestRPS: 90, WorkerConcurrency: 10},
+		RawAfter: &RawRates{IngestRPS: 200, PipelineIngestRPS: 110, WorkerConcurrency: 10}}
+	r.ratios()
+	if r.IngestRatio != 0.4 || r.RawPipelineIngestRPS != 100 || r.PipelineIngestRatio != 0.8 {
+		t.Errorf("ingest ratio %v, pipeline %v/s ratio %v; want 0.4, 100/s, 0.8", r.IngestRatio, r.RawPipelineIngestRPS, r.PipelineIngestRatio)
+	}
+	if !strings.Contains(r.Summary(), "while the raw worker loop drains (100/s, as the product's ingest runs): 0.80") {
+		t.Errorf("summary lacks the pipeline ratio:\n%s", r.Summary())
+	}
+	r.Check(&Thresholds{MinIngestRatio: 0.5})
+	if len(r.Failed) != 1 || !strings.Contains(r.Failed[0], "0.40") {
+		t.Errorf("failed %v, want the issue's ingest ratio (0.40) only", r.Failed)
+	}
+}
