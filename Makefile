@@ -42,9 +42,10 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 	exec bin/pacer-dev $(RUNFLAGS)
 
 .PHONY: test
-test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics module's
+test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'
 	$(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
 	cd analytics && CGO_ENABLED=1 $(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
+	cd bench && $(GO) test $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...
 
 # analytics/ is a module of its own (DuckDB is cgo; the rest stays
 # CGO_ENABLED=0). The report reads what `make run`'s file sink wrote.
@@ -96,9 +97,10 @@ fmt-check: ## Fail if any Go file is not gofmt-ed
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt: these files need formatting (run make fmt):"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
-vet: ## go vet (the root module and analytics/)
+vet: ## go vet (the root module, analytics/ and bench/)
 	$(GO) vet ./...
 	cd analytics && CGO_ENABLED=1 $(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
 .PHONY: arch
 arch: ## Check the import rules (services → modules → sdk; domain roots stdlib-only; see internal/arch)
