@@ -181,7 +181,7 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 		case r.Status.Terminal():
 			return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: r.Status, QueuedAt: r.QueuedAt}
 		case r.Status == StatusProcessing:
-			return s.wait(ctx, msg, d, Outcome{QueuedAt: r.QueuedAt})
+			return s.wait(ctx, msg, msg.Waits+d.ReceiveCount, Outcome{QueuedAt: r.QueuedAt})
 		}
 	}
 	t := candidate(msg.RequestID, msg.EventID, msg.UserID, s.now(), 0, d.ReceiveCount, shards)
@@ -210,16 +210,17 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 	case errors.As(err, &se) && se.Current.Status.Terminal():
 		return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: se.Current.Status, QueuedAt: se.Current.QueuedAt}
 	case errors.As(err, &se) && se.Current.Status == StatusProcessing:
-		return s.wait(ctx, msg, d, Outcome{QueuedAt: se.Current.QueuedAt})
+		return s.wait(ctx, msg, msg.Waits+d.ReceiveCount, Outcome{QueuedAt: se.Current.QueuedAt})
 	default:
 		return s.retry(ctx, msg, d, err)
 	}
 	// A new candidate: its wait starts now, whatever the receive count.
-	return s.wait(ctx, msg, Delivery{Body: d.Body, ReceiveCount: 1, SentAt: d.SentAt}, Outcome{QueuedAt: queuedAt, StartedAt: t.StartedAt})
+	return s.wait(ctx, msg, 1, Outcome{QueuedAt: queuedAt, StartedAt: t.StartedAt})
 }
 
 // wait is the outcome of a delivery that leaves an arrival candidate
-// undecided (out carries its QueuedAt and StartedAt): it kicks this
+// undecided, the deliveries-th of its message (receives and
+// continuations; out carries its QueuedAt and StartedAt): it kicks this
 // process's allocator loop and brings the message back when the decision
 // is due (retryAfter). While msg has continuations left
 // (Config.CandidateWaits) it sends msg again, delayed, with Waits + 1, and
@@ -227,13 +228,13 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 // queue does not push candidates into the DLQ. The copy is sent before
 // this one is deleted, so a crash in between leaves two (the second finds
 // the request decided and is acked). Without continuations left, without
-// a queue (a Service made with none), or if the send fails, the message is left on the queue, to come back after
-// RetryAfter ("allocating"), and its receives count toward
-// maxReceiveCount.
-func (s *Service) wait(ctx context.Context, msg Message, d Delivery, out Outcome) Outcome {
+// a queue (a Service made with none), or if the send fails, the message
+// is left on the queue, to come back after RetryAfter ("allocating"), and
+// its receives count toward maxReceiveCount.
+func (s *Service) wait(ctx context.Context, msg Message, deliveries int, out Outcome) Outcome {
 	s.kick(msg.EventID)
 	out.EventType, out.Status = msg.EventType, StatusProcessing
-	after := s.retryAfter(out.QueuedAt, msg.Waits+d.ReceiveCount)
+	after := s.retryAfter(out.QueuedAt, deliveries)
 	if s.queue != nil && msg.Waits < s.cfg.CandidateWaits {
 		next := msg
 		next.Waits++

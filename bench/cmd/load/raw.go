@@ -277,13 +277,12 @@ func (s *standins) measure(ctx context.Context, name, ordering string, conc, wor
 
 	// Ingest: 2 transactions and 1 send, in Participate's order.
 	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name, conc, total)
-	n, took, errs, first := in.n, in.took, in.errs, in.first
-	tx, send := &in.tx, &in.send
-	r.IngestS, r.IngestRPS = took.Seconds(), float64(n)/max(took.Seconds(), 1e-9)
-	r.TxP50Ms, r.TxP95Ms, r.SendP95Ms = tx.pct(.5), tx.pct(.95), send.pct(.95)
-	r.Errors += int(errs)
-	if first != nil {
-		r.Error = first.Error()
+	n := in.n
+	r.IngestS, r.IngestRPS = in.took.Seconds(), float64(n)/max(in.took.Seconds(), 1e-9)
+	r.TxP50Ms, r.TxP95Ms, r.SendP95Ms = in.tx.pct(.5), in.tx.pct(.95), in.send.pct(.95)
+	r.Errors += int(in.errs)
+	if in.first != nil {
+		r.Error = in.first.Error()
 	}
 
 	// Worker: the queue now holds the n messages the ingests sent.

@@ -40,8 +40,8 @@ func TestDeadLettersAndMaxDead(t *testing.T) {
 	}
 }
 
-// The drain rate counts handled deliveries over intervals that began with
-// a backlog, after the attack.
+// The drain rate counts decided requests over the intervals after the
+// attack that began with decisions still to come.
 func TestDrainRate(t *testing.T) {
 	r := &Report{AttackS: 1, Queue: []QueueSample{
 		{AtS: 0, Main: 50, Decided: 0}, {AtS: 1, Main: 40, Decided: 10},

@@ -13,29 +13,22 @@ import (
 )
 
 // workerMetrics is what the load tool reads from a worker's /metrics (see
-// docs/metrics.md): the deliveries it finished (pacer_worker_messages_total
-// of every outcome but "retryable" and "waiting", which leave the message
-// to come back), the requests it decided (pacer_e2e_delay_seconds_count,
+// docs/metrics.md): the requests it decided (pacer_e2e_delay_seconds_count,
 // every event type: observed when a request becomes terminal, by a
 // delivery or by the worker's arrival allocator) and its configured
 // concurrency.
 type workerMetrics struct {
-	Handled     float64
 	Decided     float64
 	Concurrency int
 }
 
-// unfinished are the pacer_worker_messages_total outcomes that did not
-// finish a request: the message comes back.
-var unfinished = []string{`outcome="retryable"`, `outcome="waiting"`}
-
-// parseWorkerMetrics reads a worker's /metrics text.
+// parseWorkerMetrics reads a worker's /metrics text; one without
+// pacer_worker_messages_total is not a worker's.
 func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 	var m workerMetrics
 	seen := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-lines:
 	for sc.Scan() {
 		line := sc.Text()
 		name, rest, ok := strings.Cut(line, " ")
@@ -48,13 +41,7 @@ lines:
 		}
 		switch {
 		case strings.HasPrefix(name, "pacer_worker_messages_total{"):
-			seen = true
-			for _, u := range unfinished {
-				if strings.Contains(name, u) {
-					continue lines
-				}
-			}
-			m.Handled += v
+			seen = true // a worker's metrics
 		case strings.HasPrefix(name, "pacer_e2e_delay_seconds_count{"):
 			m.Decided += v
 		case name == "pacer_worker_concurrency":
@@ -116,7 +103,7 @@ type workerSampler struct {
 	fixed string
 
 	mu    sync.Mutex
-	total handledTotal
+	total maxPerPID
 	peak  int // the most workers seen running at once
 	conc  int // a worker's pacer_worker_concurrency (0: not read)
 }
@@ -140,7 +127,7 @@ func (w *workerSampler) procs(ctx context.Context) ([]workerProc, error) {
 
 // sample reads every worker once and returns the decided requests over
 // all the workers seen so far and how many run now.
-func (w *workerSampler) sample(ctx context.Context) (handled float64, running int, err error) {
+func (w *workerSampler) sample(ctx context.Context) (decided float64, running int, err error) {
 	ps, err := w.procs(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -196,19 +183,19 @@ func (w *workerSampler) concurrency(def int) int {
 	return def
 }
 
-// handledTotal sums counters over processes, keeping the highest value
-// seen per pid: a worker that stopped (scaled in) still counts what it
-// handled, so the sum never drops.
-type handledTotal map[int]float64
+// maxPerPID sums a counter over processes, keeping the highest value seen
+// per pid: a worker that stopped (scaled in) still counts what it did, so
+// the sum never drops.
+type maxPerPID map[int]float64
 
-func (t *handledTotal) see(pid int, v float64) {
+func (t *maxPerPID) see(pid int, v float64) {
 	if *t == nil {
-		*t = handledTotal{}
+		*t = maxPerPID{}
 	}
 	(*t)[pid] = max((*t)[pid], v)
 }
 
-func (t handledTotal) sum() float64 {
+func (t maxPerPID) sum() float64 {
 	s := 0.0
 	for _, v := range t {
 		s += v

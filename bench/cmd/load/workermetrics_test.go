@@ -31,11 +31,11 @@ func TestParseWorkerMetrics(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		text    string
-		handled float64
+		decided float64
 		conc    int
 		err     bool
 	}{
-		{"every outcome but retryable and waiting", metricsText(7, 3, 100, 50, 2, 10), 12, 10, false},
+		{"decided: the E2E counts, not retries or waits", metricsText(7, 3, 100, 50, 2, 10), 12, 10, false},
 		{"nothing handled yet", metricsText(0, 0, 4, 0, 0, 16), 0, 16, false},
 		{"not a worker", "go_goroutines 12\n", 0, 0, true},
 	} {
@@ -44,8 +44,8 @@ func TestParseWorkerMetrics(t *testing.T) {
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v, want error %v", err, c.err)
 			}
-			if m.Handled != c.handled || m.Decided != c.handled || m.Concurrency != c.conc {
-				t.Errorf("got %+v, want handled and decided %v, concurrency %d", m, c.handled, c.conc)
+			if m.Decided != c.decided || m.Concurrency != c.conc {
+				t.Errorf("got %+v, want decided %v, concurrency %d", m, c.decided, c.conc)
 			}
 		})
 	}
@@ -53,8 +53,8 @@ func TestParseWorkerMetrics(t *testing.T) {
 
 // The sum keeps each pid's highest value: a worker that restarts its
 // counter or stops does not make the total drop.
-func TestHandledTotal(t *testing.T) {
-	var h handledTotal
+func TestMaxPerPID(t *testing.T) {
+	var h maxPerPID
 	steps := []struct {
 		pid  int
 		v    float64
