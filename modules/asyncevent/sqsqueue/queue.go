@@ -193,11 +193,7 @@ func (q *Queue) DLQURL() string { return q.dlqURL }
 
 // Send implements asyncevent.Queue: one SendMessage.
 func (q *Queue) Send(ctx context.Context, body string) error {
-	_, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.url), MessageBody: aws.String(body)})
-	if err != nil {
-		return fmt.Errorf("sqsqueue: send: %w", err)
-	}
-	return nil
+	return q.SendAfter(ctx, body, 0)
 }
 
 // SendAfter implements asyncevent.Queue: one SendMessage with
