@@ -14,12 +14,14 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -57,8 +59,28 @@ func loopback(endpoint string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Load returns an aws.Config from the standard chain. Extra options are
-// passed to config.LoadDefaultConfig. When endpoints are overridden for a
+// MaxIdleConnsPerHost is how many idle connections to one endpoint the
+// clients of HTTPClient keep for reuse: as many as the calls a busy Pacer
+// process has in flight to DynamoDB or SQS (an API task serving hundreds of
+// participations at once, a worker's allocator and deliveries).
+const MaxIdleConnsPerHost = 512
+
+// HTTPClient returns the SDK's default HTTP client (its timeouts, TLS and
+// proxy settings) keeping up to MaxIdleConnsPerHost idle connections per
+// endpoint instead of the SDK's 10. With the SDK's default, every call
+// beyond the 10th in flight opens a connection (on AWS a TCP and TLS
+// handshake) and closes it when done: at 500 participations in flight, one
+// `make load` run left 6,393 sockets in TIME_WAIT on the machine.
+func HTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns = max(t.MaxIdleConns, 2*MaxIdleConnsPerHost)
+		t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	})
+}
+
+// Load returns an aws.Config from the standard chain, with HTTPClient as
+// its HTTP client. Extra options are passed to config.LoadDefaultConfig
+// after those. When endpoints are overridden for a
 // local stack and no credentials are configured, static fake credentials
 // and us-east-1 are used, so a bare `AWS_ENDPOINT_URL_DYNAMODB=...` works.
 func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
@@ -72,6 +94,8 @@ func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Con
 			opts = append([]func(*config.LoadOptions) error{config.WithRegion("us-east-1")}, opts...)
 		}
 	}
+	// First, so that a caller's WithHTTPClient wins.
+	opts = append([]func(*config.LoadOptions) error{config.WithHTTPClient(HTTPClient())}, opts...)
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("awsclient: load config: %w", err)
