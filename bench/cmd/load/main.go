@@ -72,6 +72,7 @@ func main() {
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
 		table       = flag.String("table", "", "the AsyncEvent table whose definition the raw rates' scratch table copies (default: from -dev)")
+		rawTable    = flag.String("raw-table", rawOnProduct, "where the raw loops write: product (the product table, with its stream, so both pay the stand-in's stream cost; the raw items are deleted after each measurement) or scratch (a fresh copy of the table without the stream; see RawRates)")
 		ordering    = flag.String("raw-ordering", "arrival", "the FIRST_COME ordering the raw worker loop models: arrival (the default ordering) or delivery (see RawRates)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
@@ -146,6 +147,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "load: -raw-ordering %q: want arrival or delivery\n", *ordering)
 		os.Exit(2)
 	}
+	if *rawTable != rawOnProduct && *rawTable != rawOnScratch {
+		fmt.Fprintf(os.Stderr, "load: -raw-table %q: want product or scratch\n", *rawTable)
+		os.Exit(2)
+	}
 	var sis *standins
 	if *rawOn {
 		d, q, tbl := *dynamoURL, *sqsURL, *table
@@ -167,6 +172,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "load:", err)
 			os.Exit(1)
 		}
+		sis.onProduct = *rawTable == rawOnProduct
 	}
 	// The raw worker loop runs at the workers' concurrency: a worker's
 	// (pacer_worker_concurrency; 10, the default, if not read) × the

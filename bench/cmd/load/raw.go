@@ -17,17 +17,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/pacerhq/pacer/sdk/awsclient"
 )
 
 // RawRates are the stand-ins' raw rates for what one ingest and one worker
 // delivery must do, measured by plain AWS SDK loops (no Pacer code) against
 // the same DynamoDB Local and local SQS the stack uses, in the same run, on
-// a scratch copy of the product's table (same keys and GSIs with their
-// projections, no stream: see copyTable; rawitems.go writes the product's
-// attributes and index keys), made afresh for each measurement and
-// deleted after it, and a scratch queue. They are the "limit" the ratios compare
-// against.
+// a scratch queue and (Table, -raw-table) either the product table itself,
+// stream included, on events and users of their own, with the items they
+// wrote deleted after each measurement (the default), or a scratch copy of
+// it (same keys and GSIs with their projections, no stream: see
+// copyTable) made afresh for each measurement and deleted after it.
+// rawitems.go writes the product's attributes and index keys. They are the
+// "limit" the ratios compare against.
 type RawRates struct {
+	// Table is where the loops wrote: "product" or "scratch".
+	Table string `json:"table"`
 	// Concurrency is the ingest loop's goroutines (the run's users).
 	Concurrency int     `json:"concurrency"`
 	IngestS     float64 `json:"ingestSeconds"`
@@ -97,9 +103,15 @@ type RawRates struct {
 type standins struct {
 	dynamo  *dynamodb.Client
 	sqs     *sqs.Client
-	product *dtypes.TableDescription // the product table, which scratch copies
-	table   string                   // the current measurement's scratch table
+	product *dtypes.TableDescription // the product table, which a scratch table copies
+	table   string                   // the current measurement's table (scratch)
 	tag     string
+
+	// onProduct: the raw loops write to the product table (rawOnProduct),
+	// and written holds the keys they wrote, for clean.
+	onProduct bool
+	mu        sync.Mutex
+	written   map[[2]string]struct{}
 }
 
 // stack is what make run's health endpoint (GET /healthz) says about the
@@ -139,7 +151,11 @@ func newStandins(ctx context.Context, dynamoURL, sqsURL, product, tag string) (*
 	// The stand-ins are on loopback: the SDK's standard retries, without
 	// its client-side retry quota, which DynamoDB Local's lock-timeout
 	// bursts drain (as the product's loopback clients, sdk/awsclient).
+	// The product's HTTP client settings (awsclient.HTTPClient: idle
+	// connections kept for as many calls as are in flight), so that the
+	// raw loops and the product open connections alike.
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		HTTPClient: awsclient.HTTPClient(),
 		Retryer: func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) { o.RateLimiter = ratelimit.None })
 		}}
@@ -154,21 +170,6 @@ func newStandins(ctx context.Context, dynamoURL, sqsURL, product, tag string) (*
 	}
 	s.product = d.Table
 	return s, nil
-}
-
-// scratch creates the scratch table of the measurement name (a copy of
-// the product table) and returns a func that deletes it: each
-// measurement starts on an empty table and leaves nothing behind to slow
-// the stack's next run.
-func (s *standins) scratch(ctx context.Context, name string) (func(), error) {
-	s.table = "pacer-load-raw-" + s.tag + "-" + name
-	if _, err := s.dynamo.CreateTable(ctx, copyTable(s.product, s.table)); err != nil {
-		return nil, fmt.Errorf("raw rates: create the scratch table: %w", err)
-	}
-	table := s.table
-	return func() {
-		_, _ = s.dynamo.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) // best effort: scratch
-	}, nil
 }
 
 // copyTable is the CreateTable input of a table named name defined as t:
@@ -262,7 +263,10 @@ const workerTimeout = 3 * time.Minute
 // the run) and then the worker loop of ordering (workerConc goroutines
 // delivering the messages the ingests sent, for their requests).
 func (s *standins) measure(ctx context.Context, name, ordering string, conc, workerConc, total int) (*RawRates, error) {
-	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc, Ordering: ordering}
+	r := &RawRates{Concurrency: conc, WorkerConcurrency: workerConc, Ordering: ordering, Table: rawOnScratch}
+	if s.onProduct {
+		r.Table = rawOnProduct
+	}
 	drop, err := s.scratch(ctx, name)
 	if err != nil {
 		return nil, err

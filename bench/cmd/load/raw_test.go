@@ -5,6 +5,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/sdk/ddb/stream"
 )
 
 // The scratch table copies the product table's keys, GSIs with their
@@ -38,5 +41,45 @@ func TestCopyTable(t *testing.T) {
 	// The stream is not copied (see copyTable).
 	if in.StreamSpecification != nil {
 		t.Errorf("the product's stream copied as %+v", in.StreamSpecification)
+	}
+}
+
+// On the product table the raw loops' Requests are not Requests to the
+// stream's readers, so the analytics publisher skips their records; on a
+// scratch table they are the product's own entity type. Same size either
+// way.
+func TestRawRequestsOnTheProductTable(t *testing.T) {
+	r := rawReq{id: "RAWx1", event: "raw-x", user: "raw-user-1"}
+	for _, tc := range []struct {
+		onProduct   bool
+		wantRequest bool
+	}{{true, false}, {false, true}} {
+		s := &standins{onProduct: tc.onProduct}
+		it := r.requestItem(1, s.requestEntity())
+		_, cur, ok, err := dynamostore.RequestChange(&stream.Record{Kind: stream.Insert, NewImage: it})
+		if err != nil || ok != tc.wantRequest || (cur != nil) != tc.wantRequest {
+			t.Errorf("onProduct %v: RequestChange ok %v cur %v err %v, want a Request %v", tc.onProduct, ok, cur, err, tc.wantRequest)
+		}
+	}
+	if len(rawRequestEntity) != len("REQUEST") {
+		t.Errorf("rawRequestEntity %q is not as long as REQUEST: the raw item would not cost what the product's does", rawRequestEntity)
+	}
+	// Every key written is kept once, for clean; none on a scratch table.
+	s := &standins{onProduct: true}
+	s.logPut(r, "", "RECEIVED", 5, "received")
+	s.logPut(r, "", "RECEIVED", 5, "received")
+	s.wrote(r.pk(), "META")
+	if len(s.written) != 2 {
+		t.Errorf("written %v, want the log and META keys once each", s.written)
+	}
+	for k := range s.written {
+		if k != [2]string{"REQ#RAWx1", "LOG#0000000000005#RECEIVED"} && k != [2]string{"REQ#RAWx1", "META"} {
+			t.Errorf("written key %v, want the log and META keys", k)
+		}
+	}
+	sc := &standins{}
+	sc.logPut(r, "", "RECEIVED", 5, "received")
+	if sc.written != nil {
+		t.Errorf("a scratch table's writes are tracked: %v", sc.written)
 	}
 }

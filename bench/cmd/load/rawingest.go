@@ -32,10 +32,12 @@ func (s *standins) ingest(ctx context.Context, queueURL, event, idTag string, co
 	n, took, errs, first := loop(ctx, conc, total, func(_, i int) error {
 		rq := rawReq{id: fmt.Sprintf("RAW%s%s%07d", s.tag, idTag, i), event: event, user: fmt.Sprintf("raw-user-%s-%07d", idTag, i)}
 		now := time.Now().UnixMilli()
+		s.wrote(rq.lockPK(), "LOCK")
+		s.wrote(rq.pk(), "META")
 		t0 := time.Now()
 		_, err := s.dynamo.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []dtypes.TransactWriteItem{
 			{Put: &dtypes.Put{TableName: &s.table, Item: rq.lockItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-			{Put: &dtypes.Put{TableName: &s.table, Item: rq.requestItem(now), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+			{Put: &dtypes.Put{TableName: &s.table, Item: rq.requestItem(now, s.requestEntity()), ConditionExpression: aws.String("attribute_not_exists(PK)")}},
 			s.logPut(rq, "", "RECEIVED", now, "received"),
 		}})
 		if err != nil {

@@ -35,8 +35,11 @@ func num(v int64) dtypes.AttributeValue {
 type rawReq struct{ id, event, user string }
 
 func (r rawReq) key() map[string]dtypes.AttributeValue {
-	return map[string]dtypes.AttributeValue{"PK": str("REQ#" + r.id), "SK": str("META")}
+	return map[string]dtypes.AttributeValue{"PK": str(r.pk()), "SK": str("META")}
 }
+
+func (r rawReq) pk() string     { return "REQ#" + r.id }
+func (r rawReq) lockPK() string { return "IDEMP#" + r.event + "#" + r.user }
 
 // queuedSK is QAT#<queuedAt, 13 digits>#REQ#<requestId>, the GSI1 and GSI2
 // sort key.
@@ -48,25 +51,31 @@ func (r rawReq) queuedSK(queuedAt int64) string {
 // without an end keeps its locks).
 func (r rawReq) lockItem(now int64) map[string]dtypes.AttributeValue {
 	return map[string]dtypes.AttributeValue{
-		"PK": str("IDEMP#" + r.event + "#" + r.user), "SK": str("LOCK"), "entityType": str("IDEMPOTENCY"),
+		"PK": str(r.lockPK()), "SK": str("LOCK"), "entityType": str("IDEMPOTENCY"),
 		"eventId": str(r.event), "userId": str(r.user), "requestId": str(r.id), "createdAt": num(now),
 	}
 }
 
-// requestItem is the Request ingest creates (RECEIVED, no index keys yet).
-func (r rawReq) requestItem(now int64) map[string]dtypes.AttributeValue {
+// requestItem is the Request ingest creates (RECEIVED, no index keys yet),
+// of entityType entity (REQUEST, or rawRequestEntity on the product table).
+func (r rawReq) requestItem(now int64, entity string) map[string]dtypes.AttributeValue {
 	return map[string]dtypes.AttributeValue{
-		"PK": str("REQ#" + r.id), "SK": str("META"), "entityType": str("REQUEST"),
+		"PK": str(r.pk()), "SK": str("META"), "entityType": str(entity),
 		"requestId": str(r.id), "eventId": str(r.event), "userId": str(r.user),
 		"eventType": str(rawEvent), "status": str("RECEIVED"), "uiResult": str("PENDING"),
 		"requestedAt": num(now), "idempotencyKey": str("IDEMP#" + r.event + "#" + r.user), "ttl": num(now/1000 + 90*day),
 	}
 }
 
+// logSK is the sort key of r's StatusLog of the move to `to` at `at`.
+func (r rawReq) logSK(to string, at int64) string {
+	return fmt.Sprintf("LOG#"+rawMillis+"#%s", at, to)
+}
+
 // logItem is a StatusLog of r's move from → to at `at`.
 func (r rawReq) logItem(from, to string, at int64, message string) map[string]dtypes.AttributeValue {
 	it := map[string]dtypes.AttributeValue{
-		"PK": str("REQ#" + r.id), "SK": str(fmt.Sprintf("LOG#"+rawMillis+"#%s", at, to)), "entityType": str("STATUS_LOG"),
+		"PK": str(r.pk()), "SK": str(r.logSK(to, at)), "entityType": str("STATUS_LOG"),
 		"requestId": str(r.id), "fromStatus": str(from), "toStatus": str(to), "occurredAt": num(at), "ttl": num(at/1000 + 90*day),
 	}
 	if message != "" {
@@ -77,6 +86,7 @@ func (r rawReq) logItem(from, to string, at int64, message string) map[string]dt
 
 // logPut is the conditional put of a StatusLog, as a transaction item.
 func (s *standins) logPut(r rawReq, from, to string, at int64, message string) dtypes.TransactWriteItem {
+	s.wrote(r.pk(), r.logSK(to, at))
 	return dtypes.TransactWriteItem{Put: &dtypes.Put{TableName: &s.table, Item: r.logItem(from, to, at, message),
 		ConditionExpression: aws.String("attribute_not_exists(PK)")}}
 }

@@ -103,6 +103,7 @@ func (w *rawWorker) run(ctx context.Context, handle func(m rawMessage) (ack bool
 func (w *rawWorker) arrival(ctx context.Context, capacity int64) error {
 	s := w.s
 	capKey := map[string]dtypes.AttributeValue{"PK": str("EVENT#" + w.event), "SK": str("CAPACITY")}
+	s.wrote("EVENT#"+w.event, "CAPACITY")
 	now := time.Now().UnixMilli()
 	if _, err := s.dynamo.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: map[string]dtypes.AttributeValue{
 		"PK": capKey["PK"], "SK": capKey["SK"], "entityType": str("CAPACITY"), "eventId": str(w.event),
@@ -337,6 +338,7 @@ func attrN(it map[string]dtypes.AttributeValue, name string) string {
 func (w *rawWorker) delivery(ctx context.Context) error {
 	s := w.s
 	capKey := map[string]dtypes.AttributeValue{"PK": str("EVENT#" + w.event), "SK": str("CAPACITY")}
+	s.wrote("EVENT#"+w.event, "CAPACITY")
 	if _, err := s.dynamo.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: map[string]dtypes.AttributeValue{
 		"PK": capKey["PK"], "SK": capKey["SK"], "entityType": str("CAPACITY"), "eventId": str(w.event),
 		"capacityTotal": num(1 << 40), "capacityRemaining": num(1 << 40)}}); err != nil {

@@ -276,8 +276,8 @@ func (r *Report) Summary() string {
 		if w == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker (%s) %.0f/s at %d (%d allocator transactions, %d copies re-sent, %d promoted); both at once: ingest %.0f/s, worker %.0f/s; %d errors %s\n",
-			[]string{"before", "after"}[i], w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.Ordering, w.WorkerRPS, w.WorkerConcurrency, w.AllocBatches, w.Resends, w.Promoted, w.PipelineIngestRPS, w.PipelineWorkerRPS, w.Errors, w.Error)
+		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops, %s table): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker (%s) %.0f/s at %d (%d allocator transactions, %d copies re-sent, %d promoted); both at once: ingest %.0f/s, worker %.0f/s; %d errors %s\n",
+			[]string{"before", "after"}[i], w.Table, w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.Ordering, w.WorkerRPS, w.WorkerConcurrency, w.AllocBatches, w.Resends, w.Promoted, w.PipelineIngestRPS, w.PipelineWorkerRPS, w.Errors, w.Error)
 	}
 	during := ""
 	if r.DrainDuringIngest {
