@@ -75,6 +75,7 @@ func main() {
 		rawTable    = flag.String("raw-table", rawOnProduct, "where the raw loops write: product (the product table, with its stream, so both pay the stand-in's stream cost; the raw items are deleted after each measurement) or scratch (a fresh copy of the table without the stream; see RawRates)")
 		ordering    = flag.String("raw-ordering", "arrival", "the FIRST_COME ordering the raw worker loop models: arrival (the default ordering) or delivery (see RawRates)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")
+		warmUp      = flag.Bool("warm-up", true, "before the first raw rates, run the raw ingest loop once and discard it (a freshly started DynamoDB Local runs its first loop at half speed)")
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
 		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
 		workerURL   = flag.String("worker-metrics", "", "one worker's ops /metrics URL for the drain rate and its concurrency (default: every worker the stack lists at -dev, summed)")
@@ -180,6 +181,18 @@ func main() {
 	perWorker := 10
 	if workers != nil {
 		perWorker = workers.concurrency(perWorker)
+	}
+	if sis != nil && *warmUp {
+		for _, p := range plans {
+			if p.Users > 0 {
+				fmt.Fprintf(os.Stderr, "[warm-up] %d plain ingests at %d goroutines, not counted (-warm-up=false to skip)...\n", p.Requests, p.Users)
+				if err := sis.warm(ctx, p.Users, p.Requests); err != nil {
+					fmt.Fprintln(os.Stderr, "load:", err)
+					os.Exit(1)
+				}
+				break
+			}
+		}
 	}
 	var reports []*Report
 	var raw *RawRates

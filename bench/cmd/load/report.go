@@ -74,6 +74,11 @@ type Report struct {
 	PipelineIngestRatio  float64  `json:"pipelineIngestRatio,omitempty"`
 	Notes                []string `json:"notes,omitempty"`
 
+	// API is where the ingests' time went in the API during the attack
+	// (its /metrics): the stand-ins' calls and Pacer's own code (nil: not
+	// read).
+	API *IngestSplit `json:"api,omitempty"`
+
 	// PeakWorkers is the most worker processes seen running at once
 	// during the run (0: not read); the raw worker loop after the run
 	// runs at their concurrency (RawAfter.WorkerConcurrency).
@@ -289,6 +294,14 @@ func (r *Report) Summary() string {
 	if r.PipelineIngestRatio > 0 {
 		fmt.Fprintf(&b, "  ingest against the raw ingest loop while the raw worker loop drains (%.0f/s, as the product's ingest runs): %.2f\n",
 			r.RawPipelineIngestRPS, r.PipelineIngestRatio)
+	}
+	if a := r.API; a != nil {
+		raw := ""
+		if r.Raw != nil && r.Raw.TxMeanMs > 0 {
+			raw = fmt.Sprintf("; the raw ingest loop's TransactWriteItems mean: %.0f ms before the run", r.Raw.TxMeanMs)
+		}
+		fmt.Fprintf(&b, "  in the API (its /metrics, %d ingests): %.0f ms per ingest, of which the stand-ins' calls %.0f ms (%.1f TransactWriteItems at %.0f ms mean, SendMessage %.1f ms) and Pacer's own code %.1f ms%s\n",
+			a.Requests, a.HandlerMs, a.CallsMs, a.TxPerReq, a.TxMeanMs, a.SendMs, a.OwnMs, raw)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)

@@ -85,6 +85,8 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 		return nil, fmt.Errorf("create the event (is the stack running in dev mode?): %w", err)
 	}
 	r := &Report{Name: p.Name, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}, Raw: raw}
+	// The API's own account of its ingests, before and after the attack.
+	apiBefore, apiErr := scrapeAPI(ctx, c.http, c.base)
 	start := time.Now()
 	r.Started = start
 
@@ -226,6 +228,15 @@ loop:
 	}
 	m.Close()
 	attackEnd := time.Now()
+	if apiErr == nil {
+		var apiAfter apiIngest
+		if apiAfter, apiErr = scrapeAPI(ctx, c.http, c.base); apiErr == nil {
+			r.API = ingestSplit(apiBefore, apiAfter)
+		}
+	}
+	if apiErr != nil {
+		r.Notes = append(r.Notes, "the API's /metrics not read, no split of the ingest time: "+apiErr.Error())
+	}
 	close(attackOver)
 	done := make(chan struct{})
 	go func() { pollers.Wait(); close(done) }()

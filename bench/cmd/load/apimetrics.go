@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// participateRoute is the ingest route's label in the API's
+// pacer_http_request_duration_seconds (docs/metrics.md).
+const participateRoute = `route="POST /events/{eventId}/participations"`
+
+// apiIngest is the API's own account of its ingests, from its /metrics
+// (docs/metrics.md), as running totals: the participations it answered
+// 2xx and their handler time, and its TransactWriteItems and SendMessage
+// calls and their time (pacer_aws_call_duration_seconds, retries
+// included). During a run the API makes no other transactions or sends, so
+// the difference of two readings splits an ingest's time into the
+// stand-ins' calls and Pacer's own code (ingestSplit).
+type apiIngest struct {
+	Requests, HandlerS float64
+	TxN, TxS           float64
+	SendN, SendS       float64
+}
+
+// parseAPIIngest reads the API's /metrics text; one without the ingest
+// route's histogram is not the AsyncEvent API's (or it answered none yet,
+// which a run's second reading rules out).
+func parseAPIIngest(r io.Reader) (apiIngest, error) {
+	var m apiIngest
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		// The value follows the last space: label values (routes) have
+		// spaces too.
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name := line[:i]
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_sum{") && strings.Contains(name, participateRoute) && strings.Contains(name, `code_class="2xx"`):
+			m.HandlerS += v
+		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") && strings.Contains(name, participateRoute) && strings.Contains(name, `code_class="2xx"`):
+			m.Requests += v
+		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_sum{") && strings.Contains(name, `operation="TransactWriteItems"`):
+			m.TxS += v
+		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_count{") && strings.Contains(name, `operation="TransactWriteItems"`):
+			m.TxN += v
+		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_sum{") && strings.Contains(name, `operation="SendMessage"`):
+			m.SendS += v
+		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_count{") && strings.Contains(name, `operation="SendMessage"`):
+			m.SendN += v
+		}
+	}
+	return m, sc.Err()
+}
+
+// scrapeAPI reads the API's /metrics at base.
+func scrapeAPI(ctx context.Context, c *http.Client, base string) (apiIngest, error) {
+	resp, err := get(ctx, c, base+"/metrics")
+	if err != nil {
+		return apiIngest{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return apiIngest{}, fmt.Errorf("%s/metrics: %s", base, resp.Status)
+	}
+	return parseAPIIngest(resp.Body)
+}
+
+// IngestSplit is where an ingest's time went in the API during a run
+// (the difference of two apiIngest readings): per participation answered
+// 2xx, the handler's mean time, of which the stand-ins' calls (its
+// transactions and its send), and the rest, Pacer's own code (routing,
+// auth, validation, encoding); and the mean TransactWriteItems and
+// SendMessage latency the API saw.
+type IngestSplit struct {
+	Requests  int     `json:"requests"`
+	HandlerMs float64 `json:"handlerMs"`
+	CallsMs   float64 `json:"callsMs"`
+	OwnMs     float64 `json:"ownMs"`
+	TxMeanMs  float64 `json:"txMeanMs"`
+	TxPerReq  float64 `json:"txPerRequest"`
+	SendMs    float64 `json:"sendMeanMs"`
+}
+
+// ingestSplit is the split of the run between readings a and b; nil if the
+// API answered no participation between them.
+func ingestSplit(a, b apiIngest) *IngestSplit {
+	n := b.Requests - a.Requests
+	if n <= 0 {
+		return nil
+	}
+	tx, txS := b.TxN-a.TxN, b.TxS-a.TxS
+	send, sendS := b.SendN-a.SendN, b.SendS-a.SendS
+	s := &IngestSplit{Requests: int(n), HandlerMs: 1000 * (b.HandlerS - a.HandlerS) / n, CallsMs: 1000 * (txS + sendS) / n, TxPerReq: tx / n}
+	s.OwnMs = s.HandlerMs - s.CallsMs
+	if tx > 0 {
+		s.TxMeanMs = 1000 * txS / tx
+	}
+	if send > 0 {
+		s.SendMs = 1000 * sendS / send
+	}
+	return s
+}

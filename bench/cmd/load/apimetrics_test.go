@@ -1,0 +1,53 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The split reads the ingest route's 2xx histogram and the API's
+// transaction and send calls, and nothing else (other routes, 4xx, other
+// operations), and divides the run's differences by its ingests.
+func TestIngestSplit(t *testing.T) {
+	metrics := func(req, handler, txN, txS, sendN, sendS string) string {
+		return `# HELP pacer_http_request_duration_seconds HTTP request latency.
+pacer_http_request_duration_seconds_sum{code_class="2xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} ` + handler + `
+pacer_http_request_duration_seconds_count{code_class="2xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} ` + req + `
+pacer_http_request_duration_seconds_sum{code_class="4xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} 99
+pacer_http_request_duration_seconds_count{code_class="4xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} 99
+pacer_http_request_duration_seconds_sum{code_class="2xx",route="GET /admin/requests/{requestId}",service="asyncevent-api"} 500
+pacer_http_request_duration_seconds_count{code_class="2xx",route="GET /admin/requests/{requestId}",service="asyncevent-api"} 900
+pacer_aws_call_duration_seconds_sum{operation="TransactWriteItems",service_name="dynamodb"} ` + txS + `
+pacer_aws_call_duration_seconds_count{operation="TransactWriteItems",service_name="dynamodb"} ` + txN + `
+pacer_aws_call_duration_seconds_sum{operation="GetItem",service_name="dynamodb"} 70
+pacer_aws_call_duration_seconds_count{operation="GetItem",service_name="dynamodb"} 1000
+pacer_aws_call_duration_seconds_sum{operation="SendMessage",service_name="sqs"} ` + sendS + `
+pacer_aws_call_duration_seconds_count{operation="SendMessage",service_name="sqs"} ` + sendN + `
+`
+	}
+	a, err := parseAPIIngest(strings.NewReader(metrics("10", "20", "20", "18", "10", "0.02")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseAPIIngest(strings.NewReader(metrics("110", "270", "220", "258", "110", "0.22")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ingestSplit(a, b)
+	// 100 ingests: 250 s of handler time, 240 s of transactions (200
+	// calls) and 0.2 s of sends.
+	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2}
+	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-6 }
+	if s == nil || s.Requests != want.Requests || !near(s.HandlerMs, want.HandlerMs) || !near(s.CallsMs, want.CallsMs) || !near(s.OwnMs, want.OwnMs) ||
+		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) {
+		t.Errorf("split %+v, want %+v", s, want)
+	}
+	if ingestSplit(b, b) != nil {
+		t.Error("a run without ingests has a split")
+	}
+	r := &Report{API: s}
+	if got := r.Summary(); !strings.Contains(got, "Pacer's own code 98.0 ms") {
+		t.Errorf("summary does not report the split:\n%s", got)
+	}
+}
