@@ -51,6 +51,10 @@ type Thresholds struct {
 	MinIngestRatio float64 `json:"minIngestRatio"` // closed model: throughput / raw ingest rate
 	MinWorkerRatio float64 `json:"minWorkerRatio"` // drain rate / raw worker rate, when a backlog was measured
 	MaxP95TxRatio  float64 `json:"maxP95TxRatio"`  // ingest p95 / raw TransactWriteItems p95
+	// Against the raw pipeline (ingest loop, worker loop and the clients'
+	// polls at once: the same concurrent work as the run; closed model).
+	MinPipelineIngestRatio float64 `json:"minPipelineIngestRatio"` // throughput / raw pipeline ingest rate
+	MaxP95PipelineRatio    float64 `json:"maxP95PipelineRatio"`    // ingest p95 / raw pipeline ingest p95
 	// MaxDead is how much the DLQ may grow during a run (absent: not
 	// checked). Nothing may be lost: a message reaches the DLQ only after
 	// its retries failed, so the goal is 0.
@@ -67,7 +71,7 @@ func main() {
 		spikeFor    = flag.Duration("spike-for", 5*time.Second, "open-model spike: duration")
 		drain       = flag.Duration("drain-timeout", 2*time.Minute, "how long to wait for every request to reach a terminal state")
 		out         = flag.String("out", "../.cache/load", "folder for load.json and load.html")
-		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio, maxDead); empty: none")
+		thresholds  = flag.String("thresholds", "thresholds.json", "thresholds file (p95Ms, maxErrorRate, exactN, minIngestRatio, minWorkerRatio, maxP95TxRatio, minPipelineIngestRatio, maxP95PipelineRatio, maxDead); empty: none")
 		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins and the AsyncEvent table for the raw rates, and the list of worker processes")
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
@@ -174,6 +178,9 @@ func main() {
 			os.Exit(1)
 		}
 		sis.onProduct = *rawTable == rawOnProduct
+		if *pollDuring {
+			sis.pollInflight = *pollMax
+		}
 	}
 	// The raw worker loop runs at the workers' concurrency: a worker's
 	// (pacer_worker_concurrency; 10, the default, if not read) × the

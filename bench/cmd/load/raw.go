@@ -89,11 +89,17 @@ type RawRates struct {
 	// PipelineIngestRPS and PipelineWorkerRPS are the same loops run at
 	// once on a queue and event of their own (pipeline): ingests per second
 	// while the worker loop drains, and its requests decided per second.
+	// PipelinePolls is the reads of the clients' polls (rawPoller) the
+	// pipeline made (0: the run does not poll while it ingests).
 	PipelineIngestRPS float64 `json:"pipelineIngestRps"`
 	PipelineWorkerRPS float64 `json:"pipelineWorkerRps"`
-	AllocBatches      int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
-	Resends           int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
-	Promoted          int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
+	PipelinePolls     int     `json:"pipelinePolls,omitempty"`
+	// PipelineIngestP95Ms is the p95 of the pipeline's whole ingests (3
+	// calls, as the product's handler makes them).
+	PipelineIngestP95Ms float64 `json:"pipelineIngestP95Ms"`
+	AllocBatches        int     `json:"allocBatches,omitempty"` // arrival: the allocator's transactions
+	Resends             int     `json:"resends,omitempty"`      // arrival: copies that found their request undecided
+	Promoted            int     `json:"promoted,omitempty"`     // arrival: QUEUED requests the allocator made candidates
 
 	Errors int    `json:"errors"`
 	Error  string `json:"firstError,omitempty"`
@@ -111,8 +117,11 @@ type standins struct {
 	// onProduct: the raw loops write to the product table (rawOnProduct),
 	// and written holds the keys they wrote, for clean.
 	onProduct bool
-	mu        sync.Mutex
-	written   map[[2]string]struct{}
+	// pollInflight > 0: the pipeline polls its requests as the run's
+	// clients do, at most this many reads at once (rawPoller).
+	pollInflight int
+	mu           sync.Mutex
+	written      map[[2]string]struct{}
 }
 
 // stack is what make run's health endpoint (GET /healthz) says about the
@@ -284,7 +293,7 @@ func (s *standins) warm(ctx context.Context, conc, total int) error {
 		return fmt.Errorf("raw rates: create the warm-up queue: %w", err)
 	}
 	defer s.sqs.DeleteQueue(context.WithoutCancel(ctx), &sqs.DeleteQueueInput{QueueUrl: q.QueueUrl}) //nolint:errcheck // scratch
-	if in := s.ingest(ctx, aws.ToString(q.QueueUrl), "raw-"+s.tag+"-warm", "warm", conc, total); in.first != nil && in.n == 0 {
+	if in := s.ingest(ctx, aws.ToString(q.QueueUrl), "raw-"+s.tag+"-warm", "warm", conc, total, nil); in.first != nil && in.n == 0 {
 		return fmt.Errorf("raw rates: warm-up: %w", in.first)
 	}
 	return nil
@@ -315,7 +324,7 @@ func (s *standins) measure(ctx context.Context, name, ordering string, conc, wor
 	event := "raw-" + s.tag + "-" + name
 
 	// Ingest: 2 transactions and 1 send, in Participate's order.
-	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name, conc, total)
+	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name, conc, total, nil)
 	n := in.n
 	r.IngestS, r.IngestRPS = in.took.Seconds(), float64(n)/max(in.took.Seconds(), 1e-9)
 	r.TxP50Ms, r.TxP95Ms, r.TxMeanMs, r.SendP95Ms = in.tx.pct(.5), in.tx.pct(.95), in.tx.mean(), in.send.pct(.95)

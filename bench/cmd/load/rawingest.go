@@ -19,14 +19,16 @@ type ingestRun struct {
 	first error
 	tx    latencies // TransactWriteItems latencies
 	send  latencies // SendMessage latencies
+	op    latencies // whole ingests, from the first call to the answer
 }
 
 // ingest runs total plain ingests from conc goroutines (a closed model,
 // like a run's) for event, sending their messages to queueURL: per
 // ingest, what Participate calls, in its order (a 3-put transaction, a
 // send, a 2-item transaction). idTag keeps the request ids of different
-// loops apart.
-func (s *standins) ingest(ctx context.Context, queueURL, event, idTag string, conc, total int) *ingestRun {
+// loops apart. answered, if not nil, is called with each request whose
+// ingest answered (the product's 202).
+func (s *standins) ingest(ctx context.Context, queueURL, event, idTag string, conc, total int, answered func(rawReq)) *ingestRun {
 	in := &ingestRun{}
 	var queuedErrs errCount
 	n, took, errs, first := loop(ctx, conc, total, func(_, i int) error {
@@ -53,7 +55,12 @@ func (s *standins) ingest(ctx context.Context, queueURL, event, idTag string, co
 		// As the product's ingest, a failed QUEUED write still answers
 		// 202 (the message is on the queue; the worker stamps queuedAt):
 		// it counts as an ingest and as an error.
-		if err := s.transact(ctx, s.queue(rq, "RECEIVED", "QUEUED", max(time.Now().UnixMilli(), now+1), "", nil, "")); err != nil {
+		err = s.transact(ctx, s.queue(rq, "RECEIVED", "QUEUED", max(time.Now().UnixMilli(), now+1), "", nil, ""))
+		in.op.add(t0)
+		if answered != nil {
+			answered(rq)
+		}
+		if err != nil {
 			queuedErrs.add(err)
 			return nil
 		}

@@ -11,8 +11,10 @@ import (
 
 // pipeline measures the raw loops as a run has them: the ingest loop and
 // the worker loop at the same time, on a queue and an event of their own
-// (in the measurement's scratch table), so that ingest shares the
-// stand-ins with the workers' writes as the product's ingest does. It sets
+// (in the measurement's table), and, when the run polls while it ingests
+// (pollInflight > 0), the clients' polls of each request (rawPoller), so
+// that ingest shares the stand-ins with the workers' writes and the
+// clients' reads as the product's ingest does. It sets
 // r.PipelineIngestRPS and r.PipelineWorkerRPS. It is what the separate
 // loops cannot say: how much of the stand-ins one ingest gets while the
 // workers drain.
@@ -34,15 +36,32 @@ func (s *standins) pipeline(ctx context.Context, name, ordering string, conc, wo
 		}
 		werr <- w.arrival(wctx, int64(max(1, total/2)))
 	}()
-	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name+"p", conc, total)
+	// The clients' polls, when the run polls while it ingests.
+	var answered func(rawReq)
+	var polls *rawPoller
+	pctx, stopPolls := context.WithCancel(wctx)
+	defer stopPolls()
+	if s.pollInflight > 0 {
+		polls = newRawPoller(s, s.pollInflight)
+		answered = func(r rawReq) { polls.poll(pctx, r) }
+	}
+	in := s.ingest(ctx, aws.ToString(q.QueueUrl), event, name+"p", conc, total, answered)
 	if in.n < int64(total) {
 		// Failed ingests sent no message: the worker cannot reach total.
 		time.AfterFunc(30*time.Second, cancel)
 	}
-	if err := <-werr; err != nil {
+	err = <-werr
+	if polls != nil {
+		// A request decided last is read once more at most 4 s later.
+		time.AfterFunc(5*time.Second, stopPolls)
+		polls.wg.Wait()
+		r.PipelinePolls = int(polls.reads.Load())
+	}
+	if err != nil {
 		return err
 	}
 	r.PipelineIngestRPS = float64(in.n) / max(in.took.Seconds(), 1e-9)
+	r.PipelineIngestP95Ms = in.op.pct(.95)
 	r.PipelineWorkerRPS = float64(w.done.Load()) / max(w.took.Seconds(), 1e-9)
 	r.Errors += int(in.errs) + int(w.errs.n.Load())
 	for _, e := range []error{in.first, w.errs.first} {

@@ -70,9 +70,14 @@ type Report struct {
 	// ingest against the raw ingest loop while the raw worker loop drains
 	// (RawRates.PipelineIngestRPS), as the product's ingest runs. Reported,
 	// not a threshold: the issue's limit is the ingest loop alone.
-	RawPipelineIngestRPS float64  `json:"rawPipelineIngestRps,omitempty"`
-	PipelineIngestRatio  float64  `json:"pipelineIngestRatio,omitempty"`
-	Notes                []string `json:"notes,omitempty"`
+	RawPipelineIngestRPS float64 `json:"rawPipelineIngestRps,omitempty"`
+	PipelineIngestRatio  float64 `json:"pipelineIngestRatio,omitempty"`
+	// P95PipelineRatio = P95Ms / the mean PipelineIngestP95Ms: the
+	// product's ingest p95 against the raw pipeline's whole-ingest p95
+	// under the same concurrent work (closed model only).
+	RawPipelineIngestP95Ms float64  `json:"rawPipelineIngestP95Ms,omitempty"`
+	P95PipelineRatio       float64  `json:"p95PipelineRatio,omitempty"`
+	Notes                  []string `json:"notes,omitempty"`
 
 	// API is where the ingests' time went in the API during the attack
 	// (its /metrics): the stand-ins' calls and Pacer's own code (nil: not
@@ -187,12 +192,15 @@ func (r *Report) ratios() {
 	if r.Users > 0 && ingest > 0 {
 		r.IngestRatio = r.ThroughputRPS / ingest
 	}
-	pipe := r.Raw.PipelineIngestRPS
+	pipe, pipeP95 := r.Raw.PipelineIngestRPS, r.Raw.PipelineIngestP95Ms
 	if a := r.RawAfter; a != nil {
-		pipe = (pipe + a.PipelineIngestRPS) / 2
+		pipe, pipeP95 = (pipe+a.PipelineIngestRPS)/2, (pipeP95+a.PipelineIngestP95Ms)/2
 	}
 	if r.RawPipelineIngestRPS = pipe; r.Users > 0 && pipe > 0 {
 		r.PipelineIngestRatio = r.ThroughputRPS / pipe
+	}
+	if r.RawPipelineIngestP95Ms = pipeP95; r.Users > 0 && pipeP95 > 0 {
+		r.P95PipelineRatio = r.P95Ms / pipeP95
 	}
 	if r.DrainRPS > 0 && worker > 0 {
 		r.WorkerRatio = r.DrainRPS / worker
@@ -246,6 +254,12 @@ func (r *Report) Check(th *Thresholds) {
 	if th.MinWorkerRatio > 0 && r.WorkerRatio > 0 && r.WorkerRatio < th.MinWorkerRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("worker drain %.0f/s is %.2f of the stand-ins' %.0f/s < %.2f", r.DrainRPS, r.WorkerRatio, r.RawWorkerRPS, th.MinWorkerRatio))
 	}
+	if th.MinPipelineIngestRatio > 0 && r.PipelineIngestRatio > 0 && r.PipelineIngestRatio < th.MinPipelineIngestRatio {
+		r.Failed = append(r.Failed, fmt.Sprintf("ingest %.0f req/s is %.2f of the raw pipeline's %.0f/s < %.2f", r.ThroughputRPS, r.PipelineIngestRatio, r.RawPipelineIngestRPS, th.MinPipelineIngestRatio))
+	}
+	if th.MaxP95PipelineRatio > 0 && r.P95PipelineRatio > th.MaxP95PipelineRatio {
+		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.2f× the raw pipeline's ingest p95 (%.1f ms) > %.2f×", r.P95PipelineRatio, r.RawPipelineIngestP95Ms, th.MaxP95PipelineRatio))
+	}
 	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
 	}
@@ -281,8 +295,8 @@ func (r *Report) Summary() string {
 		if w == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops, %s table): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker (%s) %.0f/s at %d (%d allocator transactions, %d copies re-sent, %d promoted); both at once: ingest %.0f/s, worker %.0f/s; %d errors %s\n",
-			[]string{"before", "after"}[i], w.Table, w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.Ordering, w.WorkerRPS, w.WorkerConcurrency, w.AllocBatches, w.Resends, w.Promoted, w.PipelineIngestRPS, w.PipelineWorkerRPS, w.Errors, w.Error)
+		fmt.Fprintf(&b, "  stand-ins' raw rates %s (plain SDK loops, %s table): ingest %.0f/s at %d goroutines (tx p50 %.1f p95 %.1f ms, send p95 %.1f ms), worker (%s) %.0f/s at %d (%d allocator transactions, %d copies re-sent, %d promoted); both at once: ingest %.0f/s, worker %.0f/s, %d polls; %d errors %s\n",
+			[]string{"before", "after"}[i], w.Table, w.IngestRPS, w.Concurrency, w.TxP50Ms, w.TxP95Ms, w.SendP95Ms, w.Ordering, w.WorkerRPS, w.WorkerConcurrency, w.AllocBatches, w.Resends, w.Promoted, w.PipelineIngestRPS, w.PipelineWorkerRPS, w.PipelinePolls, w.Errors, w.Error)
 	}
 	during := ""
 	if r.DrainDuringIngest {
@@ -292,8 +306,8 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  ratios to the raw rates (mean of before and after: ingest %.0f/s, worker %.0f/s, tx p95 %.1f ms): ingest %.2f, worker %.2f, ingest p95 %.1f×\n",
 		r.RawIngestRPS, r.RawWorkerRPS, r.RawTxP95Ms, r.IngestRatio, r.WorkerRatio, r.P95TxRatio)
 	if r.PipelineIngestRatio > 0 {
-		fmt.Fprintf(&b, "  ingest against the raw ingest loop while the raw worker loop drains (%.0f/s, as the product's ingest runs): %.2f\n",
-			r.RawPipelineIngestRPS, r.PipelineIngestRatio)
+		fmt.Fprintf(&b, "  ingest against the raw ingest loop while the raw worker loop drains and its requests are polled (%.0f/s, as the product's ingest runs): %.2f; ingest p95 %.2f× the raw pipeline's (%.0f ms)\n",
+			r.RawPipelineIngestRPS, r.PipelineIngestRatio, r.P95PipelineRatio, r.RawPipelineIngestP95Ms)
 	}
 	if a := r.API; a != nil {
 		raw := ""

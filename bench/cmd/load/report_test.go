@@ -72,21 +72,28 @@ func TestRatiosWorkerAfter(t *testing.T) {
 	}
 }
 
-// The pipeline ratio is ingest against the mean of the raw loops run at
-// once, reported beside the ratio and checked by no threshold.
+// The pipeline ratios are ingest and its p95 against the mean of the raw
+// loops run at once (the same concurrent work as the run), each checked by
+// its own threshold beside the ingest-loop-alone ratio.
 func TestPipelineIngestRatio(t *testing.T) {
-	r := &Report{Users: 10, ThroughputRPS: 80,
-		Raw:      &RawRates{IngestRPS: 200, PipelineIngestRPS: 90, WorkerConcurrency: 10},
-		RawAfter: &RawRates{IngestRPS: 200, PipelineIngestRPS: 110, WorkerConcurrency: 10}}
+	r := &Report{Users: 10, ThroughputRPS: 80, P95Ms: 300,
+		Raw:      &RawRates{IngestRPS: 200, PipelineIngestRPS: 90, PipelineIngestP95Ms: 200, WorkerConcurrency: 10},
+		RawAfter: &RawRates{IngestRPS: 200, PipelineIngestRPS: 110, PipelineIngestP95Ms: 300, WorkerConcurrency: 10}}
 	r.ratios()
-	if r.IngestRatio != 0.4 || r.RawPipelineIngestRPS != 100 || r.PipelineIngestRatio != 0.8 {
-		t.Errorf("ingest ratio %v, pipeline %v/s ratio %v; want 0.4, 100/s, 0.8", r.IngestRatio, r.RawPipelineIngestRPS, r.PipelineIngestRatio)
+	if r.IngestRatio != 0.4 || r.RawPipelineIngestRPS != 100 || r.PipelineIngestRatio != 0.8 || r.RawPipelineIngestP95Ms != 250 || r.P95PipelineRatio != 1.2 {
+		t.Errorf("ingest ratio %v, pipeline %v/s ratio %v, pipeline p95 %v ms ratio %v; want 0.4, 100/s, 0.8, 250 ms, 1.2",
+			r.IngestRatio, r.RawPipelineIngestRPS, r.PipelineIngestRatio, r.RawPipelineIngestP95Ms, r.P95PipelineRatio)
 	}
-	if !strings.Contains(r.Summary(), "while the raw worker loop drains (100/s, as the product's ingest runs): 0.80") {
-		t.Errorf("summary lacks the pipeline ratio:\n%s", r.Summary())
+	if !strings.Contains(r.Summary(), "while the raw worker loop drains and its requests are polled (100/s, as the product's ingest runs): 0.80; ingest p95 1.20× the raw pipeline's (250 ms)") {
+		t.Errorf("summary lacks the pipeline ratios:\n%s", r.Summary())
 	}
-	r.Check(&Thresholds{MinIngestRatio: 0.5})
+	r.Check(&Thresholds{MinIngestRatio: 0.5, MinPipelineIngestRatio: 0.8, MaxP95PipelineRatio: 1.2})
 	if len(r.Failed) != 1 || !strings.Contains(r.Failed[0], "0.40") {
-		t.Errorf("failed %v, want the issue's ingest ratio (0.40) only", r.Failed)
+		t.Errorf("failed %v, want the ingest-loop-alone ratio (0.40) only", r.Failed)
+	}
+	r.Failed = nil
+	r.Check(&Thresholds{MinPipelineIngestRatio: 0.85, MaxP95PipelineRatio: 1.1})
+	if len(r.Failed) != 2 || !strings.Contains(r.Failed[0], "0.80 of the raw pipeline") || !strings.Contains(r.Failed[1], "1.20×") {
+		t.Errorf("failed %v, want the pipeline ratio (0.80 < 0.85) and its p95 (1.20× > 1.10×)", r.Failed)
 	}
 }
