@@ -234,6 +234,9 @@ func main() {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}
+			// An open-model run that follows compares with the latest
+			// raw rates, measured at the most workers that ran.
+			raw = r.RawAfter
 		}
 		r.ratios()
 		r.Check(th)
