@@ -138,8 +138,9 @@ func (r *Report) deadLetters() {
 }
 
 // drainRate sets DrainRPS from the samples: requests decided per second
-// over the intervals that began with decisions still to come, preferring
-// those after the attack, when ingest no longer shares the machine.
+// over the intervals from the run's first decision on that began with
+// decisions still to come, preferring those after the attack, when ingest
+// no longer shares the machine.
 func (r *Report) drainRate() {
 	// The drain lasts while decisions are still to come: an arrival
 	// candidate's message waits delayed (not in the visible depth) while
@@ -148,8 +149,18 @@ func (r *Report) drainRate() {
 	for _, q := range r.Queue {
 		final = max(final, q.Decided)
 	}
+	// Nor does it start before the run's first decision: an arrival
+	// allocator decides a request only MaxLateness (3.5 s) after its
+	// queuedAt (docs/fairness.md), a wait the E2E delay shows, not a rate.
+	first := len(r.Queue)
+	for i := 1; i < len(r.Queue); i++ {
+		if a, b := r.Queue[i-1], r.Queue[i]; a.Decided >= 0 && b.Decided > a.Decided {
+			first = i
+			break
+		}
+	}
 	sum := func(after float64) (n, s float64) {
-		for i := 1; i < len(r.Queue); i++ {
+		for i := max(1, first); i < len(r.Queue); i++ {
 			a, b := r.Queue[i-1], r.Queue[i]
 			if a.AtS < after || a.Decided < 0 || b.Decided < 0 || a.Decided >= final {
 				continue

@@ -51,6 +51,16 @@ func TestDrainRate(t *testing.T) {
 	if r.DrainRPS != 20 || r.DrainWindowS != 2 || r.DrainDuringIngest {
 		t.Errorf("drain %v/s over %v s (during ingest %v), want 20/s over 2 s after the attack", r.DrainRPS, r.DrainWindowS, r.DrainDuringIngest)
 	}
+	// An arrival allocator's first decision waits MaxLateness: the
+	// intervals before it (earlier runs' 900 decisions) are not drain.
+	r = &Report{AttackS: 1, Queue: []QueueSample{
+		{AtS: 0, Main: 50, Decided: 900}, {AtS: 1, Main: 50, Decided: 900}, {AtS: 2, Main: 50, Decided: 900},
+		{AtS: 3, Main: 30, Decided: 930}, {AtS: 4, Main: 0, Decided: 950}, {AtS: 5, Main: 0, Decided: 950},
+	}}
+	r.drainRate()
+	if r.DrainRPS != 25 || r.DrainWindowS != 2 {
+		t.Errorf("drain %v/s over %v s, want 25/s over the 2 s from the first decision", r.DrainRPS, r.DrainWindowS)
+	}
 }
 
 // When more workers ran than before the run, the worker ratio is against
