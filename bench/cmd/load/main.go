@@ -9,7 +9,8 @@
 // (-closed 200,500), each issuing one participation per user id, and an
 // open-model spike at a fixed arrival rate (-spike-rate, -spike-for). Each
 // run gets its own FIRST_COME event whose capacity is half its requests,
-// so both SUCCESS and REJECTED_CAPACITY happen and exact N is tested.
+// so both SUCCESS and REJECTED_CAPACITY happen and exact N is tested, and
+// closes it afterwards.
 //
 // Ratios: before and after each closed run, plain AWS SDK loops measure
 // the stand-ins' raw rates for one ingest's and one delivery's calls (see
