@@ -16,7 +16,8 @@ const participateRoute = `route="POST /events/{eventId}/participations"`
 
 // apiIngest is the API's own account of its ingests, from its /metrics
 // (docs/metrics.md), as running totals: the participations it answered
-// 2xx and their handler time, and its TransactWriteItems and SendMessage
+// (every status: an answer that failed made calls too) and their handler
+// time, and its TransactWriteItems and SendMessage
 // calls and their time (pacer_aws_call_duration_seconds, retries
 // included). During a run the API makes no other transactions or sends, so
 // the difference of two readings splits an ingest's time into the
@@ -48,9 +49,9 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_sum{") && strings.Contains(name, participateRoute) && strings.Contains(name, `code_class="2xx"`):
+		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_sum{") && strings.Contains(name, participateRoute):
 			m.HandlerS += v
-		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") && strings.Contains(name, participateRoute) && strings.Contains(name, `code_class="2xx"`):
+		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") && strings.Contains(name, participateRoute):
 			m.Requests += v
 		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_sum{") && strings.Contains(name, `operation="TransactWriteItems"`):
 			m.TxS += v
@@ -80,7 +81,7 @@ func scrapeAPI(ctx context.Context, c *http.Client, base string) (apiIngest, err
 
 // IngestSplit is where an ingest's time went in the API during a run
 // (the difference of two apiIngest readings): per participation answered
-// 2xx, the handler's mean time, of which the stand-ins' calls (its
+// (any status), the handler's mean time, of which the stand-ins' calls (its
 // transactions and its send), and the rest, Pacer's own code (routing,
 // auth, validation, encoding); and the mean TransactWriteItems and
 // SendMessage latency the API saw.

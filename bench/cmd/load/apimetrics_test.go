@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// The split reads the ingest route's 2xx histogram and the API's
-// transaction and send calls, and nothing else (other routes, 4xx, other
+// The split reads the ingest route's histogram (every status: the 4xx
+// series is read too, unchanged between the readings here) and the API's
+// transaction and send calls, and nothing else (other routes, other
 // operations), and divides the run's differences by its ingests.
 func TestIngestSplit(t *testing.T) {
 	metrics := func(req, handler, txN, txS, sendN, sendS string) string {

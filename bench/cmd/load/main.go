@@ -18,7 +18,8 @@
 // health endpoint names (-dev); with -worker-metrics the worker's drain
 // rate under backlog is sampled from its /metrics. The summary reports
 // throughput, drain rate and p95 against them; the thresholds file holds
-// the goals (minIngestRatio, minWorkerRatio, maxP95TxRatio).
+// the goals (thresholds.json: minWorkerRatio, minPipelineIngestRatio,
+// maxP95PipelineRatio; minIngestRatio, maxP95TxRatio and p95Ms are off).
 //
 // It talks to the API in dev mode (the X-Pacer-Dev-* headers act as users
 // and as an admin), on loopback only unless -allow-remote. At the end it
@@ -76,7 +77,7 @@ func main() {
 		dev         = flag.String("dev", "http://127.0.0.1:8080", "make run's health endpoint, which names the stand-ins and the AsyncEvent table for the raw rates, and the list of worker processes")
 		dynamoURL   = flag.String("dynamodb", "", "DynamoDB stand-in endpoint (default: from -dev)")
 		sqsURL      = flag.String("sqs", "", "SQS stand-in endpoint (default: from -dev)")
-		table       = flag.String("table", "", "the AsyncEvent table whose definition the raw rates' scratch table copies (default: from -dev)")
+		table       = flag.String("table", "", "the AsyncEvent table the raw loops write to and delete their items from (-raw-table product) or copy (scratch) (default: from -dev)")
 		rawTable    = flag.String("raw-table", rawOnProduct, "where the raw loops write: product (the product table, with its stream, so both pay the stand-in's stream cost; the raw items are deleted after each measurement) or scratch (a fresh copy of the table without the stream; see RawRates)")
 		ordering    = flag.String("raw-ordering", "arrival", "the FIRST_COME ordering the raw worker loop models: arrival (the default ordering) or delivery (see RawRates)")
 		rawOn       = flag.Bool("raw", true, "measure the stand-ins' raw rates before and after each closed run, for the ratios")

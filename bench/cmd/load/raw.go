@@ -111,7 +111,7 @@ type standins struct {
 	dynamo  *dynamodb.Client
 	sqs     *sqs.Client
 	product *dtypes.TableDescription // the product table, which a scratch table copies
-	table   string                   // the current measurement's table (scratch)
+	table   string                   // the current measurement's table (see scratch)
 	tag     string
 
 	// onProduct: the raw loops write to the product table (rawOnProduct),

@@ -15,7 +15,8 @@ import (
 // (pollInflight > 0), the clients' polls of each request (rawPoller), so
 // that ingest shares the stand-ins with the workers' writes and the
 // clients' reads as the product's ingest does. It sets
-// r.PipelineIngestRPS and r.PipelineWorkerRPS. It is what the separate
+// r.PipelineIngestRPS, r.PipelineIngestP95Ms, r.PipelineWorkerRPS and
+// r.PipelinePolls. It is what the separate
 // loops cannot say: how much of the stand-ins one ingest gets while the
 // workers drain.
 func (s *standins) pipeline(ctx context.Context, name, ordering string, conc, workerConc, total int, r *RawRates) error {

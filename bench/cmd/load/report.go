@@ -68,8 +68,8 @@ type Report struct {
 	P95TxRatio   float64 `json:"p95TxRatio,omitempty"`
 	// PipelineIngestRatio = ThroughputRPS / the mean PipelineIngestRPS:
 	// ingest against the raw ingest loop while the raw worker loop drains
-	// (RawRates.PipelineIngestRPS), as the product's ingest runs. Reported,
-	// not a threshold: the issue's limit is the ingest loop alone.
+	// and its requests are polled (RawRates.PipelineIngestRPS), as the
+	// product's ingest runs; checked by minPipelineIngestRatio.
 	RawPipelineIngestRPS float64 `json:"rawPipelineIngestRps,omitempty"`
 	PipelineIngestRatio  float64 `json:"pipelineIngestRatio,omitempty"`
 	// P95PipelineRatio = P95Ms / the mean PipelineIngestP95Ms: the
