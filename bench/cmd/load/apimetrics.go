@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -28,26 +26,12 @@ type apiIngest struct {
 	SendN, SendS       float64
 }
 
-// parseAPIIngest reads the API's /metrics text; one without the ingest
-// route's histogram is not the AsyncEvent API's (or it answered none yet,
-// which a run's second reading rules out).
+// parseAPIIngest reads the API's /metrics text. Series it does not find
+// count as 0: an API that answered no participation between two readings
+// gives no split (ingestSplit).
 func parseAPIIngest(r io.Reader) (apiIngest, error) {
 	var m apiIngest
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		// The value follows the last space: label values (routes) have
-		// spaces too.
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name := line[:i]
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
+	err := samples(r, func(name string, v float64) {
 		switch {
 		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_sum{") && strings.Contains(name, participateRoute):
 			m.HandlerS += v
@@ -62,8 +46,8 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_count{") && strings.Contains(name, `operation="SendMessage"`):
 			m.SendN += v
 		}
-	}
-	return m, sc.Err()
+	})
+	return m, err
 }
 
 // scrapeAPI reads the API's /metrics at base.

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -27,18 +25,7 @@ type workerMetrics struct {
 func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 	var m workerMetrics
 	seen := false
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		name, rest, ok := strings.Cut(line, " ")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-		if err != nil {
-			continue
-		}
+	err := samples(r, func(name string, v float64) {
 		switch {
 		case strings.HasPrefix(name, "pacer_worker_messages_total{"):
 			seen = true // a worker's metrics
@@ -47,8 +34,8 @@ func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 		case name == "pacer_worker_concurrency":
 			m.Concurrency = int(v)
 		}
-	}
-	if err := sc.Err(); err != nil {
+	})
+	if err != nil {
 		return m, err
 	}
 	if !seen {
