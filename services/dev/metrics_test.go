@@ -24,6 +24,8 @@ import (
 // 1 refused (unknown event) at the API; with capacity 3, 3 succeeded and 2
 // rejected at the worker, each with a QueueDelay, an E2EDelay and a
 // handler duration. Both registries lint clean and match the contract.
+// Consumed capacity is counted with the setting on, and not asked for with
+// it off.
 func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -40,7 +42,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := fmt.Sprintf("metrics-%d", time.Now().UnixNano())
-	backend := asyncbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg}
+	backend := asyncbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg, ConsumedCapacity: true}
 
 	apiURL := serve(t, ctx, "api", func(ctx context.Context, l net.Listener, ready func()) error {
 		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l, Dev: true, Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
@@ -111,6 +113,23 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	})
 	if v := worker.Value("pacer_aws_calls_total", "service_name", "sqs", "operation", "ReceiveMessage", "outcome", "ok"); v < 1 {
 		t.Errorf("worker ReceiveMessage calls: %v", v)
+	}
+
+	// With the setting off (what auto gives against the stand-ins), the
+	// same calls do not ask for their consumed capacity: DynamoDB Local
+	// returns none, and the counter stays at 0.
+	quiet := backend
+	quiet.ConsumedCapacity = false
+	quietURL := serve(t, ctx, "api without consumed capacity", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asynceventapi.Run(ctx, asynceventapi.Config{Config: quiet, Listener: l, Dev: true, Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
+	})
+	send(t, "POST", quietURL+"/events/m/participations", "", map[string]string{server.DevUserHeader: "u6"}, http.StatusAccepted)
+	q := metricstest.Scrape(t, quietURL+"/metrics")
+	if n := q.Value("pacer_aws_calls_total", "service_name", "dynamodb", "operation", "TransactWriteItems", "outcome", "ok"); n != 2 {
+		t.Errorf("TransactWriteItems of one participation without consumed capacity: %v, want 2", n)
+	}
+	if v := q.Value("pacer_aws_consumed_capacity_units_total", "table", name); v != 0 {
+		t.Errorf("consumed capacity on %s with the setting off: %v, want 0", name, v)
 	}
 }
 

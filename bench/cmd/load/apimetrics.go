@@ -24,6 +24,9 @@ type apiIngest struct {
 	Requests, HandlerS float64
 	TxN, TxS           float64
 	SendN, SendS       float64
+	// Capacity is the DynamoDB capacity the API was told its calls
+	// consumed: it moves only when it asks (PACER_CONSUMED_CAPACITY).
+	Capacity float64
 }
 
 // parseAPIIngest reads the API's /metrics text. Series it does not find
@@ -45,6 +48,8 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			m.SendS += v
 		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_count{") && strings.Contains(name, `operation="SendMessage"`):
 			m.SendN += v
+		case strings.HasPrefix(name, "pacer_aws_consumed_capacity_units_total{"):
+			m.Capacity += v
 		}
 	})
 	return m, err
@@ -77,6 +82,11 @@ type IngestSplit struct {
 	TxMeanMs  float64 `json:"txMeanMs"`
 	TxPerReq  float64 `json:"txPerRequest"`
 	SendMs    float64 `json:"sendMeanMs"`
+	// ConsumedCapacity says the API asked DynamoDB for every call's
+	// consumed capacity during the run (PACER_CONSUMED_CAPACITY=true),
+	// which DynamoDB Local computes inside its table-wide write lock: the
+	// raw loops do not ask, so the ratios then include that cost.
+	ConsumedCapacity bool `json:"consumedCapacity"`
 }
 
 // ingestSplit is the split of the run between readings a and b; nil if the
@@ -88,7 +98,8 @@ func ingestSplit(a, b apiIngest) *IngestSplit {
 	}
 	tx, txS := b.TxN-a.TxN, b.TxS-a.TxS
 	send, sendS := b.SendN-a.SendN, b.SendS-a.SendS
-	s := &IngestSplit{Requests: int(n), HandlerMs: 1000 * (b.HandlerS - a.HandlerS) / n, CallsMs: 1000 * (txS + sendS) / n, TxPerReq: tx / n}
+	s := &IngestSplit{Requests: int(n), HandlerMs: 1000 * (b.HandlerS - a.HandlerS) / n, CallsMs: 1000 * (txS + sendS) / n, TxPerReq: tx / n,
+		ConsumedCapacity: b.Capacity > a.Capacity}
 	s.OwnMs = s.HandlerMs - s.CallsMs
 	if tx > 0 {
 		s.TxMeanMs = 1000 * txS / tx

@@ -9,9 +9,10 @@ import (
 // The split reads the ingest route's histogram (every status: the 4xx
 // series is read too, unchanged between the readings here) and the API's
 // transaction and send calls, and nothing else (other routes, other
-// operations), and divides the run's differences by its ingests.
+// operations), and divides the run's differences by its ingests. It
+// says the API asked for consumed capacity only when that counter moved.
 func TestIngestSplit(t *testing.T) {
-	metrics := func(req, handler, txN, txS, sendN, sendS string) string {
+	metrics := func(req, handler, txN, txS, sendN, sendS, capacity string) string {
 		return `# HELP pacer_http_request_duration_seconds HTTP request latency.
 pacer_http_request_duration_seconds_sum{code_class="2xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} ` + handler + `
 pacer_http_request_duration_seconds_count{code_class="2xx",route="POST /events/{eventId}/participations",service="asyncevent-api"} ` + req + `
@@ -25,13 +26,14 @@ pacer_aws_call_duration_seconds_sum{operation="GetItem",service_name="dynamodb"}
 pacer_aws_call_duration_seconds_count{operation="GetItem",service_name="dynamodb"} 1000
 pacer_aws_call_duration_seconds_sum{operation="SendMessage",service_name="sqs"} ` + sendS + `
 pacer_aws_call_duration_seconds_count{operation="SendMessage",service_name="sqs"} ` + sendN + `
+pacer_aws_consumed_capacity_units_total{operation="TransactWriteItems",table="AsyncEventTable"} ` + capacity + `
 `
 	}
-	a, err := parseAPIIngest(strings.NewReader(metrics("10", "20", "20", "18", "10", "0.02")))
+	a, err := parseAPIIngest(strings.NewReader(metrics("10", "20", "20", "18", "10", "0.02", "0")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := parseAPIIngest(strings.NewReader(metrics("110", "270", "220", "258", "110", "0.22")))
+	b, err := parseAPIIngest(strings.NewReader(metrics("110", "270", "220", "258", "110", "0.22", "0")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +52,16 @@ pacer_aws_call_duration_seconds_count{operation="SendMessage",service_name="sqs"
 	r := &Report{API: s}
 	if got := r.Summary(); !strings.Contains(got, "Pacer's own code 98.0 ms") {
 		t.Errorf("summary does not report the split:\n%s", got)
+	}
+	if strings.Contains(r.Summary(), "consumed capacity") {
+		t.Errorf("a run whose API did not ask for consumed capacity says it did:\n%s", r.Summary())
+	}
+	// The same run with the API asking (its counter moved).
+	c, err := parseAPIIngest(strings.NewReader(metrics("110", "270", "220", "258", "110", "0.22", "612")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := ingestSplit(a, c); s == nil || !s.ConsumedCapacity || !strings.Contains((&Report{API: s}).Summary(), "PACER_CONSUMED_CAPACITY=true") {
+		t.Errorf("a run whose API asked for consumed capacity: split %+v, summary:\n%s", s, (&Report{API: s}).Summary())
 	}
 }

@@ -328,6 +328,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "  in the API (its /metrics, %d ingests): %.0f ms per ingest, of which the stand-ins' calls %.0f ms (%.1f TransactWriteItems at %.0f ms mean, SendMessage %.1f ms) and Pacer's own code %.1f ms%s\n",
 			a.Requests, a.HandlerMs, a.CallsMs, a.TxPerReq, a.TxMeanMs, a.SendMs, a.OwnMs, raw)
 	}
+	if a := r.API; a != nil && a.ConsumedCapacity {
+		fmt.Fprintf(&b, "  note: the API asked DynamoDB for its calls' consumed capacity (PACER_CONSUMED_CAPACITY=true); DynamoDB Local computes it inside its table-wide write lock and the raw loops do not ask, so the ingest ratios include that cost (about 14 %% of transaction throughput)\n")
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}

@@ -40,6 +40,10 @@ type Config struct {
 	// capacity); Observer hears the domain service's answers.
 	DDBObserver ddb.Observer
 	Observer    asyncevent.Observer
+	// ConsumedCapacity says whether the API and the worker set
+	// DDBObserver, which makes every DynamoDB call ask for its consumed
+	// capacity; they declare it (metrics.DeclareConsumedCapacity).
+	ConsumedCapacity bool
 
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config

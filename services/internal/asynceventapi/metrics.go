@@ -36,7 +36,9 @@ func newMetrics(cfg *Config) *apiMetrics {
 	if cfg.AWS != nil { // loaded by Run (Config.LoadAWS), unless the clients are given
 		a.Attach(cfg.AWS)
 	}
-	cfg.DDBObserver = a
+	if cfg.ConsumedCapacity {
+		cfg.DDBObserver = a
+	}
 	cfg.Observer = participations{metrics.NewParticipations(m.reg, participationReasons)}
 	return m
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -77,6 +78,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_ASYNCEVENT_ADDR", DefaultAddr, "listen address")
 	cfg.Config.Declare(s)
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 }
 
 // Run serves the API, and its metrics on GET /metrics (see

@@ -66,6 +66,7 @@ type Config struct {
 // Declare declares the worker's settings, and the backend's, on s.
 func (cfg *Config) Declare(s *config.Set) {
 	cfg.Config.Declare(s)
+	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	s.Int(&cfg.Concurrency, "concurrency", "PACER_WORKER_CONCURRENCY", 10, "messages handled at once")
 	s.Int(&cfg.Batch, "batch", "PACER_WORKER_BATCH", 10, "messages per receive, 1..10")
 	s.Duration(&cfg.Visibility, "visibility", "PACER_WORKER_VISIBILITY", 30*time.Second, "visibility timeout of a received message")
@@ -111,7 +112,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.AWS != nil {
 		am.Attach(cfg.AWS)
 	}
-	cfg.DDBObserver = am
+	if cfg.ConsumedCapacity {
+		cfg.DDBObserver = am
+	}
 	cfg.Observer = decisions{wm}
 	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // AWS counts and times AWS calls (pacer_aws_calls_total,
@@ -69,6 +70,20 @@ func (a *AWS) Attach(cfg *aws.Config) {
 		a.calls.WithLabelValues(svc, c.Operation, callOutcome(c.Err)).Inc()
 		a.duration.WithLabelValues(svc, c.Operation).Observe(c.Duration.Seconds())
 	})
+}
+
+// DeclareConsumedCapacity declares the setting, shared by every binary
+// that talks to DynamoDB, that says whether its DynamoDB calls ask for their
+// consumed capacity (ReturnConsumedCapacity TOTAL: the ddb SDK asks when it
+// has an Observer, so a binary sets AWS as its Observer only when p is
+// true). Auto is true on AWS, where the figure is free, and false against
+// local stand-ins: DynamoDB Local computes it inside the table-wide lock
+// every write takes, and asking cost its transactions about 14 % of their
+// throughput (bench/cmd/load; docs/metrics.md).
+func DeclareConsumedCapacity(s *config.Set, p *bool) {
+	s.AutoBool(p, "consumed-capacity", "PACER_CONSUMED_CAPACITY", func() bool { return !awsclient.Local() },
+		"ask DynamoDB for each call's consumed capacity (pacer_aws_consumed_capacity_units_total): true, false, or auto "+
+			"(true unless the AWS endpoints are local: DynamoDB Local computes it inside its table-wide write lock)")
 }
 
 // ObserveCall implements ddb.Observer: it adds the call's consumed

@@ -22,6 +22,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	// Dev turns on dev mode: the built-in JWT secret and cursor key, and the
 	// X-Pacer-Dev-* impersonation headers (PACER_DEV=1).
 	Dev bool
+	// ConsumedCapacity makes every DynamoDB call ask for its consumed
+	// capacity (PACER_CONSUMED_CAPACITY; Declare defaults it to true unless
+	// the AWS endpoints are local, see metrics.DeclareConsumedCapacity).
+	ConsumedCapacity bool
 	// ImageBaseURL is where the pages load photos from: the CDN or bucket
 	// URL a photo's processedKey is appended to (PACER_PHOTO_IMAGE_BASE_URL).
 	ImageBaseURL string
@@ -71,6 +76,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
 	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 }
 
 // Title and version of the API in its spec.
@@ -136,7 +142,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
-	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: m.aws})
+	var observer ddb.Observer // asks for consumed capacity
+	if cfg.ConsumedCapacity {
+		observer = m.aws
+	}
+	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: observer})
 	table := db.Table(dynamostore.TableName(cfg.Stage), &dynamostore.Schema)
 	if err := prepareTable(ctx, table, cfg.Setup); err != nil {
 		return err
