@@ -233,41 +233,63 @@ type nextBatch struct {
 // candidates returns the next batch to decide: up to MaxAllocBatch
 // undecided requests queued in [from, before) that come after pos, or are
 // late (at or before pos), in order, except those in skip (the batch being
-// written). QUEUED ones are made candidates first. A request PROCESSING in
-// another phase is not an arrival candidate (the per-message flow decides
-// it) and is passed over.
+// written). QUEUED ones are made candidates first, all at once (see
+// promoteAll). A request PROCESSING in another phase is not an arrival
+// candidate (the per-message flow decides it) and is passed over.
 func (s *Service) candidates(ctx context.Context, eventID string, pos Position, from, before int64, skip map[string]bool) ([]*Request, int, error) {
-	var batch []*Request
-	late := 0
+	var read []*Request
 	for r, err := range s.store.UndecidedRequests(ctx, eventID, from, before) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if skip[r.RequestID] {
+		if skip[r.RequestID] || !r.allocatable() {
 			continue
 		}
-		if r.Status == StatusQueued {
-			c, err := s.promote(ctx, r)
-			if err != nil {
-				return nil, 0, err
-			}
-			if c == nil {
-				continue // decided meanwhile
-			}
-			r = c
+		read = append(read, r)
+		if len(read) == MaxAllocBatch {
+			break
 		}
-		if r.Status != StatusProcessing || r.UIPhase != PhaseAllocating {
-			continue
+	}
+	if err := s.promoteAll(ctx, read); err != nil {
+		return nil, 0, err
+	}
+	var batch []*Request
+	late := 0
+	for _, r := range read {
+		if r == nil || r.Status != StatusProcessing || r.UIPhase != PhaseAllocating {
+			continue // decided meanwhile, or not an arrival candidate
 		}
 		if PositionOf(r).Compare(pos) <= 0 {
 			late++
 		}
 		batch = append(batch, r)
-		if len(batch) == MaxAllocBatch {
-			break
-		}
 	}
 	return batch, late, nil
+}
+
+// allocatable reports whether the arrival allocator can decide r: QUEUED
+// (it makes it a candidate first) or a candidate already.
+func (r *Request) allocatable() bool {
+	return r.Status == StatusQueued || (r.Status == StatusProcessing && r.UIPhase == PhaseAllocating)
+}
+
+// promoteAll makes the QUEUED requests of rs candidates (promote), all at
+// once, and replaces each with the request as it is now (nil: terminal).
+// They are independent conditional writes to different items, so their
+// order does not matter (a decision's order is its position, which
+// promotion keeps); one after another, a batch behind workers that have
+// not reached its messages yet (a spike) took a round trip per request
+// before the allocator could decide it.
+func (s *Service) promoteAll(ctx context.Context, rs []*Request) error {
+	errs := make([]error, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		if r.Status == StatusQueued {
+			wg.Go(func() { rs[i], errs[i] = s.promote(ctx, r) })
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // promote makes a QUEUED request a candidate (PROCESSING, ALLOCATING), as

@@ -245,3 +245,45 @@ func TestAllocatorCrash(t *testing.T) {
 	})
 	checkFirstN(t, env, "crash", 60)
 }
+
+// slowTransitions delays every transition (a store behind a busy table or
+// a slow network) and records the most in flight at once.
+type slowTransitions struct {
+	asyncevent.Store
+	delay          time.Duration
+	mu             sync.Mutex
+	inFlight, most int
+}
+
+func (s *slowTransitions) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	s.mu.Lock()
+	s.inFlight++
+	s.most = max(s.most, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	time.Sleep(s.delay)
+	return s.Store.Transition(ctx, t)
+}
+
+// An allocator ahead of the workers (none ran: every request is still
+// QUEUED, as behind a spike) makes a batch's requests candidates all at
+// once, not one round trip after another, and still decides them in
+// order: the first N win.
+func TestAllocatorPromotesABatchAtOnce(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	queuedArrival(t, env, "promote", 10, asyncevent.MaxAllocBatch)
+	slow := &slowTransitions{Store: env.Store, delay: 50 * time.Millisecond}
+	res, err := allocator(env, slow, time.Minute).Allocate(ctx, "promote")
+	if err != nil || res.Decided != asyncevent.MaxAllocBatch || res.Won != 10 || res.Batches != 1 {
+		t.Fatalf("allocation: %+v, %v; want %d decided in one batch, 10 won", res, err, asyncevent.MaxAllocBatch)
+	}
+	if slow.most != asyncevent.MaxAllocBatch {
+		t.Errorf("at most %d promotions in flight, want all %d at once", slow.most, asyncevent.MaxAllocBatch)
+	}
+	checkFirstN(t, env, "promote", 10)
+}
