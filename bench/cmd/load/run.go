@@ -43,6 +43,12 @@ func newClient(base string) *client {
 }
 
 func (c *client) admin(ctx context.Context, method, path string, body any, out any) (int, error) {
+	code, _, err := c.adminHeader(ctx, method, path, body, out)
+	return code, err
+}
+
+// adminHeader is admin, with the answer's headers.
+func (c *client) adminHeader(ctx context.Context, method, path string, body any, out any) (int, http.Header, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body) // plain data
@@ -50,7 +56,7 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	req.Header.Set("X-Pacer-Dev-User", "load-admin")
 	req.Header.Set("X-Pacer-Dev-Roles", "admin")
@@ -59,20 +65,20 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, err
+		return resp.StatusCode, resp.Header, err
 	}
 	if out != nil && resp.StatusCode < 300 {
-		return resp.StatusCode, json.Unmarshal(b, out)
+		return resp.StatusCode, resp.Header, json.Unmarshal(b, out)
 	}
 	if resp.StatusCode >= 300 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
+		return resp.StatusCode, resp.Header, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
 	}
-	return resp.StatusCode, nil
+	return resp.StatusCode, resp.Header, nil
 }
 
 // run runs one plan against its own event.
@@ -121,8 +127,9 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	}
 	// Each accepted request is polled like the participation page does
 	// (web/event.js): first after 300 ms, then 1.6× longer each time, at
-	// most 4 s apart, so the load of the polls is the clients' own. At
-	// most Plan.PollInflight polls are in flight at once.
+	// most 4 s apart, and not before the answer's Retry-After (nextPoll),
+	// so the load of the polls is the clients' own. At most
+	// Plan.PollInflight polls are in flight at once.
 	var mu sync.Mutex
 	var pollers sync.WaitGroup
 	inflight := make(chan struct{}, max(1, p.PollInflight))
@@ -137,7 +144,7 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 				return
 			}
 		}
-		for delay := 300 * time.Millisecond; ; delay = min(delay*16/10, 4*time.Second) {
+		for delay := 300 * time.Millisecond; ; {
 			select {
 			case <-pctx.Done():
 				return
@@ -148,8 +155,9 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 				ResultCode string `json:"resultCode"`
 			}
 			inflight <- struct{}{}
-			_, err := c.admin(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v)
+			_, h, err := c.adminHeader(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v)
 			<-inflight
+			delay = nextPoll(delay, h.Get("Retry-After"))
 			if err == nil && (v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
 				mu.Lock()
 				r.E2E = append(r.E2E, float64(time.Since(a.start).Milliseconds()))

@@ -214,7 +214,7 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 
 	huma.Register(api, adminOp("admin-get-request", http.MethodGet, "/admin/requests/{requestId}", "Get any request", "", http.StatusNotFound),
 		server.Handle(server.Admin, problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(true)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
+			return requestOut(d.Service, true)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
 		}))
 
 	huma.Register(api, adminOp("requeue-request", http.MethodPost, "/admin/requests/{requestId}/requeue", "Re-queue a request whose enqueue failed",
@@ -223,7 +223,7 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 			"If the send fails again it is FAILED_FINAL again. Any other request: 409 not-requeueable.",
 		http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable),
 		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(true)(d.Service.RequeueFailed(ctx, in.RequestID))
+			return requestOut(d.Service, true)(d.Service.RequeueFailed(ctx, in.RequestID))
 		}))
 
 	huma.Register(api, adminOp("request-logs", http.MethodGet, "/admin/requests/{requestId}/logs", "A request's status log", "", http.StatusNotFound),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -64,7 +66,10 @@ type acceptedOutput struct {
 }
 
 type requestOutput struct {
-	Body RequestView
+	// RetryAfter, on a request that cannot change before then, is when a
+	// poll is worth making again (asyncevent.Service.PollAfter).
+	RetryAfter string `header:"Retry-After" doc:"Whole seconds before a new read can show a change (an arrival candidate waits for the allocator's watermark); absent when unknown or decided"`
+	Body       RequestView
 }
 
 // RequestPage is a page of requests.
@@ -99,11 +104,12 @@ func Register(api huma.API, d Deps) {
 
 	huma.Register(api, huma.Operation{
 		OperationID: "get-request", Method: http.MethodGet, Path: "/requests/{requestId}",
-		Summary:     "Get a participation request",
-		Description: "The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404).",
-		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusNotFound},
+		Summary: "Get a participation request",
+		Description: "The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404). " +
+			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner.",
+		Tags: []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusNotFound},
 	}, server.Handle(server.Caller, problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
-		return requestOut(false)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
+		return requestOut(d.Service, false)(d.Service.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
 	}))
 
 	huma.Register(api, huma.Operation{
@@ -121,12 +127,21 @@ func Register(api huma.API, d Deps) {
 }
 
 // requestOut returns a function that answers a request as admin (or its
-// owner) sees it, or err.
-func requestOut(admin bool) func(*asyncevent.Request, error) (*requestOutput, error) {
+// owner) sees it, with svc's poll hint, or err.
+func requestOut(svc *asyncevent.Service, admin bool) func(*asyncevent.Request, error) (*requestOutput, error) {
 	return func(r *asyncevent.Request, err error) (*requestOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &requestOutput{Body: viewOf(r, admin)}, nil
+		return &requestOutput{Body: viewOf(r, admin), RetryAfter: retryAfter(svc.PollAfter(r))}, nil
 	}
+}
+
+// retryAfter is d as a Retry-After value: whole seconds, rounded up; ""
+// (no header) for 0.
+func retryAfter(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }

@@ -119,6 +119,10 @@ async function poll(requestId) {
       loadMine(true);
       return;
     }
+    // The server knows when a read cannot show a change yet (an arrival
+    // candidate waits for the allocator's watermark): Retry-After, seconds.
+    const hint = 1000 * Number(r.headers.get("Retry-After") || 0);
+    if (hint > delay) delay = hint;
     $("poll-state").textContent = `checking again in ${Math.round(delay / 100) / 10} s`;
     await sleep(delay);
     // A lottery entry may wait for its draw: slow down further then.

@@ -111,7 +111,7 @@ export async function api(path, opts = {}) {
       } catch {
         body = { detail: text };
       }
-      return { status: res.status, body };
+      return { status: res.status, body, headers: res.headers };
     }
     if (attempt >= retries) throw new NetworkError("the server cannot be reached");
     if (opts.onRetry) opts.onRetry(attempt + 1, delay);

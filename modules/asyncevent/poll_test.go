@@ -1,0 +1,34 @@
+package asyncevent_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+)
+
+// A poll of an arrival candidate is worth making once the allocator's
+// watermark (now − MaxLateness, 3.5 s by default) has passed its
+// queuedAt; of anything else, on the client's own schedule.
+func TestPollAfter(t *testing.T) {
+	now := time.UnixMilli(1_800_000_000_000)
+	svc := asyncevent.New(nil, nil, nil, asyncevent.Config{Now: func() time.Time { return now }})
+	at := now.UnixMilli()
+	for _, c := range []struct {
+		name string
+		r    asyncevent.Request
+		want time.Duration
+	}{
+		{"candidate just queued", asyncevent.Request{Status: asyncevent.StatusProcessing, UIPhase: asyncevent.PhaseAllocating, QueuedAt: at}, 3500 * time.Millisecond},
+		{"candidate queued 1.2 s ago", asyncevent.Request{Status: asyncevent.StatusProcessing, UIPhase: asyncevent.PhaseAllocating, QueuedAt: at - 1200}, 2300 * time.Millisecond},
+		{"candidate past the watermark", asyncevent.Request{Status: asyncevent.StatusProcessing, UIPhase: asyncevent.PhaseAllocating, QueuedAt: at - 5000}, 0},
+		{"queued", asyncevent.Request{Status: asyncevent.StatusQueued, QueuedAt: at}, 0},
+		{"processing per message", asyncevent.Request{Status: asyncevent.StatusProcessing, QueuedAt: at}, 0},
+		{"decided", asyncevent.Request{Status: asyncevent.StatusSucceeded, UIPhase: asyncevent.PhaseAllocated, QueuedAt: at}, 0},
+		{"candidate without queuedAt", asyncevent.Request{Status: asyncevent.StatusProcessing, UIPhase: asyncevent.PhaseAllocating}, 0},
+	} {
+		if got := svc.PollAfter(&c.r); got != c.want {
+			t.Errorf("%s: PollAfter %v, want %v", c.name, got, c.want)
+		}
+	}
+}

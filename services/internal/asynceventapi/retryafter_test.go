@@ -1,0 +1,77 @@
+package asynceventapi_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+)
+
+// GET /requests/{id} tells the client when a new read can show a change:
+// an arrival candidate waits for the allocator's watermark (MaxLateness,
+// 3.5 s, after its queuedAt), so its answer carries Retry-After in whole
+// seconds; a request still QUEUED (its worker has not taken it) carries
+// none, and the client polls on its own schedule.
+func TestRetryAfterOnAnArrivalCandidate(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	adm := token(t, "root", auth.RoleAdmin)
+	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "hint", "eventType": "FIRST_COME", "capacity": 1,
+		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
+	resp := e.api.Post("/events/hint/participations", token(t, "u1"))
+	expect(t, resp, http.StatusAccepted)
+	id := decode[asynceventapi.Accepted](t, resp).RequestID
+
+	resp = e.api.Get("/requests/"+id, token(t, "u1"))
+	expect(t, resp, http.StatusOK)
+	if v := decode[asynceventapi.RequestView](t, resp); v.Status != "QUEUED" || resp.Header().Get("Retry-After") != "" {
+		t.Fatalf("queued request: status %s, Retry-After %q; want QUEUED and none", v.Status, resp.Header().Get("Retry-After"))
+	}
+
+	// A worker's first delivery makes it a candidate.
+	now := time.Now().UnixMilli()
+	if err := e.Store.Transition(context.Background(), &asyncevent.Transition{RequestID: id, EventID: "hint", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: now, StartedAt: now,
+		KeepQueuedAt: true, UIPhase: asyncevent.PhaseAllocating, Message: "waiting for allocation"}); err != nil {
+		t.Fatal(err)
+	}
+	// The header's whole seconds, rounded up, of what is left of the 3.5 s
+	// when the server read the clock: between the two readings here.
+	hint := func(queuedAt int64, at time.Time) int64 {
+		left := queuedAt + 3500 - at.UnixMilli()
+		if left <= 0 {
+			return 0
+		}
+		return (left + 999) / 1000
+	}
+	for _, path := range []string{"/requests/" + id, "/admin/requests/" + id} {
+		who := token(t, "u1")
+		if path[1] == 'a' {
+			who = adm
+		}
+		before := time.Now()
+		resp = e.api.Get(path, who)
+		after := time.Now()
+		expect(t, resp, http.StatusOK)
+		v := decode[asynceventapi.RequestView](t, resp)
+		if v.Status != "PROCESSING" || v.UIPhase != "ALLOCATING" {
+			t.Fatalf("%s: status %s/%s, want PROCESSING/ALLOCATING", path, v.Status, v.UIPhase)
+		}
+		lo, hi := hint(v.QueuedAt, after), hint(v.QueuedAt, before)
+		if hi == 0 {
+			t.Fatalf("%s: read %v after its queuedAt, past the 3.5 s the hint covers: the machine is too slow for this test", path, before.Sub(time.UnixMilli(v.QueuedAt)))
+		}
+		got, err := strconv.ParseInt(resp.Header().Get("Retry-After"), 10, 64)
+		if resp.Header().Get("Retry-After") == "" {
+			got, err = 0, nil
+		}
+		if err != nil || got < lo || got > hi {
+			t.Fatalf("%s: Retry-After %q, want %d..%d (seconds left of MaxLateness after queuedAt %d)", path, resp.Header().Get("Retry-After"), lo, hi, v.QueuedAt)
+		}
+	}
+}
