@@ -1,7 +1,10 @@
 package asyncevent_test
 
 import (
+	"context"
+	"iter"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,5 +52,51 @@ func TestCheckCapacity(t *testing.T) {
 	}
 	if checked, _, err = env.Service.CheckCapacity(ctx, 1); err != nil || checked != 1 {
 		t.Fatalf("max 1: checked %d, %v", checked, err)
+	}
+}
+
+// decideDuringRead takes a seat for a request once, right after the
+// first read of the event's requests: between EventStats' reads of the
+// requests and of the capacity, as a worker's decision can land.
+type decideDuringRead struct {
+	asyncevent.Store
+	decide func()
+	once   sync.Once
+}
+
+func (d *decideDuringRead) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
+	return func(yield func(*asyncevent.Request, error) bool) {
+		for r, err := range d.Store.AllEventRequests(ctx, eventID) {
+			if !yield(r, err) {
+				return
+			}
+		}
+		d.once.Do(d.decide)
+	}
+}
+
+// A decision between EventStats' reads does not make a sound event look
+// broken: the counts are read again.
+func TestEventStatsThroughADecision(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "race", 3)
+	id := participate(t, env.Service, "race", "u1").RequestID
+	now := time.Now().UnixMilli()
+	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: id, EventID: "race", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: now, StartedAt: now, KeepQueuedAt: true}); err != nil {
+		t.Fatal(err)
+	}
+	store := &decideDuringRead{Store: env.Store, decide: func() {
+		at := time.Now().UnixMilli()
+		if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: id, EventID: "race", UserID: "u1",
+			From: []asyncevent.Status{asyncevent.StatusProcessing}, To: asyncevent.StatusSucceeded, At: at, FinishedAt: at,
+			UIResult: asyncevent.ResultSuccess, ResultCode: asyncevent.CodeSuccess, TakeSeat: true}); err != nil {
+			t.Error(err)
+		}
+	}}
+	st, err := asyncevent.New(store, nil, nil, asyncevent.Config{IndexLag: -1}).EventStats(ctx, "race")
+	if err != nil || !st.InvariantOK || st.ByStatus[asyncevent.StatusSucceeded] != 1 || st.CapacityRemaining != 2 {
+		t.Fatalf("stats through a decision: %+v, %v; want the invariant to hold with 1 SUCCEEDED and 2 seats left", st, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Caller is who asks: the verified user id and whether they are an admin.
@@ -281,31 +282,62 @@ type Stats struct {
 	InvariantOK       bool
 }
 
+// statsAttempts bounds the reads EventStats makes of an event whose
+// invariant does not hold, before it says so.
+const statsAttempts = 4
+
 // EventStats counts an event's requests by status and result code and, for
 // FIRST_COME, checks capacityTotal − capacityRemaining == #SUCCEEDED.
+//
+// The requests and the capacity item are separate reads: a decision that
+// takes a seat between them, or one the event index (GSI2) does not show
+// yet, makes a sound event look broken. So the capacity is read before
+// and after the requests; when the invariant does not hold, the count is
+// made again, at once if a decision landed meanwhile (the two capacity
+// reads differ), else after the index lag, up to statsAttempts reads in
+// all. A broken invariant stays broken; a transient one does not raise a
+// false alarm.
 func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error) {
 	cfg, err := s.GetEvent(ctx, eventID)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
-	for r, err := range s.store.AllEventRequests(ctx, eventID) {
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	for attempt := 1; ; attempt++ {
+		var before *Capacity
+		if cfg.EventType == FirstCome {
+			if before, err = s.store.GetCapacity(ctx, eventID); err != nil {
+				return nil, err
+			}
 		}
-		st.Total++
-		st.ByStatus[r.Status]++
-		if r.ResultCode != "" {
-			st.ByResultCode[r.ResultCode]++
+		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
+		for r, err := range s.store.AllEventRequests(ctx, eventID) {
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			st.Total++
+			st.ByStatus[r.Status]++
+			if r.ResultCode != "" {
+				st.ByResultCode[r.ResultCode]++
+			}
 		}
-	}
-	if cfg.EventType == FirstCome {
+		if cfg.EventType != FirstCome {
+			return st, nil
+		}
 		c, err := s.store.GetCapacity(ctx, eventID)
 		if err != nil {
 			return nil, err
 		}
 		st.CapacityTotal, st.CapacityRemaining = c.CapacityTotal, c.CapacityRemaining
 		st.InvariantOK = c.CapacityTotal-c.CapacityRemaining == int64(st.ByStatus[StatusSucceeded])
+		if st.InvariantOK || attempt == statsAttempts {
+			return st, nil
+		}
+		if before.CapacityRemaining == c.CapacityRemaining {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(max(s.cfg.IndexLag, 100*time.Millisecond)):
+			}
+		}
 	}
-	return st, nil
 }
