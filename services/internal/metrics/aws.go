@@ -72,8 +72,9 @@ func (a *AWS) Attach(cfg *aws.Config) {
 	})
 }
 
-// DeclareConsumedCapacity declares the setting, shared by every binary
-// that talks to DynamoDB, that says whether its DynamoDB calls ask for their
+// DeclareConsumedCapacity declares the setting, shared by the binaries
+// that count consumed capacity (asyncevent-api, asyncevent-worker and
+// photo-api), that says whether their DynamoDB calls ask for their
 // consumed capacity (ReturnConsumedCapacity TOTAL: the ddb SDK asks when it
 // has an Observer, so a binary sets AWS as its Observer only when p is
 // true). Auto is true on AWS, where the figure is free, and false against
