@@ -291,24 +291,16 @@ const statsAttempts = 4
 //
 // The requests and the capacity item are separate reads: a decision that
 // takes a seat between them, or one the event index (GSI2) does not show
-// yet, makes a sound event look broken. So the capacity is read before
-// and after the requests; when the invariant does not hold, the count is
-// made again, at once if a decision landed meanwhile (the two capacity
-// reads differ), else after the index lag, up to statsAttempts reads in
-// all. A broken invariant stays broken; a transient one does not raise a
-// false alarm.
+// yet, makes a sound event look broken. So when the invariant does not
+// hold, both are read again after the index lag (at least 100 ms), up to
+// statsAttempts reads in all. A broken invariant stays broken; a transient
+// one does not raise a false alarm.
 func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error) {
 	cfg, err := s.GetEvent(ctx, eventID)
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		var before *Capacity
-		if cfg.EventType == FirstCome {
-			if before, err = s.store.GetCapacity(ctx, eventID); err != nil {
-				return nil, err
-			}
-		}
 		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
 		for r, err := range s.store.AllEventRequests(ctx, eventID) {
 			if err != nil {
@@ -332,12 +324,10 @@ func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error
 		if st.InvariantOK || attempt == statsAttempts {
 			return st, nil
 		}
-		if before.CapacityRemaining == c.CapacityRemaining {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(max(s.cfg.IndexLag, 100*time.Millisecond)):
-			}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(max(s.cfg.IndexLag, 100*time.Millisecond)):
 		}
 	}
 }
