@@ -30,9 +30,12 @@ func logConflicts(t *testing.T, env *asynceventtest.Env) {
 }
 
 // The seed's per-message design ("delivery" ordering) under adversarial
-// delivery: exactly N winners, but the winners are not the first N by
-// queuedAt. Seed 2 runs under DynamoDB's conflict rule. The inversions are this design's measurement (see
-// docs/fairness.md); that there are some shows the harness reorders.
+// delivery: exactly N winners, but not necessarily the first N by
+// queuedAt. Seed 2 runs under DynamoDB's conflict rule. The inversions
+// are this design's measurement (see docs/fairness.md), logged, not
+// asserted: how many land at the capacity boundary depends on how fast
+// the machine ingests. That the harness reordered is asserted on the
+// queue's own count of deliveries that overtook an older message.
 func TestAdversarialDeliveryOrder(t *testing.T) {
 	t.Parallel()
 	seeds := []uint64{1, 2, 3}
@@ -49,8 +52,8 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 		if res.Winners != 100 || res.Losers != 400 {
 			t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
 		}
-		if res.Inversions == 0 {
-			t.Errorf("seed %d: no inversions: the harness did not reorder", seed)
+		if res.Queue.Overtook == 0 {
+			t.Errorf("seed %d: queue %+v: no delivery overtook an older message: the harness did not reorder", seed, res.Queue)
 		}
 	}
 }

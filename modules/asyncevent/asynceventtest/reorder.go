@@ -3,6 +3,7 @@ package asynceventtest
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -52,6 +53,10 @@ type ReorderQueue struct {
 // ReorderCounts counts what a ReorderQueue did.
 type ReorderCounts struct {
 	Sent, Delivered, Duplicated, LostAcks, Redelivered, Deleted int
+	// Overtook counts first deliveries of a message while a message sent
+	// before it had never been delivered (and was not delivered by the
+	// same receive): the reordering a consumer sees.
+	Overtook int
 }
 
 type queued struct {
@@ -147,7 +152,9 @@ func (q *ReorderQueue) pick(n int, visibility time.Duration) (out []consumer.Mes
 		}
 	}
 	q.rng.Shuffle(len(visible), func(i, j int) { visible[i], visible[j] = visible[j], visible[i] })
-	for _, m := range visible[:min(n, len(visible))] {
+	chosen := visible[:min(n, len(visible))]
+	q.counts.Overtook += q.overtaking(chosen)
+	for _, m := range chosen {
 		m.receives++
 		q.counts.Delivered++
 		if m.receives > 1 {
@@ -162,6 +169,29 @@ func (q *ReorderQueue) pick(n int, visibility time.Duration) (out []consumer.Mes
 			ReceiveCount: m.receives, SentAt: m.sentAt})
 	}
 	return out, soonest
+}
+
+// overtaking counts the messages of chosen delivered for the first time
+// although an older message, not in chosen, was never delivered (q.mu
+// held).
+func (q *ReorderQueue) overtaking(chosen []*queued) int {
+	oldest := -1 // send position of the oldest message never delivered, outside chosen
+	for i, m := range q.msgs {
+		if m.receives == 0 && !slices.Contains(chosen, m) {
+			oldest = i
+			break
+		}
+	}
+	if oldest < 0 {
+		return 0
+	}
+	n := 0
+	for _, m := range q.msgs[oldest+1:] {
+		if m.receives == 0 && slices.Contains(chosen, m) {
+			n++
+		}
+	}
+	return n
 }
 
 // Delete deletes messages by receipt handle, except the acks the adversary
