@@ -72,19 +72,26 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
 
+	// A precondition, not a timing claim: on a quiet machine the child
+	// gets here in a few seconds; a CI machine running every package's
+	// tests at once is given a minute. The timeout names the last state.
 	var atKill *asyncevent.Stats
-	asynceventtest.Eventually(t, 30*time.Second, "the child to finish some requests and hold others in flight", func() (bool, error) {
+	started := time.Now()
+	asynceventtest.Eventually(t, time.Minute, "the child to finish some requests and hold others in flight", func() (bool, error) {
 		st, err := env.Service.EventStats(ctx, "ev")
 		if err != nil {
 			return false, err
 		}
 		done := st.ByStatus[asyncevent.StatusSucceeded] + st.ByStatus[asyncevent.StatusRejected]
 		atKill = st
-		return done >= 5 && st.ByStatus[asyncevent.StatusProcessing] >= 3, nil
+		if done >= 5 && st.ByStatus[asyncevent.StatusProcessing] >= 3 {
+			return true, nil
+		}
+		return false, fmt.Errorf("stats %v", st.ByStatus)
 	})
 	child.Kill()
 	st, _ := env.Service.EventStats(ctx, "ev")
-	t.Logf("killed the worker: %v (PROCESSING at kill: %d)", st.ByStatus, atKill.ByStatus[asyncevent.StatusProcessing])
+	t.Logf("killed the worker %s after it started: %v (PROCESSING at kill: %d)", time.Since(started).Round(100*time.Millisecond), st.ByStatus, atKill.ByStatus[asyncevent.StatusProcessing])
 	if !st.InvariantOK {
 		t.Fatalf("invariant broken right after the kill: %+v", st)
 	}
