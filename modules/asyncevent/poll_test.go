@@ -32,3 +32,24 @@ func TestPollAfter(t *testing.T) {
 		}
 	}
 }
+
+// The hint travels as whole seconds, rounded up, so a client that honours
+// it never polls before the allocator can have decided; no hint, no
+// header.
+func TestRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, ""},
+		{-time.Second, ""},
+		{time.Millisecond, "1"},
+		{time.Second, "1"},
+		{2300 * time.Millisecond, "3"},
+		{3500 * time.Millisecond, "4"},
+	} {
+		if got := asyncevent.RetryAfter(c.d); got != c.want {
+			t.Errorf("RetryAfter(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
 // rawPoller reads raw requests the way a run's clients poll the product's
@@ -71,20 +73,11 @@ func nextPoll(delay time.Duration, retryAfter string) time.Duration {
 }
 
 // rawRetryAfter is the Retry-After the API answers for a request item as
-// it is at now (asyncevent.Service.PollAfter, in whole seconds rounded up):
-// an arrival candidate cannot be decided before maxLateness after its
+// it is at now: the product's own rule (asyncevent.PollAfter, with the
+// product's default MaxLateness) on the item's status, uiPhase and
 // queuedAt.
 func rawRetryAfter(item map[string]dtypes.AttributeValue, now time.Time) string {
-	if attrS(item, "status") != "PROCESSING" || attrS(item, "uiPhase") != "ALLOCATING" {
-		return ""
-	}
-	qat, err := strconv.ParseInt(attrN(item, "queuedAt"), 10, 64)
-	if err != nil || qat <= 0 {
-		return ""
-	}
-	wait := time.Duration(qat-now.UnixMilli())*time.Millisecond + maxLateness
-	if wait <= 0 {
-		return ""
-	}
-	return strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10)
+	qat, _ := strconv.ParseInt(attrN(item, "queuedAt"), 10, 64)
+	r := asyncevent.Request{Status: asyncevent.Status(attrS(item, "status")), UIPhase: asyncevent.UIPhase(attrS(item, "uiPhase")), QueuedAt: qat}
+	return asyncevent.RetryAfter(asyncevent.PollAfter(&r, now, maxLateness))
 }

@@ -29,9 +29,10 @@ func TestNextPoll(t *testing.T) {
 	}
 }
 
-// The raw poller hints as the API does (asyncevent.Service.PollAfter): an
-// arrival candidate until MaxLateness after its queuedAt, rounded up to a
-// whole second; nothing for anything else.
+// The raw poller reads the hint's inputs from the item as the API does from
+// its request (asyncevent.PollAfter, asyncevent.RetryAfter): an arrival
+// candidate until MaxLateness after its queuedAt, rounded up to a whole
+// second; nothing for anything else.
 func TestRawRetryAfter(t *testing.T) {
 	now := time.UnixMilli(1_800_000_000_000)
 	item := func(status, phase string, queuedAt int64) map[string]dtypes.AttributeValue {

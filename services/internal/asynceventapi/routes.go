@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -133,15 +131,6 @@ func requestOut(svc *asyncevent.Service, admin bool) func(*asyncevent.Request, e
 		if err != nil {
 			return nil, err
 		}
-		return &requestOutput{Body: viewOf(r, admin), RetryAfter: retryAfter(svc.PollAfter(r))}, nil
+		return &requestOutput{Body: viewOf(r, admin), RetryAfter: asyncevent.RetryAfter(svc.PollAfter(r))}, nil
 	}
-}
-
-// retryAfter is d as a Retry-After value: whole seconds, rounded up; ""
-// (no header) for 0.
-func retryAfter(d time.Duration) string {
-	if d <= 0 {
-		return ""
-	}
-	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
