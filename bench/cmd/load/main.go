@@ -21,6 +21,10 @@
 // the goals (thresholds.json: minWorkerRatio, minPipelineIngestRatio,
 // maxP95PipelineRatio; minIngestRatio, maxP95TxRatio and p95Ms are off).
 //
+// With -repeat N the plans run N rounds; every run must meet the
+// thresholds of its own (errors, exact N, the DLQ), and the ratio
+// thresholds are checked on each plan's median over the rounds (Rounds).
+//
 // It talks to the API in dev mode (the X-Pacer-Dev-* headers act as users
 // and as an admin), on loopback only unless -allow-remote. At the end it
 // prints a summary and writes <out>/load.json and <out>/load.html (charts
@@ -85,10 +89,15 @@ func main() {
 		pollMax     = flag.Int("poll-inflight", 64, "most status polls in flight at once (each accepted request is polled like the page does)")
 		pollDuring  = flag.Bool("poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
 		workerURL   = flag.String("worker-metrics", "", "one worker's ops /metrics URL for the drain rate and its concurrency (default: every worker the stack lists at -dev, summed)")
+		repeat      = flag.Int("repeat", 1, "run the plans this many rounds (closed-200, closed-500, spike, then again): every run must meet the thresholds of its own (errors, exact N, DLQ, p95Ms), the ratio thresholds are checked on each plan's median over the rounds; writes <out>/rounds.json")
 	)
 	flag.Parse()
 	if err := checkTarget(*target, *allowRemote); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(2)
+	}
+	if *repeat < 1 {
+		fmt.Fprintf(os.Stderr, "load: -repeat %d: want 1 or more rounds\n", *repeat)
 		os.Exit(2)
 	}
 	var th *Thresholds
@@ -205,7 +214,16 @@ func main() {
 	}
 	var reports []*Report
 	var raw *RawRates
-	for _, p := range plans {
+	var runs []Plan
+	for round := 1; round <= *repeat; round++ {
+		for _, p := range plans {
+			if *repeat > 1 {
+				p.Round = round
+			}
+			runs = append(runs, p)
+		}
+	}
+	for _, p := range runs {
 		if sis != nil && p.Users > 0 {
 			conc := perWorker
 			if workers != nil {
@@ -214,9 +232,9 @@ func main() {
 					conc = perWorker * max(1, n)
 				}
 			}
-			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain %s deliveries at %d)...\n", p.Name, p.Requests, p.Users, p.Requests, *ordering, conc)
+			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain %s deliveries at %d)...\n", p.Key(), p.Requests, p.Users, p.Requests, *ordering, conc)
 			var err error
-			if raw, err = sis.measure(ctx, p.Name, *ordering, p.Users, conc, p.Requests); err != nil {
+			if raw, err = sis.measure(ctx, p.Key(), *ordering, p.Users, conc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}
@@ -231,8 +249,8 @@ func main() {
 		}
 		if sis != nil && p.Users > 0 {
 			conc := perWorker * max(1, r.PeakWorkers)
-			fmt.Fprintf(os.Stderr, "[%s] raw rates after the run (worker loop at %d goroutines = %d per worker × %d, the most workers that ran)...\n", p.Name, conc, perWorker, max(1, r.PeakWorkers))
-			if r.RawAfter, err = sis.measure(ctx, p.Name+"-after", *ordering, p.Users, conc, p.Requests); err != nil {
+			fmt.Fprintf(os.Stderr, "[%s] raw rates after the run (worker loop at %d goroutines = %d per worker × %d, the most workers that ran)...\n", p.Key(), conc, perWorker, max(1, r.PeakWorkers))
+			if r.RawAfter, err = sis.measure(ctx, p.Key()+"-after", *ordering, p.Users, conc, p.Requests); err != nil {
 				fmt.Fprintln(os.Stderr, "load:", err)
 				os.Exit(1)
 			}
@@ -241,9 +259,21 @@ func main() {
 			raw = r.RawAfter
 		}
 		r.ratios()
-		r.Check(th)
+		if *repeat > 1 {
+			r.CheckRun(th)
+		} else {
+			r.Check(th)
+		}
 		fmt.Print(r.Summary())
 		reports = append(reports, r)
+	}
+	var rounds []*Rounds
+	if *repeat > 1 {
+		rounds = roundsOf(reports)
+		for _, g := range rounds {
+			g.Check(th)
+			fmt.Print(g.Summary())
+		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -255,16 +285,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(htmlPath, []byte(HTML(reports)), 0o644); err != nil {
+	if err := os.WriteFile(htmlPath, []byte(HTML(reports, rounds)), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 	fmt.Printf("Wrote %s and %s\n", jsonPath, htmlPath)
+	if rounds != nil {
+		rb, _ := json.MarshalIndent(rounds, "", "  ") // plain data
+		roundsPath := filepath.Join(*out, "rounds.json")
+		if err := os.WriteFile(roundsPath, rb, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("Wrote %s\n", roundsPath)
+	}
+	failed := false
 	for _, r := range reports {
 		if len(r.Failed) > 0 {
-			fmt.Printf("FAIL: %s: %s\n", r.Name, strings.Join(r.Failed, "; "))
-			defer os.Exit(1)
+			fmt.Printf("FAIL: %s: %s\n", r.Key(), strings.Join(r.Failed, "; "))
+			failed = true
 		}
+	}
+	for _, g := range rounds {
+		if len(g.Failed) > 0 {
+			fmt.Printf("FAIL: %s over %d rounds: %s\n", g.Name, len(g.Rounds), strings.Join(g.Failed, "; "))
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
 	}
 }
 

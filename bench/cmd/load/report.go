@@ -11,7 +11,9 @@ import (
 
 // Report is one run's figures; load.json holds one per run.
 type Report struct {
-	Name     string    `json:"name"`
+	Name string `json:"name"`
+	// Round is the run's round in a -repeat run (0: not repeated).
+	Round    int       `json:"round,omitempty"`
 	Event    string    `json:"event"`
 	Capacity int       `json:"capacity"`
 	Users    int       `json:"users,omitempty"` // closed model
@@ -57,27 +59,15 @@ type Report struct {
 	DrainRPS          float64 `json:"drainRps"`
 	DrainWindowS      float64 `json:"drainWindowSeconds"`
 	DrainDuringIngest bool    `json:"drainDuringIngest,omitempty"`
-	// IngestRatio = ThroughputRPS / Raw.IngestRPS (closed model only: an
-	// open model's throughput is its arrival rate). WorkerRatio = DrainRPS
-	// / Raw.WorkerRPS. P95TxRatio = P95Ms / Raw.TxP95Ms.
-	RawIngestRPS float64 `json:"rawIngestRps,omitempty"` // mean of Raw and RawAfter
-	RawWorkerRPS float64 `json:"rawWorkerRps,omitempty"`
-	RawTxP95Ms   float64 `json:"rawTxP95Ms,omitempty"`
-	IngestRatio  float64 `json:"ingestRatio,omitempty"`
-	WorkerRatio  float64 `json:"workerRatio,omitempty"`
-	P95TxRatio   float64 `json:"p95TxRatio,omitempty"`
-	// PipelineIngestRatio = ThroughputRPS / the mean PipelineIngestRPS:
-	// ingest against the raw ingest loop while the raw worker loop drains
-	// and its requests are polled (RawRates.PipelineIngestRPS), as the
-	// product's ingest runs; checked by minPipelineIngestRatio.
-	RawPipelineIngestRPS float64 `json:"rawPipelineIngestRps,omitempty"`
-	PipelineIngestRatio  float64 `json:"pipelineIngestRatio,omitempty"`
-	// P95PipelineRatio = P95Ms / the mean PipelineIngestP95Ms: the
-	// product's ingest p95 against the raw pipeline's whole-ingest p95
-	// under the same concurrent work (closed model only).
-	RawPipelineIngestP95Ms float64  `json:"rawPipelineIngestP95Ms,omitempty"`
-	P95PipelineRatio       float64  `json:"p95PipelineRatio,omitempty"`
-	Notes                  []string `json:"notes,omitempty"`
+	RawIngestRPS      float64 `json:"rawIngestRps,omitempty"` // mean of Raw and RawAfter
+	RawWorkerRPS      float64 `json:"rawWorkerRps,omitempty"`
+	RawTxP95Ms        float64 `json:"rawTxP95Ms,omitempty"`
+	// RawPipelineIngestRPS and RawPipelineIngestP95Ms are the means of
+	// Raw's and RawAfter's PipelineIngestRPS and PipelineIngestP95Ms.
+	RawPipelineIngestRPS   float64 `json:"rawPipelineIngestRps,omitempty"`
+	RawPipelineIngestP95Ms float64 `json:"rawPipelineIngestP95Ms,omitempty"`
+	Ratios
+	Notes []string `json:"notes,omitempty"`
 
 	// API is where the ingests' time went in the API during the attack
 	// (its /metrics): the stand-ins' calls and Pacer's own code (nil: not
@@ -98,6 +88,26 @@ type Report struct {
 	Seconds []Second      `json:"seconds"` // per second of the attack
 	Queue   []QueueSample `json:"queue"`   // every 0.5 s until drained
 	Failed  []string      `json:"failedThresholds,omitempty"`
+}
+
+// Ratios are a run's figures against the stand-ins' raw rates measured
+// in the same run (0: not measured). The JSON holds them flat in the run.
+type Ratios struct {
+	// IngestRatio = ThroughputRPS / RawIngestRPS (closed model only: an
+	// open model's throughput is its arrival rate). WorkerRatio = DrainRPS
+	// / RawWorkerRPS. P95TxRatio = P95Ms / RawTxP95Ms.
+	IngestRatio float64 `json:"ingestRatio,omitempty"`
+	WorkerRatio float64 `json:"workerRatio,omitempty"`
+	P95TxRatio  float64 `json:"p95TxRatio,omitempty"`
+	// PipelineIngestRatio = ThroughputRPS / RawPipelineIngestRPS: ingest
+	// against the raw ingest loop while the raw worker loop drains and its
+	// requests are polled (RawRates.PipelineIngestRPS), as the product's
+	// ingest runs; checked by minPipelineIngestRatio.
+	PipelineIngestRatio float64 `json:"pipelineIngestRatio,omitempty"`
+	// P95PipelineRatio = P95Ms / RawPipelineIngestP95Ms: the product's
+	// ingest p95 against the raw pipeline's whole-ingest p95 under the
+	// same concurrent work (closed model only).
+	P95PipelineRatio float64 `json:"p95PipelineRatio,omitempty"`
 }
 
 // Second is one second of the attack.
@@ -249,6 +259,18 @@ func (r *Report) Check(th *Thresholds) {
 	if th == nil {
 		return
 	}
+	r.CheckRun(th)
+	r.checkRatios(th)
+}
+
+// CheckRun appends to r.Failed the thresholds of r itself, which every
+// run must meet: p95Ms, the error rate, exact N, maxDead and every
+// request terminal. In a -repeat run the ratio thresholds are checked on
+// the rounds' medians instead (Rounds.Check).
+func (r *Report) CheckRun(th *Thresholds) {
+	if th == nil {
+		return
+	}
 	if th.P95Ms > 0 && r.P95Ms > th.P95Ms {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 %.1f ms > %.1f ms", r.P95Ms, th.P95Ms))
 	}
@@ -259,6 +281,17 @@ func (r *Report) Check(th *Thresholds) {
 		r.Failed = append(r.Failed, fmt.Sprintf("exact N: %d SUCCEEDED of capacity %d for %d accepted (remaining %d, invariant %v)",
 			r.Succeeded, r.Capacity, r.Accepted, r.CapacityRemaining, r.InvariantOK))
 	}
+	if th.MaxDead != nil && r.DeadGrowth > *th.MaxDead {
+		r.Failed = append(r.Failed, fmt.Sprintf("the DLQ grew by %d messages during the run (from %d to a peak of %d) > %d", r.DeadGrowth, r.DeadStart, r.DeadPeak, *th.MaxDead))
+	}
+	if r.Terminal != r.Accepted {
+		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
+	}
+}
+
+// checkRatios appends to r.Failed the ratio thresholds r misses (a ratio
+// not measured, 0, is not checked).
+func (r *Report) checkRatios(th *Thresholds) {
 	if th.MinIngestRatio > 0 && r.IngestRatio > 0 && r.IngestRatio < th.MinIngestRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest %.0f req/s is %.2f of the stand-ins' %.0f/s < %.2f", r.ThroughputRPS, r.IngestRatio, r.RawIngestRPS, th.MinIngestRatio))
 	}
@@ -274,13 +307,10 @@ func (r *Report) Check(th *Thresholds) {
 	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
 		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
 	}
-	if th.MaxDead != nil && r.DeadGrowth > *th.MaxDead {
-		r.Failed = append(r.Failed, fmt.Sprintf("the DLQ grew by %d messages during the run (from %d to a peak of %d) > %d", r.DeadGrowth, r.DeadStart, r.DeadPeak, *th.MaxDead))
-	}
-	if r.Terminal != r.Accepted {
-		r.Failed = append(r.Failed, fmt.Sprintf("%d of %d accepted requests reached no terminal state in time", r.Accepted-r.Terminal, r.Accepted))
-	}
 }
+
+// Key names r as its plan does: its Name, and its round when repeated.
+func (r *Report) Key() string { return Plan{Name: r.Name, Round: r.Round}.Key() }
 
 // Summary is the text summary of r.
 func (r *Report) Summary() string {
@@ -293,7 +323,11 @@ func (r *Report) Summary() string {
 	for _, q := range r.Queue {
 		maxQ = max(maxQ, q.Main)
 	}
-	fmt.Fprintf(&b, "== %s (%s), event %s, capacity %d\n", r.Name, model, r.Event, r.Capacity)
+	round := ""
+	if r.Round > 0 {
+		round = fmt.Sprintf(", round %d", r.Round)
+	}
+	fmt.Fprintf(&b, "== %s (%s%s), event %s, capacity %d\n", r.Name, model, round, r.Event, r.Capacity)
 	fmt.Fprintf(&b, "  ingest: %d sent, %d accepted (202) in %.1f s, %.0f req/s; latency p50 %.1f p95 %.1f p99 %.1f max %.1f ms\n",
 		r.Sent, r.Accepted, r.AttackS, r.ThroughputRPS, r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs)
 	fmt.Fprintf(&b, "  errors by status: %v\n", r.Errors)
@@ -340,12 +374,19 @@ func (r *Report) Summary() string {
 // HTML is the report page: per run, a table and four charts (ingest
 // latency per second, throughput per second, queue depth over time and
 // the worker processes running over the same time).
-func HTML(reports []*Report) string {
+func HTML(reports []*Report, rounds []*Rounds) string {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pacer load report</title>
 <style>body{font:14px system-ui,sans-serif;margin:1.5rem;max-width:70rem}pre{background:#f6f8fa;padding:.6rem}svg{border:1px solid #d0d7de;margin:.3rem}h3{margin:.6rem 0 .2rem}</style></head><body><h1>Pacer load report</h1>`)
+	if len(rounds) > 0 {
+		b.WriteString("<h2>Medians over the rounds</h2><pre>")
+		for _, g := range rounds {
+			b.WriteString(html.EscapeString(g.Summary()))
+		}
+		b.WriteString("</pre>")
+	}
 	for _, r := range reports {
-		fmt.Fprintf(&b, "<h2>%s</h2><pre>%s</pre>", html.EscapeString(r.Name), html.EscapeString(r.Summary()))
+		fmt.Fprintf(&b, "<h2>%s</h2><pre>%s</pre>", html.EscapeString(r.Key()), html.EscapeString(r.Summary()))
 		var p95, maxL, sent, ok []float64
 		for _, s := range r.Seconds {
 			p95, maxL, sent, ok = append(p95, s.P95Ms), append(maxL, s.MaxMs), append(sent, float64(s.Sent)), append(ok, float64(s.OK))

@@ -20,7 +20,9 @@ import (
 // Plan is one run: a closed model (Users concurrent users) or an open one
 // (Rate arrivals per second For a while), at most Requests requests.
 type Plan struct {
-	Name     string
+	Name string
+	// Round is the plan's round in a -repeat run (0: not repeated).
+	Round    int
 	Users    int
 	Rate     int
 	For      time.Duration
@@ -30,6 +32,15 @@ type Plan struct {
 	// PollAfter holds every poll until the attack is over (-poll-during
 	// false), so that ingest is measured without the clients' reads.
 	PollAfter bool
+}
+
+// Key names the run in event ids, user ids and progress lines: its Name,
+// and its round when repeated ("closed-200-r2").
+func (p Plan) Key() string {
+	if p.Round == 0 {
+		return p.Name
+	}
+	return fmt.Sprintf("%s-r%d", p.Name, p.Round)
 }
 
 // client calls the API as the admin (dev headers).
@@ -86,12 +97,12 @@ func (c *client) adminHeader(ctx context.Context, method, path string, body any,
 // queue for the drain rate; raw, if set, are the stand-ins' raw rates
 // measured just before, for the ratios.
 func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workers *workerSampler, raw *RawRates) (*Report, error) {
-	event := fmt.Sprintf("load-%s-%s", runID, p.Name)
+	event := fmt.Sprintf("load-%s-%s", runID, p.Key())
 	capacity := max(1, p.Requests/2)
 	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": capacity}, nil); err != nil {
 		return nil, fmt.Errorf("create the event (is the stack running in dev mode?): %w", err)
 	}
-	r := &Report{Name: p.Name, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}, Raw: raw}
+	r := &Report{Name: p.Name, Round: p.Round, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}, Raw: raw}
 	// The API's own account of its ingests, before the attack and after
 	// the drain.
 	apiBefore, apiErr := scrapeAPI(ctx, c.http, c.base)
@@ -105,7 +116,7 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 			return vegeta.ErrNoTargets
 		}
 		t.Method, t.URL = http.MethodPost, c.base+"/events/"+event+"/participations"
-		t.Header = http.Header{"X-Pacer-Dev-User": {fmt.Sprintf("load-%s-%s-%d", runID, p.Name, i)}}
+		t.Header = http.Header{"X-Pacer-Dev-User": {fmt.Sprintf("load-%s-%s-%d", runID, p.Key(), i)}}
 		return nil
 	}
 	var attacker *vegeta.Attacker
@@ -199,7 +210,7 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	var m vegeta.Metrics
 	progress := time.NewTicker(time.Second)
 	defer progress.Stop()
-	results := attacker.Attack(targeter, pacer, duration, p.Name)
+	results := attacker.Attack(targeter, pacer, duration, p.Key())
 	sent, ok := 0, 0
 loop:
 	for {
@@ -231,7 +242,7 @@ loop:
 				r.Errors[key]++
 			}
 		case <-progress.C:
-			fmt.Fprintf(os.Stderr, "\r[%s] sent %d/%d, 202 %d, errors %d, queue %d   ", p.Name, sent, p.Requests, ok, sent-ok, r.lastDepth(&mu))
+			fmt.Fprintf(os.Stderr, "\r[%s] sent %d/%d, 202 %d, errors %d, queue %d   ", p.Key(), sent, p.Requests, ok, sent-ok, r.lastDepth(&mu))
 		case <-ctx.Done():
 			attacker.Stop()
 		}
@@ -249,7 +260,7 @@ loop:
 			mu.Lock()
 			fin := len(r.E2E)
 			mu.Unlock()
-			fmt.Fprintf(os.Stderr, "\r[%s] draining: %d/%d terminal, queue %d   ", p.Name, fin, ok, r.lastDepth(&mu))
+			fmt.Fprintf(os.Stderr, "\r[%s] draining: %d/%d terminal, queue %d   ", p.Key(), fin, ok, r.lastDepth(&mu))
 		}
 	}
 	close(sampleDone)

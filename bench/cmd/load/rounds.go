@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rounds is one plan over the rounds of a -repeat run: each round's
+// ratios and their medians. One run's ratios spread widely on a small
+// machine (0.63 to 0.99 for the same code, minutes apart, on 2 cores), so
+// a ratio threshold checked on one run is close to a coin toss near its
+// bound; a -repeat run checks the medians instead.
+type Rounds struct {
+	Name   string   `json:"name"`
+	Rounds []Ratios `json:"rounds"`
+	Median Ratios   `json:"median"`
+	Failed []string `json:"failedThresholds,omitempty"`
+}
+
+// ratioKind is one of the Ratios, with its threshold.
+type ratioKind struct {
+	what  string
+	of    func(*Ratios) *float64
+	bound func(*Thresholds) float64
+	upper bool // the threshold is a maximum (else a minimum)
+}
+
+var ratioKinds = []ratioKind{
+	{"ingest / the raw pipeline's", func(r *Ratios) *float64 { return &r.PipelineIngestRatio }, func(t *Thresholds) float64 { return t.MinPipelineIngestRatio }, false},
+	{"ingest p95 / the raw pipeline's", func(r *Ratios) *float64 { return &r.P95PipelineRatio }, func(t *Thresholds) float64 { return t.MaxP95PipelineRatio }, true},
+	{"worker drain / the raw worker loop's", func(r *Ratios) *float64 { return &r.WorkerRatio }, func(t *Thresholds) float64 { return t.MinWorkerRatio }, false},
+	{"ingest / the raw ingest loop's alone", func(r *Ratios) *float64 { return &r.IngestRatio }, func(t *Thresholds) float64 { return t.MinIngestRatio }, false},
+	{"ingest p95 / the raw transaction p95", func(r *Ratios) *float64 { return &r.P95TxRatio }, func(t *Thresholds) float64 { return t.MaxP95TxRatio }, true},
+}
+
+// roundsOf groups reports by plan, in the order the plans first ran, and
+// takes each ratio's median over the rounds that measured it.
+func roundsOf(reports []*Report) []*Rounds {
+	var out []*Rounds
+	by := map[string]*Rounds{}
+	for _, r := range reports {
+		g := by[r.Name]
+		if g == nil {
+			g = &Rounds{Name: r.Name}
+			by[r.Name] = g
+			out = append(out, g)
+		}
+		g.Rounds = append(g.Rounds, r.Ratios)
+	}
+	for _, g := range out {
+		for _, k := range ratioKinds {
+			*k.of(&g.Median) = median(g.values(k))
+		}
+	}
+	return out
+}
+
+// values are the rounds' measured (non-zero) values of k, in round order.
+func (g *Rounds) values(k ratioKind) []float64 {
+	var vs []float64
+	for i := range g.Rounds {
+		if v := *k.of(&g.Rounds[i]); v > 0 {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// median is the middle of vs (the mean of the middle two for an even
+// count; 0 for none).
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(vs))
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Check appends to g.Failed the ratio thresholds g's medians miss (a
+// ratio no round measured is not checked).
+func (g *Rounds) Check(th *Thresholds) {
+	if th == nil {
+		return
+	}
+	for _, k := range ratioKinds {
+		v, bound := *k.of(&g.Median), k.bound(th)
+		if bound <= 0 || v <= 0 || (k.upper && v <= bound) || (!k.upper && v >= bound) {
+			continue
+		}
+		rel := "<"
+		if k.upper {
+			rel = ">"
+		}
+		g.Failed = append(g.Failed, fmt.Sprintf("median %s %.3f (rounds %s) %s %.2f", k.what, v, list(g.values(k)), rel, bound))
+	}
+}
+
+// Summary is the text summary of g: each measured ratio per round and
+// its median.
+func (g *Rounds) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "== %s over %d rounds: ratios per round → median\n", g.Name, len(g.Rounds))
+	for _, k := range ratioKinds {
+		if vs := g.values(k); len(vs) > 0 {
+			fmt.Fprintf(&b, "  %s: %s → %.2f\n", k.what, list(vs), *k.of(&g.Median))
+		}
+	}
+	return b.String()
+}
+
+func list(vs []float64) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = fmt.Sprintf("%.2f", v)
+	}
+	return strings.Join(s, " ")
+}
