@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,54 @@ func TestCheckCapacity(t *testing.T) {
 	if checked, _, err = env.Service.CheckCapacity(ctx, 1); err != nil || checked != 1 {
 		t.Fatalf("max 1: checked %d, %v", checked, err)
 	}
+}
+
+// listCounter counts the store's listings of open events (a Scan of the
+// table on DynamoDB).
+type listCounter struct {
+	asyncevent.Store
+	lists atomic.Int64
+}
+
+func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) iter.Seq2[*asyncevent.EventConfig, error] {
+	c.lists.Add(1)
+	return c.Store.OpenEvents(ctx, t)
+}
+
+// CheckCapacity lists the open events (a full-table Scan) at most every
+// OpenEventsEvery; in between it checks what that listing found and the
+// events this service has read since, so an event with traffic here is
+// checked from its first participation, and one closed here drops out.
+func TestCheckCapacityListsOpenEventsRarely(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	store := &listCounter{Store: env.Store}
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	svc := asyncevent.New(store, env.Queue, nil, asyncevent.Config{Now: clock, OpenEventsEvery: time.Minute})
+	check := func(step string, wantChecked int, wantLists int64) {
+		t.Helper()
+		checked, broken, err := svc.CheckCapacity(ctx, 100)
+		if err != nil || checked != wantChecked || len(broken) != 0 || store.lists.Load() != wantLists {
+			t.Fatalf("%s: checked %d, broken %v, %v, %d listings; want %d checked, %d listings", step, checked, broken, err, store.lists.Load(), wantChecked, wantLists)
+		}
+	}
+	firstCome(t, env, "listed", 3) // env.Service: another replica
+	check("first check", 1, 1)
+	firstCome(t, env, "unseen", 3)
+	firstCome(t, env, "seen", 3)
+	participate(t, svc, "seen", "u1")
+	check("an event that had a participation here", 2, 1)
+	if _, err := svc.CloseEvent(ctx, "seen"); err != nil {
+		t.Fatal(err)
+	}
+	check("the event closed here", 1, 1)
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	check("a minute later: listed again", 2, 2)
+	check("and not again", 2, 2)
 }
 
 // decideDuringRead takes a seat for a request once, right after the

@@ -26,7 +26,8 @@ type EventStore interface {
 	// conditionally. *EventStateError if the event is not in from.
 	MoveEvent(ctx context.Context, eventID string, from, to EventStatus, set map[string]any) error
 	// OpenEvents iterates over the OPEN events of eventType. It reads the
-	// whole table: for operator checks (CheckCapacity) only.
+	// whole table: for operator checks (CheckCapacity, at most every
+	// Config.OpenEventsEvery) only.
 	OpenEvents(ctx context.Context, eventType EventType) iter.Seq2[*EventConfig, error]
 }
 

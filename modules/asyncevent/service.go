@@ -67,6 +67,13 @@ type Config struct {
 	// request (workerId), and the analytics events carry it. Empty (the
 	// API) records nothing.
 	WorkerID string
+	// OpenEventsEvery is how often CheckCapacity asks the store for the
+	// open events, which on DynamoDB is a Scan of the whole table (default
+	// 10 min; negative: on every check). In between it checks the events
+	// that read found and those this service has read since (every
+	// participation reads its event), so an event with traffic here is
+	// checked from its first participation on.
+	OpenEventsEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
@@ -97,6 +104,13 @@ type Service struct {
 	allocMu    sync.Mutex
 	allocating map[string]*allocState
 	late       atomic.Int64
+
+	// CheckCapacity's events: those the store listed open at openAt, and
+	// those read since (see Config.OpenEventsEvery).
+	listMu sync.Mutex
+	openMu sync.Mutex
+	open   map[string]bool
+	openAt time.Time
 }
 
 // MaxLateness is the most a request's queuedAt may lie in the past when its
@@ -148,6 +162,9 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	if cfg.CandidateWaits == 0 {
 		cfg.CandidateWaits = 10
 	}
+	if cfg.OpenEventsEvery == 0 {
+		cfg.OpenEventsEvery = 10 * time.Minute
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -180,6 +197,7 @@ func (s *Service) event(ctx context.Context, eventID string) (*EventConfig, erro
 		return nil, err
 	}
 	s.cacheEvent(cfg, gen)
+	s.noteOpen(cfg)
 	return cfg, nil
 }
 
