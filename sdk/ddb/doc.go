@@ -54,7 +54,8 @@
 //     tenant's items and whose cursors no other tenant can use; Entity.In
 //     binds an entity to it.
 //   - Observability: a Config.Observer sees every call's latency and
-//     consumed capacity (ReturnConsumedCapacity=TOTAL when one is set).
+//     consumed capacity (ReturnConsumedCapacity=TOTAL when one is set,
+//     unless Config.SkipConsumedCapacity).
 //
 // The SDK depends on the narrow Client interface, so callers can wrap the
 // client (for fault injection, call counting or tracing).

@@ -3,8 +3,13 @@ package ddb_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
@@ -75,5 +80,43 @@ func TestObserverSeesLatencyAndCapacity(t *testing.T) {
 	last := rec.calls[len(rec.calls)-1]
 	if !errors.Is(err, ddb.ErrConditionFailed) || last.Err == nil || last.Operation != "PutItem" {
 		t.Fatalf("failed create: %v; observed %+v", err, last)
+	}
+}
+
+// capacityAsked records whether each call asked for consumed capacity.
+type capacityAsked struct {
+	ddb.Client
+	mu    sync.Mutex
+	asked []types.ReturnConsumedCapacity
+}
+
+func (c *capacityAsked) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, in.ReturnConsumedCapacity)
+	c.mu.Unlock()
+	return c.Client.PutItem(ctx, in, opts...)
+}
+
+// With SkipConsumedCapacity the observer still sees every call, and
+// DynamoDB is not asked for its capacity.
+func TestObserverWithoutCapacity(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &recorder{}
+	env := ddbtest.New(t, &schema, ddb.Config{})
+	client := &capacityAsked{Client: env.DB.Client()}
+	for i, skip := range []bool{false, true} {
+		db := ddb.New(client, ddb.Config{Observer: rec, SkipConsumedCapacity: skip})
+		reqs, _ := entities(db.Table(env.Table.Name(), &schema))
+		if err := reqs.Put(&request{RequestID: fmt.Sprint("r", i), UserID: "u1", Status: received}).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []types.ReturnConsumedCapacity{types.ReturnConsumedCapacityTotal, types.ReturnConsumedCapacityNone}
+	if !slices.Equal(client.asked, want) || len(rec.calls) != 2 {
+		t.Fatalf("asked %v, observed %d calls; want %v and 2", client.asked, len(rec.calls), want)
+	}
+	if rec.calls[0].Capacity <= 0 || rec.calls[1].Capacity != 0 || rec.calls[1].Duration <= 0 {
+		t.Fatalf("observed %+v, want capacity only without SkipConsumedCapacity, a duration on both", rec.calls)
 	}
 }
