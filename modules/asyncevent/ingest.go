@@ -45,6 +45,7 @@ func (s *Service) participate(ctx context.Context, eventID, userID string) (Part
 	if err := admits(cfg, now); err != nil {
 		return Participation{}, err
 	}
+	s.noteOpen(cfg)
 	r := &Request{
 		RequestID:   newID(now),
 		EventID:     eventID,

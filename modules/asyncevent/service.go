@@ -70,9 +70,9 @@ type Config struct {
 	// OpenEventsEvery is how often CheckCapacity asks the store for the
 	// open events, which on DynamoDB is a Scan of the whole table (default
 	// 10 min; negative: on every check). In between it checks the events
-	// that read found and those this service has read since (every
-	// participation reads its event), so an event with traffic here is
-	// checked from its first participation on.
+	// that read found and, first, those this service has admitted a
+	// participation to since, so an event with traffic here is checked
+	// from its first participation on.
 	OpenEventsEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -106,11 +106,14 @@ type Service struct {
 	late       atomic.Int64
 
 	// CheckCapacity's events: those the store listed open at openAt, and
-	// those read since (see Config.OpenEventsEvery).
-	listMu sync.Mutex
-	openMu sync.Mutex
-	open   map[string]bool
-	openAt time.Time
+	// those noted since (see Config.OpenEventsEvery); noting starts with
+	// the first listing.
+	listMu   sync.Mutex
+	checking atomic.Bool
+	openMu   sync.Mutex
+	open     map[string]bool
+	noted    map[string]bool
+	openAt   time.Time
 }
 
 // MaxLateness is the most a request's queuedAt may lie in the past when its
@@ -197,7 +200,6 @@ func (s *Service) event(ctx context.Context, eventID string) (*EventConfig, erro
 		return nil, err
 	}
 	s.cacheEvent(cfg, gen)
-	s.noteOpen(cfg)
 	return cfg, nil
 }
 
