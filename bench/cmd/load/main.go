@@ -223,7 +223,8 @@ func main() {
 			runs = append(runs, p)
 		}
 	}
-	for _, p := range runs {
+	// one measures the raw rates around p (closed runs) and runs it.
+	one := func(p Plan) (*Report, error) {
 		if sis != nil && p.Users > 0 {
 			conc := perWorker
 			if workers != nil {
@@ -235,8 +236,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "[%s] raw rates of the stand-ins (%d plain ingests at %d goroutines, then %d plain %s deliveries at %d)...\n", p.Key(), p.Requests, p.Users, p.Requests, *ordering, conc)
 			var err error
 			if raw, err = sis.measure(ctx, p.Key(), *ordering, p.Users, conc, p.Requests); err != nil {
-				fmt.Fprintln(os.Stderr, "load:", err)
-				os.Exit(1)
+				return nil, err
 			}
 		}
 		if workers != nil {
@@ -244,19 +244,29 @@ func main() {
 		}
 		r, err := run(ctx, c, p, runID, *drain, workers, raw)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "load:", err)
-			os.Exit(1)
+			return nil, err
 		}
 		if sis != nil && p.Users > 0 {
 			conc := perWorker * max(1, r.PeakWorkers)
 			fmt.Fprintf(os.Stderr, "[%s] raw rates after the run (worker loop at %d goroutines = %d per worker × %d, the most workers that ran)...\n", p.Key(), conc, perWorker, max(1, r.PeakWorkers))
 			if r.RawAfter, err = sis.measure(ctx, p.Key()+"-after", *ordering, p.Users, conc, p.Requests); err != nil {
-				fmt.Fprintln(os.Stderr, "load:", err)
-				os.Exit(1)
+				return nil, err
 			}
 			// An open-model run that follows compares with the latest
 			// raw rates, measured at the most workers that ran.
 			raw = r.RawAfter
+		}
+		return r, nil
+	}
+	// A run that cannot finish stops the load; the runs before it are
+	// still reported and written.
+	var stopped error
+	for _, p := range runs {
+		r, err := one(p)
+		if err != nil {
+			stopped = fmt.Errorf("%s: %w", p.Key(), err)
+			fmt.Fprintf(os.Stderr, "load: %v (stopping; the %d runs finished are written)\n", stopped, len(reports))
+			break
 		}
 		r.ratios()
 		if *repeat > 1 {
@@ -299,7 +309,7 @@ func main() {
 		}
 		fmt.Printf("Wrote %s\n", roundsPath)
 	}
-	failed := false
+	failed := stopped != nil
 	for _, r := range reports {
 		if len(r.Failed) > 0 {
 			fmt.Printf("FAIL: %s: %s\n", r.Key(), strings.Join(r.Failed, "; "))
