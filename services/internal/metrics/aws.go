@@ -76,8 +76,9 @@ func (a *AWS) Attach(cfg *aws.Config) {
 // that count consumed capacity (asyncevent-api, asyncevent-worker and
 // photo-api), that says whether their DynamoDB calls ask for their
 // consumed capacity (ReturnConsumedCapacity TOTAL: the ddb SDK asks when it
-// has an Observer, so a binary sets AWS as its Observer only when p is
-// true). Auto is true on AWS, where the figure is free, and false against
+// has an Observer, unless ddb.Config.SkipConsumedCapacity; these binaries
+// observe DynamoDB only for that counter, so they set AWS as their
+// Observer only when p is true). Auto is true on AWS, where the figure is free, and false against
 // local stand-ins: DynamoDB Local computes it inside the table-wide lock
 // every write takes, and asking cost its transactions about 14 % of their
 // throughput (bench/cmd/load; docs/metrics.md).
