@@ -3,11 +3,16 @@ package asyncworker_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
@@ -19,16 +24,58 @@ import (
 )
 
 // TestMain runs the tests, or, in a child, a worker whose transactions are
-// slow (so messages are in flight when the parent kills it).
+// slow (so messages are in flight when the parent kills it) and, with
+// holdAfterEnv set to n, that stops writing once it has decided n requests
+// (holdAfterDecided), so that the parent finds it holding the rest.
 func TestMain(m *testing.M) {
 	var cfg asyncworker.Config
 	childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "crash-worker", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
 		cfg.AWS = &awsCfg
 		slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
 		slow.SetTxDelay(500 * time.Millisecond)
+		if n, _ := strconv.Atoi(os.Getenv(holdAfterEnv)); n > 0 {
+			slow.SetTxFault(holdAfterDecided(n))
+		}
 		cfg.DynamoDB = slow
 		return asyncworker.Run(ctx, cfg)
 	})
+}
+
+// holdAfterEnv tells a crash-worker child to hold its writes after
+// deciding that many requests.
+const holdAfterEnv = "PACER_TEST_HOLD_AFTER_DECIDED"
+
+// holdAfterDecided is a transaction hook that lets transactions through
+// until they have decided n requests (written their SUCCEEDED or REJECTED
+// status log; a retry of the same request counts once), then holds every
+// later transaction until the process is killed: the worker keeps what it
+// has received, in flight, whatever the machine's speed. The parent's
+// precondition is then a state the child reaches and stays in, not a
+// moment to catch.
+func holdAfterDecided(n int) func(*dynamodb.TransactWriteItemsInput) error {
+	var mu sync.Mutex
+	decided := map[string]bool{}
+	return func(in *dynamodb.TransactWriteItemsInput) error {
+		mu.Lock()
+		hold := len(decided) >= n
+		if !hold {
+			for _, it := range in.TransactItems {
+				if it.Put == nil {
+					continue
+				}
+				to, _ := it.Put.Item["toStatus"].(*types.AttributeValueMemberS)
+				id, _ := it.Put.Item["requestId"].(*types.AttributeValueMemberS)
+				if to != nil && id != nil && asyncevent.Status(to.Value).Terminal() {
+					decided[id.Value] = true
+				}
+			}
+		}
+		mu.Unlock()
+		if hold {
+			time.Sleep(time.Hour) // until the parent's SIGKILL
+		}
+		return nil
+	}
 }
 
 // A worker process killed with SIGKILL while messages are in flight:
@@ -70,21 +117,25 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	}
 	child := childproc.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
-		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s")
+		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s",
+		holdAfterEnv+"=5")
 
-	// A precondition, not a timing claim: on a quiet machine the child
-	// gets here in a few seconds; a CI machine running every package's
-	// tests at once is given a minute. The timeout names the last state.
+	// The child decides at least 5 requests, then holds every write: it
+	// keeps what it received in flight until killed. (Sampling for a
+	// moment with some decided and some in flight missed it on a loaded
+	// CI machine: the child decided all 60 between two samples.) One
+	// decision transaction may decide up to 49 (MaxAllocBatch), so some
+	// of the 60 are always left.
 	var atKill *asyncevent.Stats
 	started := time.Now()
-	asynceventtest.Eventually(t, time.Minute, "the child to finish some requests and hold others in flight", func() (bool, error) {
+	asynceventtest.Eventually(t, time.Minute, "the child to decide some requests and hold the rest", func() (bool, error) {
 		st, err := env.Service.EventStats(ctx, "ev")
 		if err != nil {
 			return false, err
 		}
 		done := st.ByStatus[asyncevent.StatusSucceeded] + st.ByStatus[asyncevent.StatusRejected]
 		atKill = st
-		if done >= 5 && st.ByStatus[asyncevent.StatusProcessing] >= 3 {
+		if done >= 5 && done < len(ids) {
 			return true, nil
 		}
 		return false, fmt.Errorf("stats %v", st.ByStatus)
