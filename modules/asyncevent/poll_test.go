@@ -12,6 +12,9 @@ import (
 // queuedAt; of anything else, on the client's own schedule.
 func TestPollAfter(t *testing.T) {
 	now := time.UnixMilli(1_800_000_000_000)
+	if d := (asyncevent.Config{}).WithDefaults().MaxLateness(); d != 3500*time.Millisecond {
+		t.Fatalf("default MaxLateness %v, want 3.5 s (the cases below assume it)", d)
+	}
 	svc := asyncevent.New(nil, nil, nil, asyncevent.Config{Now: func() time.Time { return now }})
 	at := now.UnixMilli()
 	for _, c := range []struct {

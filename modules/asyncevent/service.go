@@ -132,6 +132,16 @@ type cachedEvent struct {
 // New returns a Service. queue may be nil for a service that only reads or
 // processes; dlq may be nil when the DLQ endpoints are not offered.
 func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
+	cfg = cfg.WithDefaults()
+	return &Service{store: store, queue: queue, dlq: dlq, cfg: cfg, events: map[string]cachedEvent{}, soldOut: map[string]bool{},
+		owner: newID(cfg.Now().UnixMilli()), kicks: make(chan string, 1024), allocating: map[string]*allocState{}}
+}
+
+// WithDefaults returns c with every unset field at its default, as New
+// uses it: Config{}.WithDefaults().MaxLateness() is the default safety
+// margin of the arrival allocator (3.5 s).
+func (c Config) WithDefaults() Config {
+	cfg := c
 	if cfg.EventCacheTTL == 0 {
 		cfg.EventCacheTTL = 2 * time.Second
 	}
@@ -174,8 +184,7 @@ func New(store Store, queue Queue, dlq DeadLetters, cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Service{store: store, queue: queue, dlq: dlq, cfg: cfg, events: map[string]cachedEvent{}, soldOut: map[string]bool{},
-		owner: newID(cfg.Now().UnixMilli()), kicks: make(chan string, 1024), allocating: map[string]*allocState{}}
+	return cfg
 }
 
 func (s *Service) now() int64 { return s.cfg.Now().UnixMilli() }

@@ -14,6 +14,8 @@ import (
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
 // allocBatch is the allocator's decisions per transaction (1 + 2 × 49 =
@@ -21,9 +23,9 @@ import (
 const allocBatch = 49
 
 // maxLateness is the product's default MaxLateness (WriteTimeout +
-// ClockSkew + IndexLag): the raw allocator makes a request still QUEUED
-// this long after its queuedAt a candidate itself.
-const maxLateness = 3500 * time.Millisecond
+// ClockSkew + IndexLag, 3.5 s): the raw allocator makes a request still
+// QUEUED this long after its queuedAt a candidate itself.
+var maxLateness = asyncevent.Config{}.WithDefaults().MaxLateness()
 
 // rawVisibility is the raw receives' visibility timeout: a message whose
 // handling failed comes back after it.
