@@ -256,7 +256,7 @@ func (s *Service) candidates(ctx context.Context, eventID string, pos Position, 
 	var batch []*Request
 	late := 0
 	for _, r := range read {
-		if r == nil || r.Status != StatusProcessing || r.UIPhase != PhaseAllocating {
+		if r == nil || !r.candidate() {
 			continue // decided meanwhile, or not an arrival candidate
 		}
 		if PositionOf(r).Compare(pos) <= 0 {
@@ -267,10 +267,16 @@ func (s *Service) candidates(ctx context.Context, eventID string, pos Position, 
 	return batch, late, nil
 }
 
+// candidate reports whether r is an arrival candidate: PROCESSING in
+// uiPhase ALLOCATING, waiting for the allocator.
+func (r *Request) candidate() bool {
+	return r.Status == StatusProcessing && r.UIPhase == PhaseAllocating
+}
+
 // allocatable reports whether the arrival allocator can decide r: QUEUED
 // (it makes it a candidate first) or a candidate already.
 func (r *Request) allocatable() bool {
-	return r.Status == StatusQueued || (r.Status == StatusProcessing && r.UIPhase == PhaseAllocating)
+	return r.Status == StatusQueued || r.candidate()
 }
 
 // promoteAll makes the QUEUED requests of rs candidates (promote), all at

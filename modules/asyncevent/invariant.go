@@ -17,8 +17,8 @@ import (
 // since the last listing (the events with traffic here, so that max does
 // not leave them out), then those the store listed as open at its last listing, made at
 // most every Config.OpenEventsEvery because on DynamoDB it scans the
-// whole table; each one still open and FIRST_COME by its config (cached
-// briefly, Config.EventCacheTTL).
+// whole table; each one still open and FIRST_COME by its config (one
+// strongly consistent read, which its counts then use).
 func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, broken []string, err error) {
 	ids, err := s.openEvents(ctx)
 	if err != nil {
@@ -28,7 +28,7 @@ func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, brok
 		if checked >= max {
 			break
 		}
-		cfg, err := s.event(ctx, id)
+		cfg, err := s.store.GetEvent(ctx, id, true)
 		if errors.Is(err, ErrEventNotFound) {
 			continue
 		}
@@ -38,7 +38,7 @@ func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, brok
 		if cfg.Status != EventOpen || cfg.EventType != FirstCome {
 			continue
 		}
-		st, err := s.EventStats(ctx, id)
+		st, err := s.eventStats(ctx, cfg)
 		if err != nil {
 			return checked, broken, err
 		}

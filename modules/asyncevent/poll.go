@@ -19,7 +19,7 @@ func (s *Service) PollAfter(r *Request) time.Duration {
 // whose Config.MaxLateness is maxLateness; a load generator that reads
 // request items itself gives its clients the same hint the API would.
 func PollAfter(r *Request, now time.Time, maxLateness time.Duration) time.Duration {
-	if r.Status != StatusProcessing || r.UIPhase != PhaseAllocating || r.QueuedAt <= 0 {
+	if !r.candidate() || r.QueuedAt <= 0 {
 		return 0
 	}
 	return max(0, time.Duration(r.QueuedAt-now.UnixMilli())*time.Millisecond+maxLateness)

@@ -300,6 +300,12 @@ func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error
 	if err != nil {
 		return nil, err
 	}
+	return s.eventStats(ctx, cfg)
+}
+
+// eventStats is EventStats of the event cfg configures.
+func (s *Service) eventStats(ctx context.Context, cfg *EventConfig) (*Stats, error) {
+	eventID := cfg.EventID
 	for attempt := 1; ; attempt++ {
 		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
 		for r, err := range s.store.AllEventRequests(ctx, eventID) {
