@@ -54,8 +54,10 @@ func (e *healthEndpoint) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", e.serve)
 	mux.HandleFunc("GET /{$}", e.serve)
-	// The stack runs in this one process: its CPU and heap profiles are
-	// the API's and the worker's (go tool pprof URL/debug/pprof/profile).
+	// The APIs and the events publisher run in this one process: these
+	// are their CPU and heap profiles (go tool pprof
+	// URL/debug/pprof/profile). The workers are child processes with
+	// profiles of their own (PACER_WORKER_PPROF, on their ops ports).
 	// Dev only: pacer-dev serves loopback, never in AWS.
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)

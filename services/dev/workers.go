@@ -70,6 +70,10 @@ func runWorkers(ctx context.Context, env Env) error {
 		// the wait is over: keep the wait short locally.
 		childEnv = append(childEnv, "PACER_WORKER_WAIT=1s")
 	}
+	if os.Getenv("PACER_WORKER_PPROF") == "" {
+		// Profiles on the loopback ops port, for make load (README).
+		childEnv = append(childEnv, "PACER_WORKER_PPROF=true")
+	}
 	pool := workerpool.New(workerpool.Config{Command: bin, Env: childEnv, StopTimeout: 12 * time.Second, Stderr: os.Stderr, Log: env.Log})
 	defer pool.Close()
 
@@ -138,6 +142,9 @@ func runInProcessWorker(ctx context.Context, env Env) error {
 	cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
 	if os.Getenv("PACER_WORKER_WAIT") == "" {
 		cfg.Wait = time.Second
+	}
+	if os.Getenv("PACER_WORKER_PPROF") == "" {
+		cfg.Pprof = true
 	}
 	if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
 		// A free loopback port, so that the stack never clashes with a

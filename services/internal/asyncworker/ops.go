@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -24,10 +25,11 @@ const readyTTL = 2 * time.Second
 // ops is the worker's operations server: GET /metrics (the registry),
 // /healthz (200 while the process runs) and /readyz (200 when the table
 // and the queue answer, else 503 with the reason; checked at most every
-// readyTTL).
+// readyTTL) and, with pprof, Go's profiles at /debug/pprof/.
 type ops struct {
 	reg   *prometheus.Registry
 	check func(ctx context.Context) error
+	pprof bool
 
 	mu  sync.Mutex
 	at  time.Time
@@ -45,6 +47,13 @@ func (o *ops) handler() http.Handler {
 		}
 		text(w, http.StatusOK, "ready")
 	})
+	if o.pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 
@@ -68,7 +77,11 @@ func text(w http.ResponseWriter, status int, msg string) {
 
 // serve runs the ops server on l until ctx ends.
 func (o *ops) serve(ctx context.Context, l net.Listener, log *slog.Logger) {
-	srv := &http.Server{Handler: o.handler(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	write := 30 * time.Second
+	if o.pprof {
+		write = 2 * time.Minute // a CPU profile's default length is 30 s
+	}
+	srv := &http.Server{Handler: o.handler(), ReadHeaderTimeout: 5 * time.Second, WriteTimeout: write}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

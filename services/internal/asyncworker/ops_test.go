@@ -1,6 +1,7 @@
 package asyncworker_test
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"net"
@@ -21,9 +22,9 @@ import (
 )
 
 // startWorker runs a worker on env's table and queue with its ops server
-// on a free port, checks that it is alive and ready, and returns the ops
-// base URL.
-func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int) string {
+// on a free port (serving profiles if pprof), checks that it is alive and
+// ready, and returns the ops base URL.
+func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int, pprof bool) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	awsCfg, err := awsclient.Load(ctx)
@@ -39,7 +40,7 @@ func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int) string 
 	go func() {
 		done <- asyncworker.Run(ctx, asyncworker.Config{
 			Config:      asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, AWS: &awsCfg},
-			Concurrency: concurrency, Batch: 10, Wait: time.Second, OpsListener: l,
+			Concurrency: concurrency, Batch: 10, Wait: time.Second, OpsListener: l, Pprof: pprof,
 			Ready: func() { close(ready) },
 		})
 	}()
@@ -82,7 +83,7 @@ func get(t *testing.T, url string) (int, string) {
 func TestOpsPortQueueGone(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	base := startWorker(t, env, 3)
+	base := startWorker(t, env, 3, false)
 	fams := metricstest.Scrape(t, base+"/metrics")
 	metricstest.Check(t, fams, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "go_goroutines", "process_cpu_seconds_total")
@@ -108,7 +109,7 @@ func TestOpsPortQueueGone(t *testing.T) {
 func TestOpsPortTableGone(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	base := startWorker(t, env, 1)
+	base := startWorker(t, env, 1, false)
 	if _, err := env.DDB.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(env.DDB.Table.Name())}); err != nil {
 		t.Fatal(err)
 	}
@@ -125,5 +126,33 @@ func notReady(t *testing.T, base, what string) {
 	})
 	if code, _ := get(t, base+"/healthz"); code != http.StatusOK {
 		t.Fatalf("healthz %d once the %s is gone: the process is alive", code, what)
+	}
+}
+
+// Profiles are served on the ops port only when the worker is told to
+// (make run does): a CPU profile of the running worker is a valid pprof
+// file, and a worker without the setting answers 404.
+func TestOpsPortPprof(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	base := startWorker(t, env, 1, true)
+	if code, body := get(t, base+"/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Fatalf("/debug/pprof/: %d %.200s", code, body)
+	}
+	code, body := get(t, base+"/debug/pprof/profile?seconds=1")
+	if code != http.StatusOK {
+		t.Fatalf("/debug/pprof/profile: %d %.200s", code, body)
+	}
+	// A profile is a gzipped protocol buffer.
+	zr, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("/debug/pprof/profile is not gzipped: %v", err)
+	}
+	if raw, err := io.ReadAll(zr); err != nil || len(raw) == 0 {
+		t.Fatalf("/debug/pprof/profile: %d bytes, %v", len(raw), err)
+	}
+	off := startWorker(t, env, 1, false)
+	if code, _ := get(t, off+"/debug/pprof/"); code != http.StatusNotFound {
+		t.Fatalf("/debug/pprof/ without -pprof: %d, want 404", code)
 	}
 }

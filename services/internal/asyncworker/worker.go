@@ -57,6 +57,11 @@ type Config struct {
 	// ops server); OpsListener, if set, is used instead (Run closes it).
 	OpsAddr     string
 	OpsListener net.Listener
+	// Pprof also serves Go's profiles at /debug/pprof/ on the ops port.
+	// Off by default: a profile costs CPU while it runs and shows the
+	// program's internals, so turn it on only where operators alone reach
+	// the port (make run does, on loopback).
+	Pprof bool
 
 	// Ready, if set, is called once the table and queue are open and the
 	// worker starts receiving.
@@ -72,6 +77,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Duration(&cfg.Visibility, "visibility", "PACER_WORKER_VISIBILITY", 30*time.Second, "visibility timeout of a received message")
 	s.Duration(&cfg.Wait, "wait", "PACER_WORKER_WAIT", 10*time.Second, "long-poll wait, up to 20s")
 	s.String(&cfg.OpsAddr, "ops-addr", "PACER_WORKER_OPS_ADDR", DefaultOpsAddr, "where /metrics, /healthz and /readyz are served; -ops-addr= (empty) turns it off")
+	s.Bool(&cfg.Pprof, "pprof", "PACER_WORKER_PPROF", false, "also serve Go's profiles at /debug/pprof/ on the ops port (only where operators alone reach it)")
 	s.String(&cfg.WorkerID, "worker-id", "PACER_WORKER_ID", "", "this worker's id, recorded on the requests it moves (workerId) and in the analytics events; empty: <hostname>-<pid>")
 	s.Int(&cfg.CandidateWaits, "candidate-waits", "PACER_WORKER_CANDIDATE_WAITS", 10, "how many times an arrival candidate's message is continued (acked and sent again, delayed) while its request waits for the allocator, before its receives count toward the DLQ; -1: never")
 	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
@@ -132,8 +138,12 @@ func Run(ctx context.Context, cfg Config) error {
 				return fmt.Errorf("asyncworker: ops server: %w (choose another -ops-addr, or empty to turn it off)", err)
 			}
 		}
-		log.Info("asyncevent-worker ops", "addr", l.Addr().String(), "paths", "/metrics /healthz /readyz")
-		o := &ops{reg: reg, check: asyncbackend.Ready(cfg.Config, q)}
+		paths := "/metrics /healthz /readyz"
+		if cfg.Pprof {
+			paths += " /debug/pprof/"
+		}
+		log.Info("asyncevent-worker ops", "addr", l.Addr().String(), "paths", paths)
+		o := &ops{reg: reg, check: asyncbackend.Ready(cfg.Config, q), pprof: cfg.Pprof}
 		go func() {
 			defer close(opsDone)
 			o.serve(octx, l, log)
