@@ -292,20 +292,10 @@ func (r *Report) CheckRun(th *Thresholds) {
 // checkRatios appends to r.Failed the ratio thresholds r misses (a ratio
 // not measured, 0, is not checked).
 func (r *Report) checkRatios(th *Thresholds) {
-	if th.MinIngestRatio > 0 && r.IngestRatio > 0 && r.IngestRatio < th.MinIngestRatio {
-		r.Failed = append(r.Failed, fmt.Sprintf("ingest %.0f req/s is %.2f of the stand-ins' %.0f/s < %.2f", r.ThroughputRPS, r.IngestRatio, r.RawIngestRPS, th.MinIngestRatio))
-	}
-	if th.MinWorkerRatio > 0 && r.WorkerRatio > 0 && r.WorkerRatio < th.MinWorkerRatio {
-		r.Failed = append(r.Failed, fmt.Sprintf("worker drain %.0f/s is %.2f of the stand-ins' %.0f/s < %.2f", r.DrainRPS, r.WorkerRatio, r.RawWorkerRPS, th.MinWorkerRatio))
-	}
-	if th.MinPipelineIngestRatio > 0 && r.PipelineIngestRatio > 0 && r.PipelineIngestRatio < th.MinPipelineIngestRatio {
-		r.Failed = append(r.Failed, fmt.Sprintf("ingest %.0f req/s is %.2f of the raw pipeline's %.0f/s < %.2f", r.ThroughputRPS, r.PipelineIngestRatio, r.RawPipelineIngestRPS, th.MinPipelineIngestRatio))
-	}
-	if th.MaxP95PipelineRatio > 0 && r.P95PipelineRatio > th.MaxP95PipelineRatio {
-		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.2f× the raw pipeline's ingest p95 (%.1f ms) > %.2f×", r.P95PipelineRatio, r.RawPipelineIngestP95Ms, th.MaxP95PipelineRatio))
-	}
-	if th.MaxP95TxRatio > 0 && r.P95TxRatio > th.MaxP95TxRatio {
-		r.Failed = append(r.Failed, fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, th.MaxP95TxRatio))
+	for _, k := range ratioKinds {
+		if bound := k.bound(th); k.misses(*k.of(&r.Ratios), bound) {
+			r.Failed = append(r.Failed, k.failed(r, bound))
+		}
 	}
 }
 

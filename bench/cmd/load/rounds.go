@@ -18,20 +18,50 @@ type Rounds struct {
 	Failed []string `json:"failedThresholds,omitempty"`
 }
 
-// ratioKind is one of the Ratios, with its threshold.
+// ratioKind is one of the Ratios, with its threshold. ratioKinds is the
+// one list of them: a run's check (Report.checkRatios), the rounds'
+// medians (Rounds.Check) and the summaries all range over it.
 type ratioKind struct {
 	what  string
 	of    func(*Ratios) *float64
 	bound func(*Thresholds) float64
 	upper bool // the threshold is a maximum (else a minimum)
+	// failed says how one run misses bound, with the run's own figures.
+	failed func(r *Report, bound float64) string
+}
+
+// misses reports whether v breaks bound (0 for either: not checked).
+func (k ratioKind) misses(v, bound float64) bool {
+	if bound <= 0 || v <= 0 {
+		return false
+	}
+	if k.upper {
+		return v > bound
+	}
+	return v < bound
 }
 
 var ratioKinds = []ratioKind{
-	{"ingest / the raw pipeline's", func(r *Ratios) *float64 { return &r.PipelineIngestRatio }, func(t *Thresholds) float64 { return t.MinPipelineIngestRatio }, false},
-	{"ingest p95 / the raw pipeline's", func(r *Ratios) *float64 { return &r.P95PipelineRatio }, func(t *Thresholds) float64 { return t.MaxP95PipelineRatio }, true},
-	{"worker drain / the raw worker loop's", func(r *Ratios) *float64 { return &r.WorkerRatio }, func(t *Thresholds) float64 { return t.MinWorkerRatio }, false},
-	{"ingest / the raw ingest loop's alone", func(r *Ratios) *float64 { return &r.IngestRatio }, func(t *Thresholds) float64 { return t.MinIngestRatio }, false},
-	{"ingest p95 / the raw transaction p95", func(r *Ratios) *float64 { return &r.P95TxRatio }, func(t *Thresholds) float64 { return t.MaxP95TxRatio }, true},
+	{"ingest / the raw pipeline's", func(r *Ratios) *float64 { return &r.PipelineIngestRatio }, func(t *Thresholds) float64 { return t.MinPipelineIngestRatio }, false,
+		func(r *Report, b float64) string {
+			return fmt.Sprintf("ingest %.0f req/s is %.2f of the raw pipeline's %.0f/s < %.2f", r.ThroughputRPS, r.PipelineIngestRatio, r.RawPipelineIngestRPS, b)
+		}},
+	{"ingest p95 / the raw pipeline's", func(r *Ratios) *float64 { return &r.P95PipelineRatio }, func(t *Thresholds) float64 { return t.MaxP95PipelineRatio }, true,
+		func(r *Report, b float64) string {
+			return fmt.Sprintf("ingest p95 is %.2f× the raw pipeline's ingest p95 (%.1f ms) > %.2f×", r.P95PipelineRatio, r.RawPipelineIngestP95Ms, b)
+		}},
+	{"worker drain / the raw worker loop's", func(r *Ratios) *float64 { return &r.WorkerRatio }, func(t *Thresholds) float64 { return t.MinWorkerRatio }, false,
+		func(r *Report, b float64) string {
+			return fmt.Sprintf("worker drain %.0f/s is %.2f of the stand-ins' %.0f/s < %.2f", r.DrainRPS, r.WorkerRatio, r.RawWorkerRPS, b)
+		}},
+	{"ingest / the raw ingest loop's alone", func(r *Ratios) *float64 { return &r.IngestRatio }, func(t *Thresholds) float64 { return t.MinIngestRatio }, false,
+		func(r *Report, b float64) string {
+			return fmt.Sprintf("ingest %.0f req/s is %.2f of the stand-ins' %.0f/s < %.2f", r.ThroughputRPS, r.IngestRatio, r.RawIngestRPS, b)
+		}},
+	{"ingest p95 / the raw transaction p95", func(r *Ratios) *float64 { return &r.P95TxRatio }, func(t *Thresholds) float64 { return t.MaxP95TxRatio }, true,
+		func(r *Report, b float64) string {
+			return fmt.Sprintf("ingest p95 is %.1f× the raw transaction p95 (%.1f ms) > %.1f×", r.P95TxRatio, r.RawTxP95Ms, b)
+		}},
 }
 
 // roundsOf groups reports by plan, in the order the plans first ran, and
@@ -88,7 +118,7 @@ func (g *Rounds) Check(th *Thresholds) {
 	}
 	for _, k := range ratioKinds {
 		v, bound := *k.of(&g.Median), k.bound(th)
-		if bound <= 0 || v <= 0 || (k.upper && v <= bound) || (!k.upper && v >= bound) {
+		if !k.misses(v, bound) {
 			continue
 		}
 		rel := "<"
