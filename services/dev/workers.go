@@ -73,6 +73,7 @@ func runWorkers(ctx context.Context, env Env) error {
 	if os.Getenv("PACER_WORKER_PPROF") == "" {
 		// Profiles on the loopback ops port, for make load (README).
 		childEnv = append(childEnv, "PACER_WORKER_PPROF=true")
+		wcfg.Pprof = true
 	}
 	pool := workerpool.New(workerpool.Config{Command: bin, Env: childEnv, StopTimeout: 12 * time.Second, Stderr: os.Stderr, Log: env.Log})
 	defer pool.Close()
@@ -102,7 +103,7 @@ func runWorkers(ctx context.Context, env Env) error {
 				fmt.Fprintf(os.Stdout, "asyncevent-workers: %d worker process(es) of %s, autoscaled %d..%d on backlog per worker (target %.0f = %s / %s × concurrency %d, scale-in window %s); autoscaler metrics http://%s/metrics\n",
 					s.Running, bin, cfg.Min, cfg.Max, cfg.TargetBacklogPerWorker(), cfg.AcceptableLatency, cfg.ProcessingTime, cfg.Concurrency, cfg.ScaleInWindow, env.Addr)
 				for _, p := range pool.Procs() {
-					fmt.Fprintf(os.Stdout, "  worker pid %d ops: http://%s/metrics (and /healthz, /readyz)\n", p.PID, p.OpsAddr)
+					fmt.Fprintf(os.Stdout, "  worker pid %d ops: http://%s/metrics (and %s)\n", p.PID, p.OpsAddr, opsPaths(wcfg.Pprof))
 				}
 				env.Ready()
 			})
@@ -158,9 +159,17 @@ func runInProcessWorker(ctx context.Context, env Env) error {
 		}
 		cfg.OpsListener = l
 		cfg.Ready = func() {
-			fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
+			fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and %s)\n", l.Addr(), opsPaths(cfg.Pprof))
 			env.Ready()
 		}
 	}
 	return asyncworker.Run(ctx, cfg)
+}
+
+// opsPaths names a worker's ops paths besides /metrics, for the banner.
+func opsPaths(pprof bool) string {
+	if pprof {
+		return "/healthz, /readyz, /debug/pprof/"
+	}
+	return "/healthz, /readyz"
 }
