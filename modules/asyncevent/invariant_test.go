@@ -86,10 +86,11 @@ func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) it
 
 // CheckCapacity lists the open events (a full-table Scan) at most every
 // OpenEventsEvery; in between it checks what that listing found and the
-// events this service has read since, those first, so an event with
-// traffic here is checked from its first participation even when max
-// leaves others out, and one closed here drops out. An event read while a
-// listing runs is kept, though the listing missed it.
+// events this service has admitted a participation to since, those first,
+// so an event with traffic here is checked from its first participation
+// even when max leaves others out, and one closed here drops out. An event
+// participated in while a listing runs is kept, though the listing missed
+// it.
 func TestCheckCapacityListsOpenEventsRarely(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})

@@ -185,8 +185,7 @@ func main() {
 		}
 		var err error
 		if sis, err = newStandins(ctx, d, q, tbl, runID); err != nil {
-			fmt.Fprintln(os.Stderr, "load:", err)
-			os.Exit(1)
+			fatal(err)
 		}
 		sis.onProduct = *rawTable == rawOnProduct
 		if *pollDuring {
@@ -205,8 +204,7 @@ func main() {
 			if p.Users > 0 {
 				fmt.Fprintf(os.Stderr, "[warm-up] %d plain ingests at %d goroutines, not counted (-warm-up=false to skip)...\n", p.Requests, p.Users)
 				if err := sis.warm(ctx, p.Users, p.Requests); err != nil {
-					fmt.Fprintln(os.Stderr, "load:", err)
-					os.Exit(1)
+					fatal(err)
 				}
 				break
 			}
@@ -286,26 +284,22 @@ func main() {
 		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(1)
+		fatal(err)
 	}
 	jb, _ := json.MarshalIndent(reports, "", "  ") // plain data
 	jsonPath, htmlPath := filepath.Join(*out, "load.json"), filepath.Join(*out, "load.html")
 	if err := os.WriteFile(jsonPath, jb, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(1)
+		fatal(err)
 	}
 	if err := os.WriteFile(htmlPath, []byte(HTML(reports, rounds)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(1)
+		fatal(err)
 	}
 	fmt.Printf("Wrote %s and %s\n", jsonPath, htmlPath)
 	if rounds != nil {
 		rb, _ := json.MarshalIndent(rounds, "", "  ") // plain data
 		roundsPath := filepath.Join(*out, "rounds.json")
 		if err := os.WriteFile(roundsPath, rb, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "load:", err)
-			os.Exit(1)
+			fatal(err)
 		}
 		fmt.Printf("Wrote %s\n", roundsPath)
 	}
@@ -325,6 +319,12 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// fatal reports err and exits 1.
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "load:", err)
+	os.Exit(1)
 }
 
 // checkTarget refuses a target that is not on loopback unless allowed.
