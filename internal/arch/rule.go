@@ -16,6 +16,7 @@ var Kits = []string{
 	"services/internal/asyncbackend", // AsyncEvent's AWS wiring, shared by its API and worker
 	"services/internal/spectest",     // tests: every answer is in the spec
 	"services/internal/browsertest",  // tests: the pages in headless Chromium
+	"services/internal/smuggletest",  // tests: over-limit bodies over raw TCP
 	"services/internal/childproc",    // tests: a service in a child process, to kill or stop
 	"services/internal/metrics",      // Prometheus registry, the contract's collectors, /metrics
 }

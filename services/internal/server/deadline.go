@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"time"
 )
@@ -15,18 +16,29 @@ import (
 // so any handler that outlived 5 s failed with "context canceled" (seen as
 // 503s under load). The whole-request limits stay with the server's
 // ReadTimeout and WriteTimeout.
+//
+// It also notes a read that failed because of the client (broken: the
+// body ended before its Content-Length, or its chunks were malformed),
+// which Huma answers as a 500; guard's problemWriter makes that a 400.
 type bodyDeadline struct {
 	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
+	rc     *http.ResponseController
+	done   bool
+	broken error
 }
 
 func (b *bodyDeadline) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && !b.done {
 		b.done = true
-		if errors.Is(err, io.EOF) {
+		var ne net.Error
+		switch {
+		case errors.Is(err, io.EOF):
 			_ = b.rc.SetReadDeadline(time.Time{}) // best effort: not every writer supports it
+		case errors.As(err, &ne) && ne.Timeout(): // Huma answers 408
+		case errors.Is(err, http.ErrBodyReadAfterClose): // the server's own doing
+		default:
+			b.broken = err
 		}
 	}
 	return n, err

@@ -20,7 +20,12 @@ import (
 //   - lower-cases the request's media type (Content-Type: Application/Json),
 //     which is case-insensitive (RFC 9110 §8.3.1) but which Huma matches
 //     as written, and drops a JSON type's parameters (see
-//     normalizeMediaType).
+//     normalizeMediaType);
+//   - wraps the request body (bodyDeadline) on a copy of the request,
+//     leaving the server's own request as net/http made it, and turns
+//     the 500 Huma answers when reading the body fails into a 400 when
+//     the client broke it (ended it before its Content-Length, sent
+//     malformed chunks).
 func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -34,10 +39,20 @@ func guard(next http.Handler) http.Handler {
 				r.Header.Set("Content-Type", n)
 			}
 		}
+		var body *bodyDeadline
 		if r.Body != nil {
-			r.Body = &bodyDeadline{ReadCloser: r.Body, rc: http.NewResponseController(w)}
+			// The wrapped body goes on a shallow copy, never on the
+			// server's own request: net/http decides whether the
+			// connection may carry another request from that request's
+			// Body (how much of it is unread, whether a handler closed it
+			// early). Replaced, it hid that, and the unread rest of an
+			// over-limit body was read as further requests (request
+			// smuggling; see TestOverLimitBodySmugglesNothing).
+			r = r.WithContext(r.Context())
+			body = &bodyDeadline{ReadCloser: r.Body, rc: http.NewResponseController(w)}
+			r.Body = body
 		}
-		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r}, r)
+		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r, body: body}, r)
 	})
 }
 
@@ -57,12 +72,14 @@ func normalizeMediaType(ct string) string {
 
 // problemWriter rewrites a 404 or 405 written as plain text or with no
 // content type (http.ServeMux's, written with http.Error) into a
-// problem+json. A handler's own problem, JSON or CBOR, passes through.
+// problem+json, and a 500 written after the client broke the request
+// body into a 400. A handler's own problem, JSON or CBOR, passes through.
 type problemWriter struct {
 	http.ResponseWriter
 	r        *http.Request
-	wrote    bool // the status is written
-	replaced bool // the handler's body is dropped: ours was written
+	body     *bodyDeadline // nil without a body
+	wrote    bool          // the status is written
+	replaced bool          // the handler's body is dropped: ours was written
 }
 
 func (w *problemWriter) WriteHeader(code int) {
@@ -80,6 +97,12 @@ func (w *problemWriter) WriteHeader(code int) {
 			detail = "the method is not allowed on this path; the Allow header lists those that are"
 		}
 		writeProblem(w.ResponseWriter, w.r, code, detail)
+		return
+	}
+	if code == http.StatusInternalServerError && w.body != nil && w.body.broken != nil {
+		w.replaced = true
+		writeProblem(w.ResponseWriter, w.r, http.StatusBadRequest,
+			"the request body could not be read: it ended before its Content-Length, or its chunked encoding is malformed")
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -17,23 +17,10 @@ import (
 
 // Unclean paths get a problem+json 404 from Serve, not a redirect.
 func TestServeRejectsUncleanPaths(t *testing.T) {
-	l, err := server.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /events/{id}/participations", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, &http.Server{Handler: mux}, l) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
 	client := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	base := "http://" + l.Addr().String()
+	base := "http://" + serve(t, mux)
 	for _, p := range []string{"/events//participations", "/events/a/../b/participations", "/events/./x/participations"} {
 		resp, err := client.Get(base + p)
 		if err != nil {
@@ -83,20 +70,27 @@ func serveAPI(t *testing.T) string {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = io.WriteString(w, `{"own":true}`)
 	})
+	return "http://" + serve(t, mux)
+}
+
+// serve serves h through Serve on loopback until t ends, and returns its
+// address (host:port).
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
 	l, err := server.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, &http.Server{Handler: mux}, l) }()
+	go func() { done <- server.Serve(ctx, &http.Server{Handler: h}, l) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
 	})
-	return "http://" + l.Addr().String()
+	return l.Addr().String()
 }
 
 // Every 404 and 405 the mux produces is a problem+json like Huma's own

@@ -1,0 +1,53 @@
+package asynceventapi_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/smuggletest"
+)
+
+// The API as Run serves it answers every over-limit body once, runs no
+// request hidden in it, and writes nothing (see package smuggletest).
+func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- asynceventapi.Run(ctx, asynceventapi.Config{
+			Config:   asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, DynamoDB: env.Dynamo, SQS: env.SQS},
+			Listener: l, Dev: true,
+		})
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("api: %v", err)
+		}
+	}()
+	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{}, nil, false)
+	smuggletest.CheckAPI(t, l.Addr().String(), api, map[string]string{
+		server.DevUserHeader: "prober", server.DevRolesHeader: "admin", "Content-Type": "application/json",
+	})
+	items, err := env.Dynamo.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(env.DDB.Table.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items.Items) != 0 {
+		t.Errorf("hostile requests wrote %d items", len(items.Items))
+	}
+}
