@@ -20,11 +20,12 @@ var web embed.FS
 // worker outcomes, from the API's GET /metrics where served, else from
 // the admin stats; /ui/dlq.html lists the DLQ). They call the API's own
 // operations and are not in its spec. dev offers the dev
-// sign-in picker.
-func RegisterPages(mux *http.ServeMux, dev bool) error {
+// sign-in picker; only the service itself and embedOrigins may frame the
+// pages.
+func RegisterPages(mux *http.ServeMux, dev bool, embedOrigins server.Origins) error {
 	site, err := fs.Sub(web, "web")
 	if err != nil {
 		return err
 	}
-	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev})
+	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev, EmbedOrigins: embedOrigins})
 }

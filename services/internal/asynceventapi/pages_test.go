@@ -18,6 +18,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/browsertest"
 	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // pagesStack is the API in dev mode with its pages, on loopback, over a
@@ -25,14 +26,15 @@ import (
 func pagesStack(t *testing.T, opts asynceventtest.Options) (*asynceventtest.Env, *httptest.Server) {
 	t.Helper()
 	env := asynceventtest.New(t, opts)
-	srv := httptest.NewServer(pagesMux(t, env, true))
+	srv := httptest.NewServer(pagesMux(t, env, true, nil))
 	t.Cleanup(srv.Close)
 	env.StartWorkers(t, 1, consumer.Config{})
 	return env, srv
 }
 
-// pagesMux is the API (in dev mode or not) and its pages over env.
-func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool) *http.ServeMux {
+// pagesMux is the API (in dev mode or not) and its pages over env, which
+// embed may frame.
+func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool, embed server.Origins) *http.ServeMux {
 	t.Helper()
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
@@ -40,7 +42,7 @@ func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool) *http.ServeMux {
 	}
 	mux := http.NewServeMux()
 	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, dev)
-	if err := asynceventapi.RegisterPages(mux, dev); err != nil {
+	if err := asynceventapi.RegisterPages(mux, dev, embed); err != nil {
 		t.Fatal(err)
 	}
 	return mux
@@ -201,7 +203,7 @@ func TestOpsPage(t *testing.T) {
 // stats when there is no /metrics.
 func TestOpsPageReadsMetrics(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	mux := pagesMux(t, env, true)
+	mux := pagesMux(t, env, true, nil)
 	// One exposition with the API's gauges and a worker's counters, as
 	// a federating scrape or a one-process stack serves them.
 	reg := metrics.NewRegistry()
@@ -309,32 +311,25 @@ func TestMyParticipationsPaging(t *testing.T) {
 }
 
 // Outside dev mode the page takes its token only by postMessage from its
-// parent window, and only from an allowed origin (its own here): a frame
-// on another origin posting the same token is ignored, a token in the URL
-// (query or fragment) is never used, and the same-origin embedding signs
-// in and participates as the token's user.
+// parent window, and only from an allowed origin (its own, and the
+// embedOrigins): a site on another origin cannot even frame it
+// (frame-ancestors), an allowed one frames it and signs it in, a token in
+// the URL (query or fragment) is never used, and the same-origin
+// embedding signs in and participates as the token's user.
 func TestSignInFromEmbeddingApp(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	token, err := auth.Mint(secret, auth.Principal{UserID: "embedded-user"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := pagesMux(t, env, false)
-	var bearer atomic.Int64 // calls that carried a token
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" {
-			bearer.Add(1)
-		}
-		mux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
 	// host is an embedding application's page that frames the
-	// participation page and answers its token request.
-	host := func(pageOrigin string) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%s/ui/?event=gig"></iframe><script>
+	// participation page of the origin in its ?page= (its own if none)
+	// and answers the page's token request.
+	host := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><iframe id="f" src="%s/ui/?event=gig" onload="window.__loaded++"></iframe><script>
 window.__posted = 0;
+window.__loaded = 0;
 window.addEventListener("message", (ev) => {
   const f = document.getElementById("f");
   if (ev.source === f.contentWindow && ev.data && ev.data.type === "pacer-token-request") {
@@ -342,24 +337,55 @@ window.addEventListener("message", (ev) => {
     window.__posted++;
   }
 });
-</script>`, pageOrigin, token)
-		})
-	}
-	mux.Handle("GET /host", host(""))
-	other := httptest.NewServer(host(srv.URL)) // another origin
+</script>`, r.URL.Query().Get("page"), token)
+	})
+	other := httptest.NewServer(host) // another origin
 	t.Cleanup(other.Close)
+	// pages serves the pages (which other may frame if embedded) and
+	// counts the calls that carried a token and the pages' config reads.
+	pages := func(embed server.Origins) (srv *httptest.Server, bearer, configs *atomic.Int64) {
+		mux := pagesMux(t, env, false, embed)
+		mux.Handle("GET /host", host)
+		bearer, configs = new(atomic.Int64), new(atomic.Int64)
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "" {
+				bearer.Add(1)
+			}
+			if r.URL.Path == "/ui/config.json" {
+				configs.Add(1)
+			}
+			mux.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		return srv, bearer, configs
+	}
+	srv, bearer, configs := pages(nil)
+	embedding, embeddedBearer, _ := pages(server.Origins{other.URL})
 	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: "Gig", Capacity: 5}); err != nil {
 		t.Fatal(err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 
 	b := browsertest.New(t)
-	b.Navigate(other.URL)
-	b.WaitFor(20*time.Second, "the other origin's host to answer the token request", `window.__posted > 0`)
-	time.Sleep(2 * time.Second) // a token taken would be used at once (my participations)
+	b.Navigate(other.URL + "/?page=" + srv.URL)
+	b.WaitFor(20*time.Second, "the other origin's frame to load or be refused", `window.__loaded > 0`)
+	time.Sleep(2 * time.Second) // a framed page would read its config and ask for the token at once
+	if n, posted := configs.Load(), browsertest.Eval[int](b, `window.__posted`); n != 0 || posted != 0 {
+		t.Errorf("a site on another origin framed the page: it read its config %d times and asked for a token %d times", n, posted)
+	}
 	if n := bearer.Load(); n != 0 {
 		t.Errorf("a frame on another origin signed the page in: %d calls with its token", n)
 	}
+	b.Navigate(other.URL + "/?page=" + embedding.URL)
+	b.WaitFor(20*time.Second, "an allowed origin's frame to ask for the token", `window.__posted > 0`)
+	deadline := time.Now().Add(20 * time.Second)
+	for embeddedBearer.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if embeddedBearer.Load() == 0 {
+		t.Error("a page framed by an allowed origin (embedOrigins) did not sign in with the token it was handed")
+	}
+
 	before := bearer.Load()
 	for _, u := range []string{"/ui/?event=gig&token=" + token, "/ui/?event=gig&access_token=" + token, "/ui/?event=gig#token=" + token} {
 		b.Navigate(srv.URL + u)

@@ -65,6 +65,8 @@ type Config struct {
 	Listener net.Listener // if set, used instead of listening on Addr
 	// Dev enables dev mode (dev header, dev secrets).
 	Dev bool
+	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins).
+	EmbedOrigins server.Origins
 	// Verifier defaults to server.AuthFromEnv.
 	Verifier *auth.Verifier
 	// Ready, if set, is called once the API serves, with its base URL
@@ -78,6 +80,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_ASYNCEVENT_ADDR", DefaultAddr, "listen address")
 	cfg.Config.Declare(s)
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 }
 
@@ -113,7 +116,7 @@ func Run(ctx context.Context, cfg Config) error {
 	mux := http.NewServeMux()
 	d := Deps{Service: svc, Log: log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
-	if err := RegisterPages(mux, cfg.Dev); err != nil {
+	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
 		return err
 	}
 	handler := m.serve(mux, svc, q, log)

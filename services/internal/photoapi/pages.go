@@ -17,11 +17,12 @@ var web embed.FS
 // organizers' page (/ui/organizer.html: by bib or by photographer,
 // optionally in one event, or an event's gallery). Photos load from
 // imageBaseURL + "/" + processedKey. They call the API's own operations
-// and are not in its spec.
-func RegisterPages(mux *http.ServeMux, dev bool, imageBaseURL string) error {
+// and are not in its spec. Only the service itself and embedOrigins may
+// frame them.
+func RegisterPages(mux *http.ServeMux, dev bool, imageBaseURL string, embedOrigins server.Origins) error {
 	site, err := fs.Sub(web, "web")
 	if err != nil {
 		return err
 	}
-	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev, ImageBaseURL: imageBaseURL})
+	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev, ImageBaseURL: imageBaseURL, EmbedOrigins: embedOrigins})
 }

@@ -37,7 +37,7 @@ func pagesStack(t *testing.T) (*photo.Service, *httptest.Server, Demo) {
 	}
 	mux := http.NewServeMux()
 	NewAPI(mux, Deps{Service: k.Service}, v, true)
-	if err := RegisterPages(mux, true, cdn.URL); err != nil {
+	if err := RegisterPages(mux, true, cdn.URL, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(mux)

@@ -59,6 +59,9 @@ type Config struct {
 	// ImageBaseURL is where the pages load photos from: the CDN or bucket
 	// URL a photo's processedKey is appended to (PACER_PHOTO_IMAGE_BASE_URL).
 	ImageBaseURL string
+	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins;
+	// PACER_EMBED_ORIGINS).
+	EmbedOrigins server.Origins
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
@@ -76,6 +79,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
 	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 }
 
@@ -160,7 +164,7 @@ func Run(ctx context.Context, cfg Config) error {
 	mux := http.NewServeMux()
 	d := Deps{Service: svc, Log: cfg.Log}
 	NewAPI(mux, d, verifier, cfg.Dev)
-	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL); err != nil {
+	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		return err
 	}
 

@@ -12,6 +12,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 // shared holds what every service's pages use: pacer.js (sign-in, API
@@ -40,10 +42,59 @@ type PageConfig struct {
 	// or bucket URL a processed key is appended to); the
 	// Content-Security-Policy allows images from its origin.
 	ImageBaseURL string
-	// EmbedOrigins are the origins besides the service's own whose
-	// windows may hand the pages a token by postMessage (outside dev
-	// mode); /ui/config.json lists them.
-	EmbedOrigins []string
+	// EmbedOrigins are the origins besides the service's own that may
+	// frame the pages (the Content-Security-Policy's frame-ancestors) and
+	// whose windows may hand them a token by postMessage (outside dev
+	// mode); /ui/config.json lists them. None by default: only the
+	// service's own origin may frame its pages.
+	EmbedOrigins Origins
+}
+
+// Origins is a list of web origins (scheme://host[:port]), set from a
+// comma-separated list; each must be an http or https origin with no
+// path, query, fragment or user info.
+type Origins []string
+
+// String lists o comma-separated.
+func (o *Origins) String() string { return strings.Join(*o, ",") }
+
+// Set parses a comma-separated list of origins (empty: none), lower-case.
+func (o *Origins) Set(v string) error {
+	var out Origins
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		origin, err := parseOrigin(s)
+		if err != nil {
+			return err
+		}
+		out = append(out, origin)
+	}
+	*o = out
+	return nil
+}
+
+// parseOrigin returns s as an origin, scheme and host lower-case, or an
+// error saying what is wrong with it.
+func parseOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*;, '\"") {
+		return "", fmt.Errorf("server: %q is not a web origin: want scheme://host[:port], http or https, with nothing after the host", s)
+	}
+	host := u.Host
+	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {
+		host = strings.TrimSuffix(host, ":"+p) // as a browser writes the origin
+	}
+	return strings.ToLower(u.Scheme + "://" + host), nil
+}
+
+// DeclareEmbedOrigins declares the embed-origins setting
+// (PACER_EMBED_ORIGINS) on s, stored in p: see PageConfig.EmbedOrigins.
+func DeclareEmbedOrigins(s *config.Set, p *Origins) {
+	s.Var(p, "embed-origins", "PACER_EMBED_ORIGINS", "",
+		"origins (comma-separated scheme://host[:port]) of the applications that may frame the pages and hand them a token; empty: the service's own only")
 }
 
 // pageConfig is /ui/config.json, what the pages read first.
@@ -56,7 +107,9 @@ type pageConfig struct {
 // Pages serves cfg's pages under PagesPrefix on mux, each answer with a
 // strict Content-Security-Policy (scripts, styles and API calls from the
 // service itself only; images also from ImageBaseURL's origin; no inline
-// script, so text a page shows can never run), plus /ui/config.json.
+// script, so text a page shows can never run; framed only by the service
+// itself and EmbedOrigins, so no other site can frame a button to
+// clickjack it), plus /ui/config.json.
 func Pages(mux *http.ServeMux, cfg PageConfig) error {
 	imgSrc := "'self'"
 	if cfg.ImageBaseURL != "" {
@@ -66,9 +119,18 @@ func Pages(mux *http.ServeMux, cfg PageConfig) error {
 		}
 		imgSrc += " " + u.Scheme + "://" + u.Host
 	}
+	frameAncestors, embedders := "'self'", []string{}
+	for _, o := range cfg.EmbedOrigins {
+		origin, err := parseOrigin(o)
+		if err != nil {
+			return fmt.Errorf("server: pages: embed origin: %w", err)
+		}
+		frameAncestors += " " + origin
+		embedders = append(embedders, origin)
+	}
 	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + imgSrc +
-		"; connect-src 'self'; base-uri 'none'; form-action 'self'"
-	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/"), EmbedOrigins: append([]string{}, cfg.EmbedOrigins...)})
+		"; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors " + frameAncestors
+	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/"), EmbedOrigins: embedders})
 	if err != nil {
 		return err
 	}
@@ -80,6 +142,9 @@ func Pages(mux *http.ServeMux, cfg PageConfig) error {
 	mux.HandleFunc("GET "+PagesPrefix, func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", csp)
+		if len(cfg.EmbedOrigins) == 0 {
+			h.Set("X-Frame-Options", "SAMEORIGIN") // for browsers without frame-ancestors
+		}
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-cache")
