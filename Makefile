@@ -9,10 +9,26 @@ SHELL := bash
 GO ?= go
 # 2 cores here: two test binaries at a time, each with its own stand-ins.
 GOTEST_P ?= 2
+# Parallel tests per binary: most of a test's time is spent waiting on a
+# stand-in (another process) or a queue's timers, not on a core, so more
+# than the 2 cores' worth run at once (each test has its own table/queue).
+GOTEST_PARALLEL ?= 4
 GOTEST_TIMEOUT ?= 20m
 # Tests talk to live stand-ins, so cached results would prove nothing; the
 # race detector is on because concurrency is what the tests are about.
 GOTESTFLAGS ?= -count=1 -race
+# The slowest test packages first (a clean run's per-package times, longest
+# first), so the two slots end together instead of one starting a long
+# package last; ./... then adds every other package.
+SLOW_FIRST = ./modules/asyncevent ./services/internal/asynceventapi ./modules/asyncevent/dynamostore \
+  ./services/internal/asyncworker ./services/dev ./services/deploygen ./modules/photo ./services/internal/photoapi \
+  ./services/internal/asyncevents
+# gotestsum (pinned as a tool in go.mod) runs go test, prints its usual
+# output, and keeps each module's test2json stream in TESTJSON, from which
+# `make test` prints the slowest tests at its end.
+GOTESTSUM = $(CURDIR)/.cache/bin/gotestsum
+TESTJSON = $(CURDIR)/.cache/test
+SLOWEST ?= 20
 
 # Go files we own (not the npm packages' or caches').
 GOFILES = $$(find . -name '*.go' -not -path './tools/standin/node_modules/*' -not -path './.cache/*' -not -path './.git/*')
@@ -42,10 +58,22 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 	exec bin/pacer-dev $(RUNFLAGS)
 
 .PHONY: test
-test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'
-	$(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
-	cd analytics && CGO_ENABLED=1 $(GO) test $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...
-	cd bench && $(GO) test $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...
+test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'; then list the SLOWEST (20) tests
+	@$(GO) build -o $(GOTESTSUM) gotest.tools/gotestsum
+	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
+	@status=0; \
+	echo "go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) (the slowest packages first) ./..."; \
+	$(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/main.json -- \
+	  $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) -timeout $(GOTEST_TIMEOUT) $(SLOW_FIRST) ./... || status=1; \
+	echo "cd analytics && go test $(GOTESTFLAGS) ./... (cgo: DuckDB)"; \
+	(cd analytics && CGO_ENABLED=1 $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/analytics.json -- \
+	  $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
+	echo "cd bench && go test $(GOTESTFLAGS) ./..."; \
+	(cd bench && $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/bench.json -- \
+	  $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
+	echo; echo "The $(SLOWEST) slowest tests and subtests (seconds; all runs' test2json in $(TESTJSON)):"; \
+	cat $(TESTJSON)/*.json | $(GOTESTSUM) tool slowest --threshold 0s --num $(SLOWEST); \
+	exit $$status
 
 # analytics/ is a module of its own (DuckDB is cgo; the rest stays
 # CGO_ENABLED=0). The report reads what `make run`'s file sink wrote.
