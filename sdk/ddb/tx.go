@@ -31,6 +31,13 @@ func (db *DB) Transact(ctx context.Context, ops ...*Op) error {
 // TransactToken is Transact with a client request token, which makes the
 // transaction idempotent for 10 minutes: a retry with the same token and
 // ops does not apply twice.
+//
+// DynamoDB scopes a token to the account and region, not to a table: for
+// those 10 minutes a token must be unique across every table and tenant
+// the account serves (derive it from ids that are, e.g. a ULID request
+// id, never from a per-table counter). The same token with other
+// operations fails with IdempotentParameterMismatchException, and
+// DynamoDB Local shares tokens across its tables in the same way.
 func (db *DB) TransactToken(ctx context.Context, token string, ops ...*Op) error {
 	if len(ops) == 0 || len(ops) > MaxTxOps {
 		return fmt.Errorf("%w: a transaction takes 1 to %d operations, got %d", ErrInvalid, MaxTxOps, len(ops))

@@ -3,7 +3,9 @@ package ddb_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
@@ -25,8 +27,12 @@ func TestTransactTokenIsIdempotent(t *testing.T) {
 			reqs.Put(&request{RequestID: "r1", Status: succeeded}),
 		)
 	}
+	// Tokens are account-wide (DynamoDB Local: across tables) for 10
+	// minutes, so this run's are its own: a fixed one made a second run
+	// (go test -count=2) fail with IdempotentParameterMismatch.
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for i := 0; i < 3; i++ {
-		if err := tx("ingest-r1"); err != nil {
+		if err := tx(run + "-r1"); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
@@ -35,14 +41,14 @@ func TestTransactTokenIsIdempotent(t *testing.T) {
 		t.Fatalf("remaining = %+v %v, want 9 after one applied transaction", c, err)
 	}
 	// Another token is another transaction.
-	if err := tx("ingest-r1-again"); err != nil {
+	if err := tx(run + "-r1-again"); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := caps.GetStrong(ctx, capacityKey("e1")); c.Remaining != 8 {
 		t.Fatalf("remaining = %d, want 8", c.Remaining)
 	}
 	// The same token with other operations is refused, not applied.
-	err = env.DB.TransactToken(ctx, "ingest-r1", caps.Update(capacityKey("e1")).Add("capacityRemaining", 100).Op())
+	err = env.DB.TransactToken(ctx, run+"-r1", caps.Update(capacityKey("e1")).Add("capacityRemaining", 100).Op())
 	if err == nil {
 		t.Fatal("same token, other operations: accepted")
 	}
