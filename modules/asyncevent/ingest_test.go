@@ -339,10 +339,10 @@ func TestIngestDiesAfterSend(t *testing.T) {
 // request FAILED_FINAL (or ingest dies between the lock transaction and the
 // send). The request stays RECEIVED with no message, and a client retry
 // only gets its id back as a duplicate. Once it has been RECEIVED for
-// RequeueAfter, the next read of it (the client's poll, or an admin's)
-// enqueues it again, at most once per RequeueAfter, and a worker finishes
-// it.
-func TestStrandedRequestIsRequeuedOnRead(t *testing.T) {
+// RequeueAfter, polls of it still only read it (a GET writes nothing: one
+// GetItem each, no write, no message); the sweep enqueues it again, and a
+// worker finishes it.
+func TestStrandedRequestIsHealedBySweepNotRead(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64 // the clock's advance
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
@@ -382,13 +382,16 @@ func TestStrandedRequestIsRequeuedOnRead(t *testing.T) {
 	}
 	skew.Store(int64(time.Minute))
 	env.Calls.Reset()
-	for range 3 { // repeated polls send one message
-		if _, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil {
-			t.Fatal(err)
+	for range 3 {
+		if r, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
+			t.Fatalf("poll of a stranded request: %+v, %v", r, err)
 		}
 	}
-	if s := env.Calls.Count("SQS.SendMessage"); s != 1 {
-		t.Fatalf("3 polls of a stranded request sent %d messages, want 1", s)
+	if gets, all := env.Calls.Count("DynamoDB.GetItem"), env.Calls.Total(); gets != 3 || all != 3 {
+		t.Fatalf("3 polls of a stranded request made %d calls (%v), want 3 GetItem and nothing else", all, env.Calls)
+	}
+	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Stranded != 1 || res.Requeued != 1 {
+		t.Fatalf("sweep: %+v, %v; want the stranded request requeued", res, err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 	r := waitTerminal(t, env, []string{p.RequestID}, 20*time.Second)[0]

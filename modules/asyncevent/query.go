@@ -14,15 +14,14 @@ type Caller struct {
 }
 
 // GetRequest returns a request to its owner or an admin. To anyone else it
-// is ErrRequestNotFound, so request ids cannot be probed.
+// is ErrRequestNotFound, so request ids cannot be probed. It only reads
+// (one GetItem): a poll is safe and costs what docs/capacity.md says.
 //
 // A request still RECEIVED Config.RequeueAfter after it was requested has
 // been stranded: its ingest died before the send, or the send and marking
 // it failed both failed (the client got a 503, and its retry only returns
-// this id as a duplicate). Reading it enqueues it again, at most once per
-// RequeueAfter (a conditional requeuedAt); the worker takes RECEIVED
-// requests. A message that was in fact still on its way is harmless: the
-// worker is idempotent. The request itself is returned as read.
+// this id as a duplicate). SweepStranded, which every worker runs, enqueues
+// it again; reading it does not.
 func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*Request, error) {
 	if !ValidID(requestID) {
 		return nil, fmt.Errorf("%w: requestId", ErrInvalidID)
@@ -33,9 +32,6 @@ func (s *Service) GetRequest(ctx context.Context, c Caller, requestID string) (*
 	}
 	if !c.Admin && r.UserID != c.UserID {
 		return nil, ErrRequestNotFound
-	}
-	if _, err := s.requeueStranded(ctx, r); err != nil {
-		s.cfg.Log.Warn("asyncevent: could not requeue a stranded request", "requestId", r.RequestID, "err", err)
 	}
 	return r, nil
 }
@@ -61,8 +57,9 @@ type SweepOptions struct {
 }
 
 // SweepStranded finds every request stranded in RECEIVED (see GetRequest)
-// and enqueues it again, so that requests nobody reads are not left
-// behind either. In the same pass it counts the requests whose enqueue
+// and enqueues it again, at most once per RequeueAfter (a conditional
+// requeuedAt); the worker takes RECEIVED requests, and a message that was
+// in fact still on its way is harmless: the worker is idempotent. In the same pass it counts the requests whose enqueue
 // failed at ingest and, if opt says so, re-queues them. It scans the
 // table: run it as an operator job (the admin API's POST
 // /admin/requests/sweep), e.g. every few minutes from a scheduler, not per
@@ -180,7 +177,7 @@ func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request
 }
 
 // requeueStranded enqueues r again if it has been RECEIVED for
-// RequeueAfter and was not requeued within it (see GetRequest). It reports
+// RequeueAfter and was not requeued within it (see SweepStranded). It reports
 // whether it sent a message.
 func (s *Service) requeueStranded(ctx context.Context, r *Request) (bool, error) {
 	if r.Status != StatusReceived || s.queue == nil || s.cfg.RequeueAfter <= 0 {
@@ -194,7 +191,7 @@ func (s *Service) requeueStranded(ctx context.Context, r *Request) (bool, error)
 	err := s.store.MarkRequeued(ctx, r.RequestID, now, before)
 	var se *StateError
 	if errors.As(err, &se) {
-		return false, nil // moved on, or another reader requeued it
+		return false, nil // moved on, or another sweep requeued it
 	}
 	if err == nil {
 		err = s.queue.Send(ctx, Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}.Encode())

@@ -476,3 +476,46 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 		t.Fatalf("event after a refused draw: %+v %v", ev, err)
 	}
 }
+
+// A lottery request's view shows when the draw was scheduled to be
+// announced (announcedAt) and, once drawn, when the draw decided it
+// (drawnAt); before the draw there is no drawnAt.
+func TestRequestViewShowsWhenItWasDrawn(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: time.Millisecond}})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
+	cutoff := time.Now().Add(2 * time.Second).UnixMilli()
+	announce := cutoff + time.Hour.Milliseconds()
+	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
+		Winners: 1, LotteryCutoffAt: cutoff, AnnouncedAt: announce}); err != nil {
+		t.Fatal(err)
+	}
+	resp := api.Post("/events/raffle/participations", token(t, "u1"))
+	expect(t, resp, http.StatusAccepted)
+	id := decode[struct{ RequestID string }](t, resp).RequestID
+	env.StartWorkers(t, 1, consumer.Config{})
+	get := func() asynceventapi.RequestView {
+		resp := api.Get("/requests/"+id, token(t, "u1"))
+		expect(t, resp, http.StatusOK)
+		return decode[asynceventapi.RequestView](t, resp)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for r := get(); r.UIPhase != string(asyncevent.PhaseCollecting); r = get() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the entry was not collected: %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := get(); r.AnnouncedAt != announce || r.DrawnAt != 0 {
+		t.Fatalf("before the draw: announcedAt %d drawnAt %d, want %d and none", r.AnnouncedAt, r.DrawnAt, announce)
+	}
+	time.Sleep(time.Until(time.UnixMilli(cutoff + 10)))
+	expect(t, api.Post("/admin/events/raffle/draw", token(t, "a", auth.RoleAdmin), map[string]any{}), http.StatusOK)
+	if r := get(); r.ResultCode != string(asyncevent.CodeLotteryWin) || r.DrawnAt == 0 || r.DrawnAt != r.FinishedAt || r.AnnouncedAt != announce {
+		t.Fatalf("after the draw: %+v; want the win, drawnAt = finishedAt, announcedAt %d", r, announce)
+	}
+}

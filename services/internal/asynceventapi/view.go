@@ -21,7 +21,8 @@ type RequestView struct {
 	// Timeline lists the steps reached so far with their times.
 	Timeline        []Step `json:"timeline"`
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
-	AnnouncedAt     int64  `json:"announcedAt,omitempty"`
+	AnnouncedAt     int64  `json:"announcedAt,omitempty" doc:"LOTTERY: when the organizer scheduled the results to be announced (set at creation)"`
+	DrawnAt         int64  `json:"drawnAt,omitempty" doc:"LOTTERY: when the draw decided this entry (its finishedAt; absent before the draw). The event's drawnAt is when the whole draw ended"`
 	FailureClass    string `json:"failureClass,omitempty"`
 	ErrorCode       string `json:"errorCode,omitempty"`
 	ErrorMessage    string `json:"errorMessage,omitempty"`
@@ -50,6 +51,9 @@ func viewOf(r *asyncevent.Request, admin bool) RequestView {
 		QueueDelayMs: r.QueueDelay(), E2EDelayMs: r.E2EDelay(),
 		LotteryCutoffAt: r.LotteryCutoffAt, AnnouncedAt: r.AnnouncedAt,
 		FailureClass: string(r.FailureClass), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
+	}
+	if r.ResultCode == asyncevent.CodeLotteryWin || r.ResultCode == asyncevent.CodeRejectedLotteryLose {
+		v.DrawnAt = r.FinishedAt
 	}
 	v.Timeline = []Step{{"RECEIVED", r.RequestedAt}}
 	if r.QueuedAt != 0 {
