@@ -56,14 +56,18 @@ func WriteText(w io.Writer, results []Result) error {
 	return nil
 }
 
-// bar is one bar of a chart.
+// bar is one bar of a chart: a row with its label on the left, the bar,
+// and its value after it.
 type bar struct {
-	Label  string
+	Label  string // in full (the bar's tooltip)
+	Short  string // as shown: at most maxLabel characters
 	Value  float64
 	X, W   float64
 	Y, H   float64
 	Text   string
-	LabelY float64
+	LabelX float64 // where the label ends (right-aligned)
+	TextY  float64 // the baseline of the label and the value
+	TextX  float64 // where the value starts
 }
 
 // chart is an inline SVG bar chart.
@@ -73,12 +77,20 @@ type chart struct {
 	Bars          []bar
 }
 
+// The bar charts' geometry: one horizontal bar per row, so that any number
+// of events stays legible (a label never shares its row), labels right-
+// aligned in a column of their own and cut to maxLabel characters (11 px
+// text is at most about 6.5 px a character, so they fit labelWidth).
+const (
+	rowHeight  = 18.0
+	labelWidth = 290.0
+	plotWidth  = 400.0
+	maxLabel   = 44
+)
+
 // barChart lays out one bar per (label, value).
 func barChart(title string, labels []string, values []float64) chart {
-	c := chart{Title: title, Width: 720, Height: 240}
-	if len(values) == 0 {
-		return c
-	}
+	c := chart{Title: title, Width: labelWidth + plotWidth + 80, Height: rowHeight*float64(len(values)) + 10}
 	top := 0.0
 	for _, v := range values {
 		top = max(top, v)
@@ -86,16 +98,27 @@ func barChart(title string, labels []string, values []float64) chart {
 	if top == 0 {
 		top = 1
 	}
-	plot := c.Height - 60
-	w := (c.Width - 20) / float64(len(values))
 	for i, v := range values {
-		h := plot * v / top
+		y := 5 + float64(i)*rowHeight
+		w := plotWidth * v / top
 		c.Bars = append(c.Bars, bar{
-			Label: labels[i], Value: v, X: 10 + float64(i)*w + w*0.1, W: w * 0.8,
-			Y: 20 + plot - h, H: h, Text: strconv.FormatFloat(v, 'f', -1, 64), LabelY: c.Height - 20,
+			Label: labels[i], Short: shorten(labels[i], maxLabel), Value: v,
+			X: labelWidth + 10, W: w, Y: y + 2, H: rowHeight - 4, Text: strconv.FormatFloat(v, 'f', -1, 64),
+			LabelX: labelWidth, TextY: y + rowHeight - 5, TextX: labelWidth + 10 + w + 4,
 		})
 	}
 	return c
+}
+
+// shorten cuts s to at most n characters, keeping its start and its end
+// (an event id's tail and the hour tell rows apart) around an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	tail := n / 2
+	return string(r[:n-tail-1]) + "…" + string(r[len(r)-tail:])
 }
 
 // charts draws hourly volume (all events) and the p50/p95 delays per event.
@@ -114,7 +137,7 @@ func charts(results []Result) []chart {
 				labels = append(labels, Cell(row[idx["event_id"]])+" "+Cell(row[idx["hour_utc"]])[11:16])
 				vals = append(vals, num(row[idx["requests"]]))
 			}
-			out = append(out, barChart("Requests per hour (UTC)", labels, vals))
+			out = append(out, barChart("Requests per hour (UTC) of requestedAt (docs/events.md says why not queuedAt)", labels, vals))
 		case "3_queue_delay_p95", "4_e2e_delay_p95":
 			var labels []string
 			var vals []float64
@@ -142,8 +165,8 @@ td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}th{background:#f4
 <body><h1>AsyncEvent analytics</h1><p>Generated {{.Generated}} from {{.Source}}.</p>
 {{range .Charts}}<h2>{{.Title}}</h2>
 <svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Bars}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="#4a7bd0"><title>{{.Label}}: {{.Text}}</title></rect>
-<text x="{{.X}}" y="{{.Y}}" dy="-3">{{.Text}}</text><text x="{{.X}}" y="{{.LabelY}}">{{.Label}}</text>
+{{range .Bars}}<g><title>{{.Label}}: {{.Text}}</title><text x="{{.LabelX}}" y="{{.TextY}}" text-anchor="end">{{.Short}}</text>
+<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="#4a7bd0"></rect><text x="{{.TextX}}" y="{{.TextY}}">{{.Text}}</text></g>
 {{end}}</svg>{{end}}
 {{range .Results}}<h2>{{.Query.Title}}</h2><table><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{cell .}}</td>{{end}}</tr>{{end}}</table>{{end}}
