@@ -93,7 +93,7 @@ func (s *Service) enqueue(ctx context.Context, r *Request, floor int64, shards i
 			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at,
 			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
-			FailureClass: Retryable, ErrorCode: string(CodeFailedIngestEnqueue),
+			FailureClass: Requeueable, ErrorCode: string(CodeFailedIngestEnqueue),
 			ErrorMessage: truncate("enqueue failed: "+err.Error(), MaxErrorMessage),
 			Message:      "enqueue failed",
 		})

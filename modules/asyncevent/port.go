@@ -218,7 +218,7 @@ type DeadLetter struct {
 	Body         string
 	ReceiveCount int
 	SentAt       int64
-	// Class and ErrorCode are the worker's tag (the failureClass and
+	// Class and ErrorCode are the worker's tag (the deadClass and
 	// errorCode message attributes); Class is DeadUnknown for a message
 	// SQS moved by itself.
 	Class     DeadClass

@@ -97,18 +97,33 @@ const (
 	CodeRejectedDuplicate     ResultCode = "REJECTED_DUPLICATE"
 	CodeRejectedLotteryLose   ResultCode = "REJECTED_LOTTERY_LOSE"
 	CodeRejectedLotteryClosed ResultCode = "REJECTED_LOTTERY_CLOSED"
-	CodeFailedIngestEnqueue   ResultCode = "FAILED_INGEST_ENQUEUE"
-	CodeFailedWorker          ResultCode = "FAILED_WORKER"
-	CodeFailedValidation      ResultCode = "FAILED_VALIDATION"
-	CodeFailedSerde           ResultCode = "FAILED_SERDE"
+	// FAILED_INGEST_ENQUEUE: the enqueue failed at ingest (REQUEUEABLE).
+	CodeFailedIngestEnqueue ResultCode = "FAILED_INGEST_ENQUEUE"
+	// FAILED_VALIDATION: the request cannot be decided as it is, e.g. its
+	// event does not exist (NON_RETRYABLE).
+	CodeFailedValidation ResultCode = "FAILED_VALIDATION"
+	// FAILED_SERDE: its queue message could not be decoded (NON_RETRYABLE).
+	CodeFailedSerde ResultCode = "FAILED_SERDE"
 )
 
-// FailureClass says whether a failure may succeed if retried.
+// FailureClass says, of a failure, what can be done about it
+// (docs/asyncevent.md, "Failure classes").
 type FailureClass string
 
 // The failure classes.
 const (
-	Retryable    FailureClass = "RETRYABLE"
+	// Retryable: a transient failure (throttling, 5xx, a timeout, a
+	// conflict) that Pacer retries itself: the message comes back. It is
+	// never stored on a request (a request retrying is still PROCESSING,
+	// with attempts and lastError*); it classes the RequestFailed events of
+	// attempts (docs/events.md).
+	Retryable FailureClass = "RETRYABLE"
+	// Requeueable: a FAILED_FINAL request with nothing wrong in it that
+	// Pacer could not hand on (FAILED_INGEST_ENQUEUE). Nothing retries it
+	// by itself; an operator's re-queue finishes it.
+	Requeueable FailureClass = "REQUEUEABLE"
+	// NonRetryable: a FAILED_FINAL request that cannot succeed as it is
+	// (FAILED_VALIDATION, FAILED_SERDE): a re-queue would fail again.
 	NonRetryable FailureClass = "NON_RETRYABLE"
 )
 

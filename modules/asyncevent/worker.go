@@ -2,6 +2,7 @@ package asyncevent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -68,9 +69,7 @@ type Outcome struct {
 func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 	msg, err := DecodeMessage(d.Body)
 	if err != nil {
-		// Without a valid request id there is no request to mark failed.
-		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", err)
-		return Outcome{Ack: true, Result: "bad-message", Err: err}
+		return s.undecodable(ctx, d, err)
 	}
 	shards := 0
 	if msg.EventType == FirstCome {
@@ -362,6 +361,52 @@ func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, messa
 		return Outcome{Ack: true, Result: "failed", Err: fmt.Errorf("%s: %s", code, message), Status: se.Current.Status}
 	}
 	return s.retry(ctx, msg, d, err)
+}
+
+// undecodable handles a message that does not decode (derr): retrying
+// cannot fix it, so it is acked. If its body still names a request that
+// is waiting for it (RECEIVED or QUEUED), that request would wait forever:
+// it ends FAILED_FINAL / FAILED_SERDE (NON_RETRYABLE, errorCode
+// BAD_MESSAGE). Without a valid request id there is no request to mark; a
+// request already PROCESSING was taken by a message that decoded, and a
+// lottery entry must stay counted, so it is left alone.
+func (s *Service) undecodable(ctx context.Context, d Delivery, derr error) Outcome {
+	var head struct {
+		RequestID string `json:"requestId"`
+	}
+	if json.Unmarshal([]byte(d.Body), &head) != nil || !ValidID(head.RequestID) {
+		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", derr)
+		return Outcome{Ack: true, Result: "bad-message", Err: derr}
+	}
+	r, err := s.store.GetRequest(ctx, head.RequestID)
+	switch {
+	case errors.Is(err, ErrRequestNotFound):
+		s.cfg.Log.Error("asyncevent: dropping malformed message of an unknown request", "requestId", head.RequestID, "err", derr)
+		return Outcome{Ack: true, Result: "bad-message", Err: derr}
+	case err != nil:
+		return Outcome{Result: "retry", Err: err}
+	case r.Status != StatusReceived && r.Status != StatusQueued:
+		s.cfg.Log.Error("asyncevent: dropping malformed message", "requestId", r.RequestID, "status", r.Status, "err", derr)
+		return Outcome{Ack: true, Result: "bad-message", Err: derr, Status: r.Status}
+	}
+	now := max(s.now(), r.LastChange()+1)
+	t := &Transition{
+		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
+		From: []Status{r.Status}, To: StatusFailedFinal, At: now,
+		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedSerde, Attempts: d.ReceiveCount,
+		FailureClass: NonRetryable, ErrorCode: "BAD_MESSAGE", ErrorMessage: truncate(derr.Error(), MaxErrorMessage),
+		Message: "BAD_MESSAGE",
+	}
+	err = s.transition(ctx, t)
+	var se *StateError
+	switch {
+	case err == nil:
+		return Outcome{Ack: true, Result: "failed", Err: derr, Status: StatusFailedFinal, FinishedAt: t.FinishedAt}
+	case errors.As(err, &se):
+		// It moved on meanwhile: whoever moved it decides it.
+		return Outcome{Ack: true, Result: "bad-message", Err: derr}
+	}
+	return Outcome{Result: "retry", Err: err}
 }
 
 // errCapacityChanged: the seat count kept changing while a request was

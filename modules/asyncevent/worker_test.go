@@ -1,6 +1,7 @@
 package asyncevent_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -143,6 +144,47 @@ func TestNonRetryableFailures(t *testing.T) {
 		main, dead, err := env.Queue.Depths(ctx)
 		return main == 0 && dead == 0, err
 	})
+}
+
+// A message that does not decode but still names a request waiting for it
+// (a newer message version, a bad event type) ends that request
+// FAILED_FINAL / FAILED_SERDE instead of leaving it QUEUED forever, and is
+// acked; one that names no request, or a request another message already
+// took, is dropped and changes nothing.
+func TestUndecodableMessageFailsItsRequest(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	firstCome(t, env, "ev", 5)
+	p := participate(t, env.Service, "ev", "u1")
+	taken := participate(t, env.Service, "ev", "u2")
+	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: taken.RequestID, EventID: "ev", UserID: "u2",
+		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: time.Now().UnixMilli() + 1,
+		StartedAt: time.Now().UnixMilli() + 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		body   string
+		result string
+	}{
+		{`{"v":2,"requestId":"` + p.RequestID + `","eventId":"ev","userId":"u1","eventType":"FIRST_COME"}`, "failed"},
+		{`{"v":1,"requestId":"` + taken.RequestID + `","eventId":"ev","userId":"u2","eventType":"BINGO"}`, "bad-message"},
+		{`{"v":1,"requestId":"nosuchrequest","eventType":"BINGO"}`, "bad-message"},
+		{`not json`, "bad-message"},
+	} {
+		out := env.Service.Process(ctx, asyncevent.Delivery{Body: c.body, ReceiveCount: 1, SentAt: time.Now()})
+		if !out.Ack || out.Result != c.result || !errors.Is(out.Err, asyncevent.ErrBadMessage) {
+			t.Errorf("%s: outcome %+v, want acked %q with ErrBadMessage", c.body, out, c.result)
+		}
+	}
+	r := env.Request(t, p.RequestID)
+	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedSerde || r.FailureClass != asyncevent.NonRetryable ||
+		r.ErrorCode != "BAD_MESSAGE" || !strings.Contains(r.ErrorMessage, "version 2") || r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 {
+		t.Fatalf("request %+v, want FAILED_FINAL / FAILED_SERDE", r)
+	}
+	checkLogs(t, env, r)
+	if r := env.Request(t, taken.RequestID); r.Status != asyncevent.StatusProcessing {
+		t.Fatalf("the request another message took is %s, want PROCESSING still", r.Status)
+	}
 }
 
 // A retryable fault (throttling) leaves the message; the attempt and the

@@ -17,8 +17,13 @@ import (
 
 // The message attributes of a dead letter a worker sent (SendDead).
 const (
-	// AttrFailureClass is the asyncevent.DeadClass.
-	AttrFailureClass = "failureClass"
+	// AttrDeadClass is the asyncevent.DeadClass. (It is not a request's
+	// failureClass, which says what an operator can do about a failed
+	// request; a DLQ message is always a retryable failure.)
+	AttrDeadClass = "deadClass"
+	// AttrLegacyDeadClass is the name workers before AttrDeadClass tagged
+	// the class with; a message tagged so still reads as its class.
+	AttrLegacyDeadClass = "failureClass"
 	// AttrErrorCode is the last attempt's error code
 	// (asyncevent.ErrorCode, e.g. ThrottlingException).
 	AttrErrorCode = "errorCode"
@@ -46,7 +51,7 @@ func (q *Queue) SendDead(ctx context.Context, m consumer.Message, class asynceve
 		return types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
 	}
 	attrs := map[string]types.MessageAttributeValue{
-		AttrFailureClass:    str(string(class)),
+		AttrDeadClass:       str(string(class)),
 		AttrSourceMessageID: str(m.ID),
 		AttrReceiveCount:    {DataType: aws.String("Number"), StringValue: aws.String(strconv.Itoa(m.ReceiveCount))},
 	}
@@ -205,9 +210,12 @@ func (q *Queue) changeDead(ctx context.Context, release, del []types.Message) er
 func deadLetter(m types.Message) asyncevent.DeadLetter {
 	cm := toMessage(m)
 	d := asyncevent.DeadLetter{MessageID: cm.ID, Body: cm.Body, ReceiveCount: cm.ReceiveCount, SentAt: cm.SentAt.UnixMilli(), Class: asyncevent.DeadUnknown}
-	if a, ok := m.MessageAttributes[AttrFailureClass]; ok {
-		if c, err := asyncevent.ParseDeadClass(aws.ToString(a.StringValue)); err == nil {
-			d.Class = c
+	for _, name := range []string{AttrDeadClass, AttrLegacyDeadClass} {
+		if a, ok := m.MessageAttributes[name]; ok {
+			if c, err := asyncevent.ParseDeadClass(aws.ToString(a.StringValue)); err == nil {
+				d.Class = c
+				break
+			}
 		}
 	}
 	if a, ok := m.MessageAttributes[AttrErrorCode]; ok {

@@ -108,7 +108,7 @@ type DeadMessageView struct {
 	MessageID    string `json:"messageId"`
 	ReceiveCount int    `json:"receiveCount"`
 	SentAt       int64  `json:"sentAt"`
-	Class        string `json:"class" doc:"Why it is here: the failureClass the worker tagged it with (THROTTLED, TIMEOUT, CONFLICT, DEPENDENCY, ALLOCATING), or UNKNOWN when SQS moved it untagged (the worker died or timed out on its last receive)"`
+	Class        string `json:"class" doc:"Why it is here: the class the worker tagged it with (its deadClass message attribute: THROTTLED, TIMEOUT, CONFLICT, DEPENDENCY or ALLOCATING), or UNKNOWN when SQS moved it untagged (the worker died or timed out on its last receive)"`
 	ErrorCode    string `json:"errorCode,omitempty" doc:"The last attempt's error code, e.g. ThrottlingException (tagged messages only)"`
 	RequestID    string `json:"requestId,omitempty"`
 	EventID      string `json:"eventId,omitempty"`

@@ -23,7 +23,7 @@ type RequestView struct {
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty" doc:"LOTTERY: when the organizer scheduled the results to be announced (set at creation)"`
 	DrawnAt         int64  `json:"drawnAt,omitempty" doc:"LOTTERY: when the draw decided this entry (its finishedAt; absent before the draw). The event's drawnAt is when the whole draw ended"`
-	FailureClass    string `json:"failureClass,omitempty"`
+	FailureClass    string `json:"failureClass,omitempty" enum:"REQUEUEABLE,NON_RETRYABLE" doc:"FAILED_FINAL only: REQUEUEABLE (an operator re-queue finishes it) or NON_RETRYABLE (it cannot succeed as it is); see docs/asyncevent.md, Failure classes"`
 	ErrorCode       string `json:"errorCode,omitempty"`
 	ErrorMessage    string `json:"errorMessage,omitempty"`
 
