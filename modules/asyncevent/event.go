@@ -106,6 +106,9 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 		if in.IndexShards < 1 || in.IndexShards > MaxIndexShards {
 			return nil, bad("indexShards", "indexShards must be 1..%d", MaxIndexShards)
 		}
+		if in.ClosesAt == 0 { // every event ends: see MaxEventLifetime
+			in.ClosesAt = max(in.OpensAt, now) + MaxEventLifetime.Milliseconds()
+		}
 		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt, cfg.Ordering = in.Capacity, in.OpensAt, in.ClosesAt, in.Ordering
 		if in.IndexShards > 1 {
 			cfg.IndexShards = in.IndexShards

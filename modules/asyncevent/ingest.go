@@ -59,13 +59,10 @@ func (s *Service) participate(ctx context.Context, eventID, userID string) (Part
 	if cfg.EventType == Lottery {
 		r.LotteryCutoffAt, r.AnnouncedAt = cfg.LotteryCutoffAt, cfg.AnnouncedAt
 	}
-	// The lock expires a week after the event ends. An event with no end
-	// (FIRST_COME without closesAt) keeps its locks: were one to expire
-	// while the event is open, the same user could take a second seat.
-	var lockTTL int64
-	if end := cfg.EndsAt(); end > 0 {
-		lockTTL = (max(end, now) + LockTTLAfter.Milliseconds()) / 1000
-	}
+	// The lock expires a week after the event ends, and every event ends
+	// (EndsAt): it takes no participation after that end, so no lock
+	// expires while its event could admit the same user again.
+	lockTTL := (max(cfg.EndsAt(), now) + LockTTLAfter.Milliseconds()) / 1000
 	existing, dup, err := s.store.CreateRequest(ctx, r, lockTTL)
 	if err != nil {
 		return Participation{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
@@ -101,8 +98,8 @@ func (s *Service) enqueue(ctx context.Context, r *Request, floor int64, shards i
 			var se *StateError
 			if !errors.As(ferr, &se) {
 				// The request stays RECEIVED with no message. The client's
-				// retry gets this id as a duplicate, and reading the request
-				// after Config.RequeueAfter enqueues it (see GetRequest).
+				// retry gets this id as a duplicate, and the sweep enqueues
+				// it after Config.RequeueAfter (see SweepStranded).
 				s.cfg.Log.Error("asyncevent: enqueue failed and the request could not be marked failed", "requestId", r.RequestID, "send", err, "mark", ferr)
 				return fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
 			}
@@ -145,8 +142,8 @@ func admits(cfg *EventConfig, now int64) error {
 		return fmt.Errorf("%w: event %s opens at %d", ErrEventNotOpen, cfg.EventID, cfg.OpensAt)
 	case cfg.EventType == Lottery && now >= cfg.LotteryCutoffAt:
 		return fmt.Errorf("%w: event %s closed entries at %d", ErrLotteryClosed, cfg.EventID, cfg.LotteryCutoffAt)
-	case cfg.ClosesAt > 0 && now >= cfg.ClosesAt:
-		return fmt.Errorf("%w: event %s closed at %d", ErrEventClosed, cfg.EventID, cfg.ClosesAt)
+	case cfg.EventType == FirstCome && now >= cfg.EndsAt():
+		return fmt.Errorf("%w: event %s closed at %d", ErrEventClosed, cfg.EventID, cfg.EndsAt())
 	}
 	return nil
 }

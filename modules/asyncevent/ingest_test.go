@@ -442,22 +442,44 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 	}
 }
 
-// A FIRST_COME event without a close time keeps its idempotency locks: a
-// lock that expired while the event is still open would let the same user
-// in again.
-func TestLockWithoutEventEndNeverExpires(t *testing.T) {
+// Every event ends, so every idempotency lock expires: a FIRST_COME event
+// created without closesAt closes MaxEventLifetime after it opens, its
+// locks expire a week after that, and it takes no participation past its
+// end (a lock that expired while the event was open would let the same
+// user in again). An event stored without closesAt (before every event
+// got one) ends the same way.
+func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "open", EventType: asyncevent.FirstCome, Capacity: 10}); err != nil {
+	var skew atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: now, EventCacheTTL: -1}})
+	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "open", EventType: asyncevent.FirstCome, Capacity: 10})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want := cfg.CreatedAt + asyncevent.MaxEventLifetime.Milliseconds(); cfg.ClosesAt != want {
+		t.Fatalf("closesAt %d, want creation + MaxEventLifetime = %d", cfg.ClosesAt, want)
 	}
 	participate(t, env.Service, "open", "u1")
 	lock := rawItem(t, env, "IDEMP#open#u1", "LOCK")
-	if str(lock, "requestId") == "" {
-		t.Fatalf("no lock: %v", lock)
+	if want := strconv.FormatInt((cfg.ClosesAt+asyncevent.LockTTLAfter.Milliseconds())/1000, 10); num(lock, "ttl") != want {
+		t.Fatalf("lock ttl %q, want the end + 7 days = %s", num(lock, "ttl"), want)
 	}
-	if _, ok := lock["ttl"]; ok {
-		t.Fatalf("lock of an event without an end has ttl %s", num(lock, "ttl"))
+	// An event stored without closesAt by an older version.
+	legacy := &asyncevent.EventConfig{EventID: "legacy", EventType: asyncevent.FirstCome, Status: asyncevent.EventOpen,
+		CapacityTotal: 10, CreatedAt: cfg.CreatedAt, UpdatedAt: cfg.CreatedAt}
+	if err := env.Store.CreateEvent(ctx, legacy); err != nil {
+		t.Fatal(err)
+	}
+	participate(t, env.Service, "legacy", "u1")
+	if got := num(rawItem(t, env, "IDEMP#legacy#u1", "LOCK"), "ttl"); got == "" {
+		t.Fatal("the lock of an event stored without closesAt has no ttl")
+	}
+	skew.Store(int64(asyncevent.MaxEventLifetime + time.Second))
+	for _, ev := range []string{"open", "legacy"} {
+		if _, err := env.Service.Participate(ctx, ev, "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+			t.Errorf("%s after its end: %v, want ErrEventClosed", ev, err)
+		}
 	}
 }
 

@@ -14,6 +14,11 @@ const (
 	RequestTTL   = 90 * 24 * time.Hour // Request: 90 days after it was requested
 	LockTTLAfter = 7 * 24 * time.Hour  // IdempotencyLock: event end + 7 days
 	LogTTL       = 30 * 24 * time.Hour // StatusLog: 30 days after the transition
+	// MaxEventLifetime is how long a FIRST_COME event created without
+	// closesAt stays open: it closes MaxEventLifetime after it opens (its
+	// opensAt, or its creation), as long as a Request is kept. Every event
+	// thus has an end, and every IdempotencyLock a TTL a week after it.
+	MaxEventLifetime = 90 * 24 * time.Hour
 )
 
 // MaxErrorMessage bounds errorMessage, in bytes (so at most 256 characters).
@@ -170,10 +175,15 @@ type EventConfig struct {
 }
 
 // EndsAt is when the event is over, for the IdempotencyLock's TTL: the
-// close (FIRST_COME) or the announcement or cutoff (LOTTERY).
+// close (FIRST_COME) or the announcement or cutoff (LOTTERY). A FIRST_COME
+// event stored without closesAt (created before every event got one) ends
+// MaxEventLifetime after it opened, and takes no participation after it.
 func (c *EventConfig) EndsAt() int64 {
 	if c.EventType == Lottery {
 		return max(c.AnnouncedAt, c.LotteryCutoffAt)
+	}
+	if c.ClosesAt == 0 {
+		return max(c.OpensAt, c.CreatedAt) + MaxEventLifetime.Milliseconds()
 	}
 	return c.ClosesAt
 }

@@ -27,9 +27,9 @@ type Config struct {
 	// before it gives up with ErrUnavailable (default 10 s; the draw can be
 	// called again).
 	DrawIndexWait time.Duration
-	// RequeueAfter is how long a request may stay RECEIVED before a read
-	// of it enqueues it again (default 30 s; negative disables). See
-	// Service.GetRequest.
+	// RequeueAfter is how long a request may stay RECEIVED before the
+	// sweep enqueues it again (default 30 s; negative disables). See
+	// Service.SweepStranded.
 	RequeueAfter time.Duration
 	// WriteTimeout bounds each write that records a queuedAt (ingest's
 	// RECEIVED → QUEUED, a worker's RECEIVED → PROCESSING): the write is

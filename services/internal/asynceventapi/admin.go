@@ -19,7 +19,7 @@ type NewEventBody struct {
 	// FIRST_COME
 	Capacity int64 `json:"capacity,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N"`
 	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
-	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until"`
+	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until (default and for events stored without one: 90 days after opensAt or creation, so that every event ends and every idempotency lock expires a week after)"`
 
 	Ordering    string `json:"ordering,omitempty" enum:"arrival,delivery" doc:"FIRST_COME: how the N winners are picked. arrival (default): exactly the first N by (queuedAt, requestId), decided a few seconds after queuedAt (the allocator waits until no earlier request can still appear). delivery: as the queue delivers, at once, roughly but not exactly the first N."`
 	IndexShards int    `json:"indexShards,omitempty" minimum:"1" maximum:"32" doc:"FIRST_COME: how many partitions of the event index (GSI2) the event's requests are written over (default 1). 1 keeps the seed's key EVENT#{eventId}, one partition per event, which takes about 1,000 participations/s on AWS. N > 1 departs from the seed: each request's entry goes to EVENT#{eventId}#{shard}, shard = FNV-1a(requestId) mod N, raising the event's index ceiling about N times; the admin list and the allocator read the N partitions back merged in (queuedAt, requestId) order (each admin page costs up to N queries). Fixed at creation."`
