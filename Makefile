@@ -16,7 +16,11 @@ GOTEST_PARALLEL ?= 4
 GOTEST_TIMEOUT ?= 20m
 # Tests talk to live stand-ins, so cached results would prove nothing; the
 # race detector is on because concurrency is what the tests are about.
-GOTESTFLAGS ?= -count=1 -race
+# -trimpath keeps the checkout's path out of the build cache's keys, so a
+# fresh clone (CI's) reuses the compiled packages instead of compiling
+# every one of Pacer's again (tests find repository files with
+# internal/repo, not with their source path).
+GOTESTFLAGS ?= -count=1 -race -trimpath
 # The slowest test packages first (a clean run's per-package times, longest
 # first), so the two slots end together instead of one starting a long
 # package last; ./... then adds every other package.

@@ -8,20 +8,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/pacerhq/pacer/internal/repo"
 	"github.com/pacerhq/pacer/sdk/eventsink"
 )
 
-// Path is the schema file's path.
+// Path is the schema file's path (docs/events.schema.json in the
+// repository), or "" when the repository is not above the working
+// directory (loading it then fails, naming the cause).
 func Path() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "docs", "events.schema.json")
+	p, err := repo.File("docs", "events.schema.json")
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 var (

@@ -8,9 +8,7 @@ import (
 	"bufio"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +18,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/pacerhq/pacer/internal/repo"
 )
 
 // Families are metric families by name.
@@ -117,8 +117,10 @@ var (
 // Contracts parses the metric tables of docs/metrics.md.
 func Contracts(t testing.TB) map[string]Contract {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "../../../../docs/metrics.md")
+	path, err := repo.File("docs", "metrics.md")
+	if err != nil {
+		t.Fatalf("the metric contract: %v", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("the metric contract: %v", err)
