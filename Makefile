@@ -16,11 +16,13 @@ GOTEST_PARALLEL ?= 4
 GOTEST_TIMEOUT ?= 20m
 # Tests talk to live stand-ins, so cached results would prove nothing; the
 # race detector is on because concurrency is what the tests are about.
-# -trimpath keeps the checkout's path out of the build cache's keys, so a
-# fresh clone (CI's) reuses the compiled packages instead of compiling
-# every one of Pacer's again (tests find repository files with
-# internal/repo, not with their source path).
-GOTESTFLAGS ?= -count=1 -race -trimpath
+GOTESTFLAGS ?= -count=1 -race
+# -trimpath (in GOFLAGS, so that the binaries tests build themselves get
+# it too) keeps the checkout's path out of the build cache's keys: a fresh
+# clone (CI's) reuses the compiled packages instead of compiling every one
+# of Pacer's again. Tests find repository files with internal/repo, not
+# with their source path.
+TESTGOFLAGS = $(strip $(shell $(GO) env GOFLAGS) -trimpath)
 # The slowest test packages first (a clean run's per-package times, longest
 # first), so the two slots end together instead of one starting a long
 # package last; ./... then adds every other package.
@@ -65,8 +67,8 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'; then list the SLOWEST (20) tests
 	@$(GO) build -o $(GOTESTSUM) gotest.tools/gotestsum
 	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
-	@status=0; \
-	echo "go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) (the slowest packages first) ./..."; \
+	@export GOFLAGS="$(TESTGOFLAGS)"; status=0; \
+	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) (the slowest packages first) ./..."; \
 	$(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/main.json -- \
 	  $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) -timeout $(GOTEST_TIMEOUT) $(SLOW_FIRST) ./... || status=1; \
 	echo "cd analytics && go test $(GOTESTFLAGS) ./... (cgo: DuckDB)"; \

@@ -154,6 +154,7 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 	default:
 		return nil, bad("eventType", "eventType must be FIRST_COME or LOTTERY")
 	}
+	cfg.TTL = (cfg.EndsAt() + RequestTTL.Milliseconds()) / 1000
 	if err := s.store.CreateEvent(ctx, cfg); err != nil {
 		return nil, err
 	}

@@ -442,11 +442,11 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 	}
 }
 
-// Every event ends, so every idempotency lock expires: a FIRST_COME event
+// Every event ends, so every item expires: a FIRST_COME event
 // created without closesAt closes MaxEventLifetime after it opens, its
 // locks expire a week after that, and it takes no participation past its
 // end (a lock that expired while the event was open would let the same
-// user in again). An event stored without closesAt (before every event
+// user in again); its own items expire 90 days after its end. An event stored without closesAt (before every event
 // got one) ends the same way.
 func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	t.Parallel()
@@ -459,6 +459,12 @@ func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	}
 	if want := cfg.CreatedAt + asyncevent.MaxEventLifetime.Milliseconds(); cfg.ClosesAt != want {
 		t.Fatalf("closesAt %d, want creation + MaxEventLifetime = %d", cfg.ClosesAt, want)
+	}
+	eventTTL := strconv.FormatInt((cfg.ClosesAt+asyncevent.RequestTTL.Milliseconds())/1000, 10)
+	for _, sk := range []string{"CONFIG", "CAPACITY"} {
+		if got := num(rawItem(t, env, "EVENT#open", sk), "ttl"); got != eventTTL {
+			t.Fatalf("%s ttl %q, want the end + 90 days = %s (it outlives the event's requests)", sk, got, eventTTL)
+		}
 	}
 	participate(t, env.Service, "open", "u1")
 	lock := rawItem(t, env, "IDEMP#open#u1", "LOCK")

@@ -19,9 +19,13 @@ type Message struct {
 	Waits int `json:"waits,omitempty"`
 }
 
+// MessageVersion is the version of the messages this Pacer writes and
+// reads (Message.V).
+const MessageVersion = 1
+
 // Encode returns the message's JSON body.
 func (m Message) Encode() string {
-	m.V = 1
+	m.V = MessageVersion
 	b, _ := json.Marshal(m) // cannot fail: strings only
 	return string(b)
 }
@@ -34,7 +38,7 @@ func DecodeMessage(body string) (Message, error) {
 		return m, fmt.Errorf("%w: %v", ErrBadMessage, err)
 	}
 	switch {
-	case m.V != 1:
+	case m.V != MessageVersion:
 		return m, fmt.Errorf("%w: version %d", ErrBadMessage, m.V)
 	case !ValidID(m.RequestID) || !ValidID(m.EventID) || !ValidUserID(m.UserID):
 		return m, fmt.Errorf("%w: bad ids", ErrBadMessage)

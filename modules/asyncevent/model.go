@@ -172,6 +172,9 @@ type EventConfig struct {
 
 	CreatedAt int64
 	UpdatedAt int64
+	// TTL is when the event's items expire (epoch seconds): RequestTTL
+	// after its end, so it outlives every request made before that end.
+	TTL int64
 }
 
 // EndsAt is when the event is over, for the IdempotencyLock's TTL: the
@@ -213,6 +216,8 @@ type Capacity struct {
 	AllocQueuedAt   int64
 	AllocRequestID  string
 	AllocLate       int64
+
+	TTL int64 // the event's (EventConfig.TTL)
 }
 
 // StatusLog is one status transition of a request.

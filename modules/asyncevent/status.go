@@ -114,8 +114,8 @@ type FailureClass string
 const (
 	// Retryable: a transient failure (throttling, 5xx, a timeout, a
 	// conflict) that Pacer retries itself: the message comes back. It is
-	// never stored on a request (a request retrying is still PROCESSING,
-	// with attempts and lastError*); it classes the RequestFailed events of
+	// never stored on a request (a request being retried keeps its
+	// status, QUEUED or PROCESSING, with attempts and lastError*); it classes the RequestFailed events of
 	// attempts (docs/events.md).
 	Retryable FailureClass = "RETRYABLE"
 	// Requeueable: a FAILED_FINAL request with nothing wrong in it that

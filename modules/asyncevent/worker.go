@@ -367,16 +367,27 @@ func (s *Service) fail(ctx context.Context, msg Message, d Delivery, code, messa
 // cannot fix it, so it is acked. If its body still names a request that
 // is waiting for it (RECEIVED or QUEUED), that request would wait forever:
 // it ends FAILED_FINAL / FAILED_SERDE (NON_RETRYABLE, errorCode
-// BAD_MESSAGE). Without a valid request id there is no request to mark; a
+// BAD_MESSAGE). A message of a newer version than this worker's is not
+// acked: a newer worker decodes it (or a redrive of the DLQ, once one
+// runs). Without a valid request id there is no request to mark; a
 // request already PROCESSING was taken by a message that decoded, and a
 // lottery entry must stay counted, so it is left alone.
 func (s *Service) undecodable(ctx context.Context, d Delivery, derr error) Outcome {
 	var head struct {
+		V         int    `json:"v"`
 		RequestID string `json:"requestId"`
 	}
 	if json.Unmarshal([]byte(d.Body), &head) != nil || !ValidID(head.RequestID) {
 		s.cfg.Log.Error("asyncevent: dropping malformed message", "err", derr)
 		return Outcome{Ack: true, Result: "bad-message", Err: derr}
+	}
+	if head.V > MessageVersion {
+		// A newer Pacer wrote it (a deploy rolling out): not this
+		// worker's to fail. It is left, so it comes back, and reaches
+		// the DLQ if no newer worker takes it, to be redriven once one
+		// runs.
+		s.cfg.Log.Warn("asyncevent: message of a newer version left for a newer worker", "requestId", head.RequestID, "v", head.V)
+		return Outcome{Result: "retry", Err: derr}
 	}
 	r, err := s.store.GetRequest(ctx, head.RequestID)
 	switch {
@@ -387,12 +398,13 @@ func (s *Service) undecodable(ctx context.Context, d Delivery, derr error) Outco
 		return Outcome{Result: "retry", Err: err}
 	case r.Status != StatusReceived && r.Status != StatusQueued:
 		s.cfg.Log.Error("asyncevent: dropping malformed message", "requestId", r.RequestID, "status", r.Status, "err", derr)
-		return Outcome{Ack: true, Result: "bad-message", Err: derr, Status: r.Status}
+		return Outcome{Ack: true, Result: "bad-message", Err: derr}
 	}
 	now := max(s.now(), r.LastChange()+1)
 	t := &Transition{
 		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
-		From: []Status{r.Status}, To: StatusFailedFinal, At: now,
+		// Both: ingest may mark it QUEUED between the read and this write.
+		From: []Status{StatusReceived, StatusQueued}, To: StatusFailedFinal, At: now,
 		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedSerde, Attempts: d.ReceiveCount,
 		FailureClass: NonRetryable, ErrorCode: "BAD_MESSAGE", ErrorMessage: truncate(derr.Error(), MaxErrorMessage),
 		Message: "BAD_MESSAGE",
@@ -401,7 +413,8 @@ func (s *Service) undecodable(ctx context.Context, d Delivery, derr error) Outco
 	var se *StateError
 	switch {
 	case err == nil:
-		return Outcome{Ack: true, Result: "failed", Err: derr, Status: StatusFailedFinal, FinishedAt: t.FinishedAt}
+		return Outcome{Ack: true, Result: "failed", Err: derr, EventType: r.EventType, Status: StatusFailedFinal,
+			QueuedAt: r.QueuedAt, FinishedAt: t.FinishedAt}
 	case errors.As(err, &se):
 		// It moved on meanwhile: whoever moved it decides it.
 		return Outcome{Ack: true, Result: "bad-message", Err: derr}

@@ -147,15 +147,17 @@ func TestNonRetryableFailures(t *testing.T) {
 }
 
 // A message that does not decode but still names a request waiting for it
-// (a newer message version, a bad event type) ends that request
-// FAILED_FINAL / FAILED_SERDE instead of leaving it QUEUED forever, and is
-// acked; one that names no request, or a request another message already
-// took, is dropped and changes nothing.
+// (a bad event type) ends that request FAILED_FINAL / FAILED_SERDE instead
+// of leaving it QUEUED forever, and is acked; one that names no request,
+// or a request another message already took, is dropped and changes
+// nothing; one of a newer version is left for a newer worker (not acked,
+// its request untouched).
 func TestUndecodableMessageFailsItsRequest(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 5)
 	p := participate(t, env.Service, "ev", "u1")
+	newer := participate(t, env.Service, "ev", "u3")
 	taken := participate(t, env.Service, "ev", "u2")
 	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: taken.RequestID, EventID: "ev", UserID: "u2",
 		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: time.Now().UnixMilli() + 1,
@@ -164,26 +166,33 @@ func TestUndecodableMessageFailsItsRequest(t *testing.T) {
 	}
 	for _, c := range []struct {
 		body   string
+		ack    bool
 		result string
 	}{
-		{`{"v":2,"requestId":"` + p.RequestID + `","eventId":"ev","userId":"u1","eventType":"FIRST_COME"}`, "failed"},
-		{`{"v":1,"requestId":"` + taken.RequestID + `","eventId":"ev","userId":"u2","eventType":"BINGO"}`, "bad-message"},
-		{`{"v":1,"requestId":"nosuchrequest","eventType":"BINGO"}`, "bad-message"},
-		{`not json`, "bad-message"},
+		{`{"v":1,"requestId":"` + p.RequestID + `","eventId":"ev","userId":"u1","eventType":"BINGO"}`, true, "failed"},
+		{`{"v":2,"requestId":"` + newer.RequestID + `","eventId":"ev","userId":"u3","eventType":"FIRST_COME"}`, false, "retry"},
+		{`{"v":1,"requestId":"` + taken.RequestID + `","eventId":"ev","userId":"u2","eventType":"BINGO"}`, true, "bad-message"},
+		{`{"v":1,"requestId":"nosuchrequest","eventType":"BINGO"}`, true, "bad-message"},
+		{`not json`, true, "bad-message"},
 	} {
 		out := env.Service.Process(ctx, asyncevent.Delivery{Body: c.body, ReceiveCount: 1, SentAt: time.Now()})
-		if !out.Ack || out.Result != c.result || !errors.Is(out.Err, asyncevent.ErrBadMessage) {
-			t.Errorf("%s: outcome %+v, want acked %q with ErrBadMessage", c.body, out, c.result)
+		if out.Ack != c.ack || out.Result != c.result || !errors.Is(out.Err, asyncevent.ErrBadMessage) {
+			t.Errorf("%s: outcome %+v, want ack=%t %q with ErrBadMessage", c.body, out, c.ack, c.result)
+		}
+		if c.result == "bad-message" && out.Status != "" {
+			t.Errorf("%s: a dropped message reports the status %s (metrics would count it as its outcome)", c.body, out.Status)
 		}
 	}
 	r := env.Request(t, p.RequestID)
 	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedSerde || r.FailureClass != asyncevent.NonRetryable ||
-		r.ErrorCode != "BAD_MESSAGE" || !strings.Contains(r.ErrorMessage, "version 2") || r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 {
+		r.ErrorCode != "BAD_MESSAGE" || !strings.Contains(r.ErrorMessage, "event type") || r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 {
 		t.Fatalf("request %+v, want FAILED_FINAL / FAILED_SERDE", r)
 	}
 	checkLogs(t, env, r)
-	if r := env.Request(t, taken.RequestID); r.Status != asyncevent.StatusProcessing {
-		t.Fatalf("the request another message took is %s, want PROCESSING still", r.Status)
+	for id, want := range map[string]asyncevent.Status{taken.RequestID: asyncevent.StatusProcessing, newer.RequestID: asyncevent.StatusQueued} {
+		if r := env.Request(t, id); r.Status != want {
+			t.Errorf("request %s is %s, want %s still", id, r.Status, want)
+		}
 	}
 }
 

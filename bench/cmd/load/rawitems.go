@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
 // The raw loops' items carry the attributes and index keys the product
@@ -47,12 +49,14 @@ func (r rawReq) queuedSK(queuedAt int64) string {
 	return fmt.Sprintf("QAT#"+rawMillis+"#REQ#%s", queuedAt, r.id)
 }
 
-// lockItem is the IdempotencyLock ingest creates (no TTL: an event
-// without an end keeps its locks).
+// lockItem is the IdempotencyLock ingest creates, with its TTL a week
+// after the event's end (the load's events have no closesAt: they end
+// MaxEventLifetime after they open).
 func (r rawReq) lockItem(now int64) map[string]dtypes.AttributeValue {
+	ttl := (now + asyncevent.MaxEventLifetime.Milliseconds() + asyncevent.LockTTLAfter.Milliseconds()) / 1000
 	return map[string]dtypes.AttributeValue{
 		"PK": str(r.lockPK()), "SK": str("LOCK"), "entityType": str("IDEMPOTENCY"),
-		"eventId": str(r.event), "userId": str(r.user), "requestId": str(r.id), "createdAt": num(now),
+		"eventId": str(r.event), "userId": str(r.user), "requestId": str(r.id), "createdAt": num(now), "ttl": num(ttl),
 	}
 }
 

@@ -16,7 +16,7 @@ func CapacityModel(seed bool) []capacity.Usage {
 }
 
 var seedModel = []capacity.Usage{
-	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 177, WCU: 8, RCU: 0,
+	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 186, WCU: 8, RCU: 0,
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"W|table|EVENT#": 8}},
 	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,
@@ -43,7 +43,7 @@ var seedModel = []capacity.Usage{
 }
 
 var narrowModel = []capacity.Usage{
-	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 177, WCU: 8, RCU: 0,
+	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 186, WCU: 8, RCU: 0,
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"W|table|EVENT#": 8}},
 	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,

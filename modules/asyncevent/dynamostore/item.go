@@ -92,6 +92,7 @@ type EventConfigItem struct {
 
 	CreatedAt int64 `dynamodbav:"createdAt"`
 	UpdatedAt int64 `dynamodbav:"updatedAt,omitempty"`
+	TTL       int64 `dynamodbav:"ttl,omitempty"`
 }
 
 // CapacityItem is an EventCapacity item (EVENT#<eventId> / CAPACITY).
@@ -107,6 +108,8 @@ type CapacityItem struct {
 	AllocQueuedAt   int64  `dynamodbav:"allocQueuedAt,omitempty"`
 	AllocRequestID  string `dynamodbav:"allocRequestId,omitempty"`
 	AllocLate       int64  `dynamodbav:"allocLate,omitempty"`
+
+	TTL int64 `dynamodbav:"ttl,omitempty"` // the event's
 }
 
 // StatusLogItem is a StatusLog item (REQ#<requestId> /

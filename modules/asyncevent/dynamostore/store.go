@@ -183,7 +183,7 @@ func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) er
 	ops := []*ddb.Op{s.configs.Create(eventConfigItem(cfg)).Label("config")}
 	if cfg.EventType == asyncevent.FirstCome {
 		ops = append(ops, s.caps.Create(&CapacityItem{
-			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt,
+			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt, TTL: cfg.TTL,
 		}).Label("capacity"))
 	}
 	err := s.db.Transact(ctx, ops...)

@@ -17,7 +17,8 @@ import (
 )
 
 // The API as Run serves it answers every over-limit body once, runs no
-// request hidden in it, and writes nothing (see package smuggletest).
+// request hidden in it (a participation, which would write), and writes
+// nothing (see package smuggletest).
 func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
@@ -39,15 +40,21 @@ func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 			t.Errorf("api: %v", err)
 		}
 	}()
+	// The request hidden in each body would take a seat in probe1.
+	if _, err := env.Service.CreateEvent(context.Background(), asyncevent_firstCome("probe1")); err != nil {
+		t.Fatal(err)
+	}
 	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{}, nil, false)
-	smuggletest.CheckAPI(t, l.Addr().String(), api, map[string]string{
-		server.DevUserHeader: "prober", server.DevRolesHeader: "admin", "Content-Type": "application/json",
+	smuggletest.CheckAPI(t, api, smuggletest.Target{
+		Addr:   l.Addr().String(),
+		Header: map[string]string{server.DevUserHeader: "prober", server.DevRolesHeader: "admin", "Content-Type": "application/json"},
+		Hidden: "POST /events/probe1/participations HTTP/1.1\r\nHost: smuggled\r\n" + server.DevUserHeader + ": smuggler\r\n",
 	})
 	items, err := env.Dynamo.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(env.DDB.Table.Name())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items.Items) != 0 {
-		t.Errorf("hostile requests wrote %d items", len(items.Items))
+	if n := len(items.Items); n != 2 { // probe1's CONFIG and CAPACITY
+		t.Errorf("the table holds %d items, want only the event's 2: a hidden participation was written", n)
 	}
 }

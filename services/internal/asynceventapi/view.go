@@ -52,6 +52,9 @@ func viewOf(r *asyncevent.Request, admin bool) RequestView {
 		LotteryCutoffAt: r.LotteryCutoffAt, AnnouncedAt: r.AnnouncedAt,
 		FailureClass: string(r.FailureClass), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
 	}
+	if r.FailureClass == asyncevent.Retryable && r.ResultCode == asyncevent.CodeFailedIngestEnqueue {
+		v.FailureClass = string(asyncevent.Requeueable) // stored before the classes were defined
+	}
 	if r.ResultCode == asyncevent.CodeLotteryWin || r.ResultCode == asyncevent.CodeRejectedLotteryLose {
 		v.DrawnAt = r.FinishedAt
 	}
@@ -104,9 +107,13 @@ type EventView struct {
 }
 
 func eventViewOf(c *asyncevent.EventConfig) EventView {
+	closesAt := c.ClosesAt
+	if c.EventType == asyncevent.FirstCome {
+		closesAt = c.EndsAt() // an event stored without closesAt still ends
+	}
 	return EventView{
 		EventID: c.EventID, EventType: string(c.EventType), Status: string(c.Status), Title: c.Title,
-		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: c.ClosesAt, Ordering: string(c.Ordering), IndexShards: c.IndexShards,
+		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: closesAt, Ordering: string(c.Ordering), IndexShards: c.IndexShards,
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,

@@ -66,10 +66,10 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Que
 		}
 		if m != nil {
 			done(metrics.Outcome(out))
-			if out.StartedAt != 0 {
+			if out.StartedAt != 0 && out.QueuedAt != 0 {
 				m.QueueDelay(string(out.EventType), out.QueuedAt, out.StartedAt)
 			}
-			if out.FinishedAt != 0 {
+			if out.FinishedAt != 0 && out.QueuedAt != 0 { // a request failed before it was queued has no E2EDelay
 				m.E2EDelay(string(out.EventType), out.QueuedAt, out.FinishedAt)
 			}
 		}

@@ -57,7 +57,7 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 		}, []string{"event_type"}),
 		dead: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_worker_dead_lettered_total",
-			Help: "Messages this worker sent to the DLQ on their last receive, by failure class (asyncevent.DeadClass; UNKNOWN ones are moved by SQS and not counted here).",
+			Help: "Messages this worker sent to the DLQ on their last receive, by dead-letter class (asyncevent.DeadClass; UNKNOWN ones are moved by SQS and not counted here).",
 		}, []string{"class"}),
 	}
 	concurrent := prometheus.NewGauge(prometheus.GaugeOpts{

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/pacerhq/pacer/services/internal/config"
 )
@@ -82,6 +83,11 @@ func parseOrigin(s string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*;, '\"") {
 		return "", fmt.Errorf("server: %q is not a web origin: want scheme://host[:port], http or https, with nothing after the host", s)
+	}
+	for _, r := range u.Host {
+		if r > unicode.MaxASCII {
+			return "", fmt.Errorf("server: %q is not an ASCII origin: write an international domain name as the browser sends it (punycode, xn--…)", s)
+		}
 	}
 	host := u.Host
 	if p := u.Port(); (u.Scheme == "https" && p == "443") || (u.Scheme == "http" && p == "80") {

@@ -39,7 +39,7 @@ func TestPagesFrameAncestors(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"*", "https://*.example.com", "example.com", "javascript:alert(1)", "https://a.example/path",
-		"https://a.example?x=1", "https://u@a.example", "https://a.example;script-src *", "ftp://a.example", "https://a.example 'unsafe-inline'"} {
+		"https://a.example?x=1", "https://u@a.example", "https://a.example;script-src *", "ftp://a.example", "https://a.example 'unsafe-inline'", "https://bücher.example"} {
 		var o server.Origins
 		if err := o.Set(bad); err == nil {
 			t.Errorf("embed origin %q accepted as %q", bad, o)

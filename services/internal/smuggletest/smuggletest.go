@@ -11,7 +11,7 @@
 //
 // CheckAPI runs Check on every operation of a Huma API that takes a body.
 //
-//	smuggletest.CheckAPI(t, l.Addr().String(), api, map[string]string{"Authorization": "Bearer " + tok})
+//	smuggletest.CheckAPI(t, api, smuggletest.Target{Addr: l.Addr().String(), Header: map[string]string{"Authorization": "Bearer " + tok}})
 package smuggletest
 
 import (
@@ -30,9 +30,10 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
-// Hidden is the path of the request each probe hides in an over-limit
-// body: the services' liveness probe, which answers 200 to anyone.
-const Hidden = "/healthz"
+// DefaultHidden is the request each probe hides in an over-limit body
+// (request line and headers, without Content-Length): the services'
+// liveness probe, which answers 200 to anyone.
+const DefaultHidden = "GET /healthz HTTP/1.1\r\nHost: smuggled\r\n"
 
 // drain is how much of an unread body net/http reads after a handler to
 // keep the connection (its maxPostHandlerReadBytes).
@@ -55,6 +56,12 @@ type Target struct {
 	Prefix       string            // how each body starts, e.g. `{"eventId":"`
 	// Status is the answer to an over-limit body (default 413).
 	Status int
+	// Hidden is the request hidden in each over-limit body: its request
+	// line and headers, each line ended by CRLF, without Content-Length
+	// (it is sent with none: a request that needs no body, default
+	// DefaultHidden). Hide one that would write, to check that
+	// nothing was written. Its answer must not be Next.Status.
+	Hidden string
 	// Stall adds the probe that stops sending mid-body and waits for the
 	// operation's body read timeout (Huma's default: 5 s).
 	Stall bool
@@ -69,10 +76,9 @@ var pathParam = regexp.MustCompile(`\{[^}]+\}`)
 
 // CheckAPI runs Check, as a subtest per operation, on every operation of
 // api that takes a request body (the stalled-body probe on the first
-// only), served at addr (host:port), each request
-// with header (a token with the rights to reach the body). It fails if
-// api has no such operation.
-func CheckAPI(t *testing.T, addr string, api huma.API, header map[string]string) {
+// only), with base's Addr, Header (a token with the rights to reach the
+// body) and Hidden. It fails if api has no such operation.
+func CheckAPI(t *testing.T, api huma.API, base Target) {
 	t.Helper()
 	var names []string
 	targets := map[string]Target{}
@@ -85,8 +91,9 @@ func CheckAPI(t *testing.T, addr string, api huma.API, header map[string]string)
 			}
 			name := method + " " + path
 			names = append(names, name)
-			targets[name] = Target{Addr: addr, Method: method, Path: pathParam.ReplaceAllString(path, "probe1"),
-				Header: header, Limit: int(op.MaxBodyBytes), Prefix: `{"probe":"`}
+			tg := base
+			tg.Method, tg.Path, tg.Limit, tg.Prefix = method, pathParam.ReplaceAllString(path, "probe1"), int(op.MaxBodyBytes), `{"probe":"`
+			targets[name] = tg
 		}
 	}
 	if len(names) == 0 {
@@ -113,6 +120,9 @@ func Check(t *testing.T, tg Target) {
 	t.Helper()
 	if tg.Status == 0 {
 		tg.Status = http.StatusRequestEntityTooLarge
+	}
+	if tg.Hidden == "" {
+		tg.Hidden = DefaultHidden
 	}
 	if tg.Next.Path == "" {
 		tg.Next = Request{Method: http.MethodGet, Path: "/smuggletest/next", Status: http.StatusNotFound}
@@ -143,13 +153,11 @@ func Check(t *testing.T, tg Target) {
 }
 
 // overLimit sends a body over the limit whose bytes past the limit are a
-// request to Hidden, with unread bytes after the limit in all.
+// bodiless request (tg.Hidden) followed by filler, unread bytes after the
+// limit in all.
 func (tg Target) overLimit(t *testing.T, unread int, chunked bool) {
-	head := "GET " + Hidden + " HTTP/1.1\r\nHost: smuggled\r\nContent-Length: "
-	fill := unread - len(head) - len("\r\n\r\n")
-	fill -= len(fmt.Sprint(fill)) // the digits of fill count too
-	hidden := head + fmt.Sprint(fill) + "\r\n\r\n" + strings.Repeat("x", fill)
-	body := tg.Prefix + strings.Repeat("a", tg.Limit-len(tg.Prefix)) + hidden
+	hidden := tg.Hidden + "Content-Length: 0\r\n\r\n"
+	body := tg.Prefix + strings.Repeat("a", tg.Limit-len(tg.Prefix)) + hidden + strings.Repeat("x", unread-len(hidden))
 	if len(body)-tg.Limit != unread {
 		t.Fatalf("smuggletest: built %d unread bytes, want %d", len(body)-tg.Limit, unread)
 	}
