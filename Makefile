@@ -10,10 +10,11 @@ GO ?= go
 # 2 cores here: two test binaries at a time, each with its own stand-ins.
 GOTEST_P ?= 2
 # Parallel tests per binary: go test's default, the cores (2 here). Tried
-# at 4: the adversarial arrival tests then ran four 500-user runs at once
-# on one DynamoDB Local, whose writes outgrew the tests' 1 s write bound
-# and made late arrivals (a flaky failure), so the tests keep the
-# concurrency they were written for.
+# at 4, with the adversarial seeds as parallel subtests: four 500-user
+# runs at once on one DynamoDB Local outgrew the arrival tests' 1 s write
+# bound (a late arrival: a flaky failure), and at 2 the overlapping seeds
+# made modules/asyncevent slower (177 s against 130), so the tests keep
+# the concurrency they were written for.
 GOTEST_PARALLEL ?= 2
 GOTEST_TIMEOUT ?= 20m
 # Tests talk to live stand-ins, so cached results would prove nothing; the

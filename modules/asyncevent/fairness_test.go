@@ -43,21 +43,18 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel() // each seed has its own table and queue
-			env := asynceventtest.New(t, asynceventtest.Options{EnforceConflicts: seed == 2})
-			id := fmt.Sprintf("ev%d", seed)
-			firstCome(t, env, id, 100)
-			res := env.RunAdversarial(t, id, adversary(seed, 500))
-			logConflicts(t, env)
-			t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
-			if res.Winners != 100 || res.Losers != 400 {
-				t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
-			}
-			if res.Queue.Overtook == 0 {
-				t.Errorf("seed %d: queue %+v: no delivery overtook an older message: the harness did not reorder", seed, res.Queue)
-			}
-		})
+		env := asynceventtest.New(t, asynceventtest.Options{EnforceConflicts: seed == 2})
+		id := fmt.Sprintf("ev%d", seed)
+		firstCome(t, env, id, 100)
+		res := env.RunAdversarial(t, id, adversary(seed, 500))
+		logConflicts(t, env)
+		t.Logf("delivery order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
+		if res.Winners != 100 || res.Losers != 400 {
+			t.Errorf("seed %d: %s, want 100 winners and 400 losers", seed, res.Fairness)
+		}
+		if res.Queue.Overtook == 0 {
+			t.Errorf("seed %d: queue %+v: no delivery overtook an older message: the harness did not reorder", seed, res.Queue)
+		}
 	}
 }
 
@@ -107,16 +104,13 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel() // each seed has its own table and queue
-			env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig, EnforceConflicts: seed == 2})
-			id := fmt.Sprintf("ev%d", seed)
-			arrivalEvent(t, env, id, 100)
-			res := env.RunAdversarial(t, id, adversary(seed, 500))
-			logConflicts(t, env)
-			t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
-			checkArrival(t, env, id, res, 100)
-		})
+		env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig, EnforceConflicts: seed == 2})
+		id := fmt.Sprintf("ev%d", seed)
+		arrivalEvent(t, env, id, 100)
+		res := env.RunAdversarial(t, id, adversary(seed, 500))
+		logConflicts(t, env)
+		t.Logf("arrival order, seed %d: %s; queue %+v; outcomes %v %v; p95 E2E %s; %s", seed, res.Fairness, res.Queue, res.Outcomes, res.Errors, res.E2EP95, res.Elapsed.Round(time.Millisecond))
+		checkArrival(t, env, id, res, 100)
 	}
 }
 
