@@ -14,7 +14,10 @@ GOTEST_P ?= 2
 # runs at once on one DynamoDB Local outgrew the arrival tests' 1 s write
 # bound (a late arrival: a flaky failure), and at 2 the overlapping seeds
 # made modules/asyncevent slower (177 s against 130), so the tests keep
-# the concurrency they were written for.
+# the concurrency they were written for. Packages run in go's order:
+# naming the slowest first paired the two heaviest (modules/asyncevent and
+# asynceventapi) on the 2 cores and made both slower (172 s and 97 s
+# against 130 s and 80 s), where go's order pairs each with lighter ones.
 GOTEST_PARALLEL ?= 2
 GOTEST_TIMEOUT ?= 20m
 # Tests talk to live stand-ins, so cached results would prove nothing; the
@@ -26,12 +29,6 @@ GOTESTFLAGS ?= -count=1 -race
 # of Pacer's again. Tests find repository files with internal/repo, not
 # with their source path.
 TESTGOFLAGS = $(strip $(shell $(GO) env GOFLAGS) -trimpath)
-# The slowest test packages first (a clean run's per-package times, longest
-# first), so the two slots end together instead of one starting a long
-# package last; ./... then adds every other package.
-SLOW_FIRST = ./modules/asyncevent ./services/internal/asynceventapi ./modules/asyncevent/dynamostore \
-  ./services/internal/asyncworker ./services/dev ./services/deploygen ./modules/photo ./services/internal/photoapi \
-  ./services/internal/asyncevents
 # gotestsum (pinned as a tool in go.mod) runs go test, prints its usual
 # output, and keeps each module's test2json stream in TESTJSON, from which
 # `make test` prints the slowest tests at its end.
@@ -71,9 +68,9 @@ test: deps ## Run every test (and the fuzz seed corpora) against the real stand-
 	@$(GO) build -o $(GOTESTSUM) gotest.tools/gotestsum
 	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
 	@export GOFLAGS="$(TESTGOFLAGS)"; status=0; \
-	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) (the slowest packages first) ./..."; \
+	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) ./..."; \
 	$(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/main.json -- \
-	  $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) -timeout $(GOTEST_TIMEOUT) $(SLOW_FIRST) ./... || status=1; \
+	  $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) -timeout $(GOTEST_TIMEOUT) ./... || status=1; \
 	echo "cd analytics && go test $(GOTESTFLAGS) ./... (cgo: DuckDB)"; \
 	(cd analytics && CGO_ENABLED=1 $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/analytics.json -- \
 	  $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
