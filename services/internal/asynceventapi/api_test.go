@@ -450,16 +450,23 @@ func TestHealthNeedsNoToken(t *testing.T) {
 	expect(t, e.api.Get("/me/participations"), http.StatusUnauthorized)
 }
 
-// A draw given a seed that does not hash to the event's commitment is a
-// 422 naming body.seed, and draws nothing.
-func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
-	t.Parallel()
+// drawAPI is the API over a test's own stack whose draws may start 1 ms
+// after the cutoff.
+func drawAPI(t *testing.T) (*asynceventtest.Env, humatest.TestAPI) {
+	t.Helper()
 	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: time.Millisecond}})
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
+	return env, spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
+}
+
+// A draw given a seed that does not hash to the event's commitment is a
+// 422 naming body.seed, and draws nothing.
+func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
+	t.Parallel()
+	env, api := drawAPI(t)
 	seed := strings.Repeat("ab", 32)
 	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
 		Winners: 1, LotteryCutoffAt: time.Now().Add(50 * time.Millisecond).UnixMilli(), SeedCommitment: asyncevent.Commit([]byte(seed))}); err != nil {
@@ -482,12 +489,7 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 // (drawnAt); before the draw there is no drawnAt.
 func TestRequestViewShowsWhenItWasDrawn(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: time.Millisecond}})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
+	env, api := drawAPI(t)
 	cutoff := time.Now().Add(2 * time.Second).UnixMilli()
 	announce := cutoff + time.Hour.Milliseconds()
 	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
