@@ -16,8 +16,8 @@ import (
 // Which events: first those this service has admitted a participation to
 // since the last listing (the events with traffic here, so that max does
 // not leave them out), then those the store listed as open at its last listing, made at
-// most every Config.OpenEventsEvery because on DynamoDB it scans the
-// whole table; each one still open and FIRST_COME by its config (one
+// most every Config.OpenEventsEvery (on DynamoDB a Query of the open events'
+// partition, paged); each one still open and FIRST_COME by its config (one
 // strongly consistent read, which its counts then use).
 func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, broken []string, err error) {
 	ids, err := s.openEvents(ctx)
@@ -56,7 +56,7 @@ func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, brok
 // FIRST_COME events, each part sorted. The store is listed again once
 // OpenEventsEvery has passed since the last listing; the listing runs
 // without openMu, so that participations noting their event never wait
-// for a Scan, and what they note meanwhile is kept.
+// for a listing, and what they note meanwhile is kept.
 func (s *Service) openEvents(ctx context.Context) ([]string, error) {
 	s.listMu.Lock() // one listing at a time
 	defer s.listMu.Unlock()
@@ -70,11 +70,11 @@ func (s *Service) openEvents(ctx context.Context) ([]string, error) {
 	s.openMu.Unlock()
 	if due {
 		listed := map[string]bool{}
-		for cfg, err := range s.store.OpenEvents(ctx, FirstCome) {
+		for id, err := range s.store.OpenEvents(ctx, FirstCome) {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 			}
-			listed[cfg.EventID] = true
+			listed[id] = true
 		}
 		s.openMu.Lock()
 		for id := range s.noted { // noted before or during the listing: kept

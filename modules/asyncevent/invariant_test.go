@@ -56,10 +56,10 @@ func TestCheckCapacity(t *testing.T) {
 	}
 }
 
-// listCounter counts the store's listings of open events (a Scan of the
-// table on DynamoDB). If set, during runs in the middle of a listing, and
-// the listing leaves out the event hide, as a Scan that had passed its
-// key when it was created would.
+// listCounter counts the store's listings of open events (a Query on
+// DynamoDB). If set, during runs in the middle of a listing, and the
+// listing leaves out the event hide, as a paged listing that had passed
+// its key when it was created would.
 type listCounter struct {
 	asyncevent.Store
 	lists  atomic.Int64
@@ -67,24 +67,24 @@ type listCounter struct {
 	during func()
 }
 
-func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) iter.Seq2[*asyncevent.EventConfig, error] {
+func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) iter.Seq2[string, error] {
 	c.lists.Add(1)
-	return func(yield func(*asyncevent.EventConfig, error) bool) {
+	return func(yield func(string, error) bool) {
 		if c.during != nil {
 			c.during()
 		}
-		for cfg, err := range c.Store.OpenEvents(ctx, t) {
-			if err == nil && cfg.EventID == c.hide {
+		for id, err := range c.Store.OpenEvents(ctx, t) {
+			if err == nil && id == c.hide {
 				continue
 			}
-			if !yield(cfg, err) {
+			if !yield(id, err) {
 				return
 			}
 		}
 	}
 }
 
-// CheckCapacity lists the open events (a full-table Scan) at most every
+// CheckCapacity lists the open events (a Query) at most every
 // OpenEventsEvery; in between it checks what that listing found and the
 // events this service has admitted a participation to since, those first,
 // so an event with traffic here is checked from its first participation

@@ -271,16 +271,18 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 			pending++
 		}
 	}
-	// Requests still RECEIVED are in no index: a scan finds them (a draw
-	// starts once per event). They were admitted before the cutoff, so they
-	// must be entries: the draw waits for them (the sweep heals stranded
-	// ones) rather than reject them as late.
+	// Requests still RECEIVED are not queued yet (the pending index holds
+	// them). They were admitted before the cutoff, so they must be entries:
+	// the draw waits for them (the sweep heals stranded ones) rather than
+	// reject them as late.
 	received := 0
-	for _, err := range s.store.ReceivedRequests(ctx, cfg.EventID, 0) {
+	for r, err := range s.store.PendingRequests(ctx, cfg.EventID) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
-		received++
+		if r.Status == StatusReceived {
+			received++
+		}
 	}
 	if pending+received > 0 {
 		return &PendingError{Pending: pending + received, Received: received}

@@ -25,10 +25,9 @@ type EventStore interface {
 	// MoveEvent moves an event from → to, applying set (attribute → value),
 	// conditionally. *EventStateError if the event is not in from.
 	MoveEvent(ctx context.Context, eventID string, from, to EventStatus, set map[string]any) error
-	// OpenEvents iterates over the OPEN events of eventType. It reads the
-	// whole table: for operator checks (CheckCapacity, at most every
-	// Config.OpenEventsEvery) only.
-	OpenEvents(ctx context.Context, eventType EventType) iter.Seq2[*EventConfig, error]
+	// OpenEvents iterates over the ids of the OPEN events of eventType
+	// (on DynamoDB, a Query of one partition listing them).
+	OpenEvents(ctx context.Context, eventType EventType) iter.Seq2[string, error]
 }
 
 // Transitioner moves requests along Lifecycle: ingest, the worker, the
@@ -68,12 +67,6 @@ type DrawStore interface {
 	// SetPhase changes a PROCESSING request's uiPhase from → to.
 	// *StateError if it is not PROCESSING in phase from.
 	SetPhase(ctx context.Context, requestID string, from, to UIPhase) error
-	// ReceivedRequests iterates over the requests still RECEIVED, of one
-	// event (all events when eventID is ""), requested before `before`
-	// (epoch millis; 0 for any time). RECEIVED requests are in no index, so
-	// this reads the whole table: for operator jobs (the sweep, the start of
-	// a draw) only.
-	ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*Request, error]
 }
 
 // SweepStore is what healing stranded requests and re-queueing failed
@@ -84,10 +77,11 @@ type SweepStore interface {
 	// is RECEIVED, was requested before `before` and was not requeued since
 	// `before`. *StateError otherwise.
 	MarkRequeued(ctx context.Context, requestID string, at, before int64) error
-	// SweepCandidates iterates, in one pass over the whole table, over the
-	// requests RECEIVED before `before` and those FAILED_FINAL with
-	// resultCode FAILED_INGEST_ENQUEUE: for the sweep only.
-	SweepCandidates(ctx context.Context, before int64) iter.Seq2[*Request, error]
+	// SweepCandidates iterates over the requests RECEIVED before `before`
+	// and those FAILED_FINAL with resultCode FAILED_INGEST_ENQUEUE, of
+	// every event, requested since `since` (epoch millis; on DynamoDB, by
+	// day: Queries of the pending index from since's day on).
+	SweepCandidates(ctx context.Context, before, since int64) iter.Seq2[*Request, error]
 	// ReopenFailedEnqueue moves a FAILED_FINAL / FAILED_INGEST_ENQUEUE
 	// request back to RECEIVED for an operator re-queue, outside Lifecycle:
 	// it removes finishedAt and the failure fields, sets uiResult PENDING
@@ -106,12 +100,17 @@ type RequestReader interface {
 	// UserRequests pages through a user's requests, newest queuedAt first.
 	// ErrCursor for a bad cursor.
 	UserRequests(ctx context.Context, userID string, limit int, cursor string) ([]*Request, string, error)
-	// EventRequests pages through an event's requests, newest queuedAt
-	// first, keeping only status when it is not "".
+	// EventRequests pages through an event's requests, keeping only status
+	// when it is not "": first those not queued (see PendingRequests),
+	// newest requestedAt first, then the queued ones, newest queuedAt first.
 	EventRequests(ctx context.Context, eventID string, status Status, limit int, cursor string) ([]*Request, string, error)
 	// AllEventRequests iterates over all of an event's queued requests in
 	// queuedAt order (oldest first).
 	AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*Request, error]
+	// PendingRequests iterates over an event's requests that are not
+	// queued: RECEIVED, and FAILED_FINAL with resultCode
+	// FAILED_INGEST_ENQUEUE (in no particular order).
+	PendingRequests(ctx context.Context, eventID string) iter.Seq2[*Request, error]
 	// Logs lists a request's StatusLog items, oldest first.
 	Logs(ctx context.Context, requestID string) ([]*StatusLog, error)
 }

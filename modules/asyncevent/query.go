@@ -48,8 +48,19 @@ type SweepResult struct {
 	FailedEnqueueRequeued int `json:"failedEnqueueRequeued" doc:"Of those, requests this sweep re-queued (only with failedEnqueue=requeue)"`
 }
 
+// DefaultSweepLookback is Config.SweepLookback's default.
+const DefaultSweepLookback = 24 * time.Hour
+
 // SweepOptions configures SweepStranded.
 type SweepOptions struct {
+	// Lookback is how far back to look for requests, by their requestedAt
+	// (0: Config.SweepLookback; at most RequestTTL, which is every request
+	// there is). The store reads by UTC day, so a sweep reads from the
+	// start of the day Lookback ago. A periodic sweep (every worker runs
+	// one) heals what was stranded since its last run; a longer lookback
+	// is for an operator's sweep after an outage longer than the default,
+	// or to count and re-queue older failed enqueues.
+	Lookback time.Duration
 	// RequeueFailedEnqueue also re-queues every FAILED_INGEST_ENQUEUE
 	// request (see RequeueFailed), an operator's decision once the queue
 	// is healthy again.
@@ -59,11 +70,13 @@ type SweepOptions struct {
 // SweepStranded finds every request stranded in RECEIVED (see GetRequest)
 // and enqueues it again, at most once per RequeueAfter (a conditional
 // requeuedAt); the worker takes RECEIVED requests, and a message that was
-// in fact still on its way is harmless: the worker is idempotent. In the same pass it counts the requests whose enqueue
-// failed at ingest and, if opt says so, re-queues them. It scans the
-// table: run it as an operator job (the admin API's POST
-// /admin/requests/sweep), e.g. every few minutes from a scheduler, not per
-// request. It is safe to run concurrently with itself and with reads: each
+// in fact still on its way is harmless: the worker is idempotent. In the
+// same pass it counts the requests whose enqueue failed at ingest and, if
+// opt says so, re-queues them. It looks at requests made within
+// opt.Lookback, which the store finds without reading the whole table (on
+// DynamoDB, Queries of the pending index: PendingShards per day looked
+// back over), so every worker runs it periodically, and an operator
+// through the admin API's POST /admin/requests/sweep. It is safe to run concurrently with itself and with reads: each
 // stranded request is requeued at most once per RequeueAfter, and each
 // failed one once. If re-sending a failed request fails again, the sweep
 // stops re-queueing them (and keeps counting): run it again once the queue
@@ -73,9 +86,14 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 	if s.queue == nil || s.cfg.RequeueAfter <= 0 {
 		return res, fmt.Errorf("%w: requeueing is off", ErrUnavailable)
 	}
-	before := s.now() - s.cfg.RequeueAfter.Milliseconds()
+	lookback := s.cfg.SweepLookback
+	if opt.Lookback > 0 {
+		lookback = min(opt.Lookback, RequestTTL)
+	}
+	now := s.now()
+	before := now - s.cfg.RequeueAfter.Milliseconds()
 	sendFailing := false
-	for r, err := range s.store.SweepCandidates(ctx, before) {
+	for r, err := range s.store.SweepCandidates(ctx, before, now-lookback.Milliseconds()) {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -264,11 +282,13 @@ func (s *Service) Logs(ctx context.Context, requestID string) ([]*StatusLog, err
 	return logs, err
 }
 
-// Stats are an event's counts, computed on the server from GSI2.
+// Stats are an event's counts, computed on the server from its queued
+// requests (GSI2) and those not queued (RECEIVED and failed enqueues, see
+// RequestReader.PendingRequests).
 type Stats struct {
 	EventID   string
 	EventType EventType
-	// Total counts the queued requests (those in GSI2).
+	// Total counts the event's requests in every status.
 	Total        int
 	ByStatus     map[Status]int
 	ByResultCode map[ResultCode]int
@@ -305,14 +325,29 @@ func (s *Service) eventStats(ctx context.Context, cfg *EventConfig) (*Stats, err
 	eventID := cfg.EventID
 	for attempt := 1; ; attempt++ {
 		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
-		for r, err := range s.store.AllEventRequests(ctx, eventID) {
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-			}
+		// A request queued while it is read can be in both parts (the
+		// indexes lag): counted once.
+		queued := map[string]bool{}
+		count := func(r *Request) {
 			st.Total++
 			st.ByStatus[r.Status]++
 			if r.ResultCode != "" {
 				st.ByResultCode[r.ResultCode]++
+			}
+		}
+		for r, err := range s.store.AllEventRequests(ctx, eventID) {
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			queued[r.RequestID] = true
+			count(r)
+		}
+		for r, err := range s.store.PendingRequests(ctx, eventID) {
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			if !queued[r.RequestID] {
+				count(r)
 			}
 		}
 		if cfg.EventType != FirstCome {

@@ -68,12 +68,15 @@ type Config struct {
 	// API) records nothing.
 	WorkerID string
 	// OpenEventsEvery is how often CheckCapacity asks the store for the
-	// open events, which on DynamoDB is a Scan of the whole table (default
-	// 10 min; negative: on every check). In between it checks the events
+	// open events, on DynamoDB a Query of the partition listing them
+	// (default 10 min; negative: on every check). In between it checks the events
 	// that read found and, first, those this service has admitted a
 	// participation to since, so an event with traffic here is checked
 	// from its first participation on.
 	OpenEventsEvery time.Duration
+	// SweepLookback is how far back SweepStranded looks for requests by
+	// default (see SweepOptions.Lookback): 24 hours, at most RequestTTL.
+	SweepLookback time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
@@ -178,6 +181,10 @@ func (c Config) WithDefaults() Config {
 	if cfg.OpenEventsEvery == 0 {
 		cfg.OpenEventsEvery = 10 * time.Minute
 	}
+	if cfg.SweepLookback <= 0 {
+		cfg.SweepLookback = DefaultSweepLookback
+	}
+	cfg.SweepLookback = min(cfg.SweepLookback, RequestTTL)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

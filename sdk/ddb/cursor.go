@@ -160,3 +160,22 @@ func cursorAlphabet(s string) bool {
 	}
 	return true
 }
+
+// SealCursor seals v (any JSON value) as an opaque, authenticated cursor of
+// kind, with the same construction as a Query's cursor (see cursorAEAD):
+// for callers who page over several sources and keep their own position.
+// A cursor of one kind never opens as another, nor as a Query's or a
+// Merge's.
+func (db *DB) SealCursor(kind string, v any) (string, error) {
+	return db.seal(appCursorInfo+kind, v)
+}
+
+// OpenCursor opens a cursor SealCursor made for kind into v. A cursor of
+// another kind, longer than maxLen, altered or sealed under another
+// CursorKey is ErrCursor.
+func (db *DB) OpenCursor(kind, cursor string, maxLen int, v any) error {
+	return db.open(appCursorInfo+kind, cursor, maxLen, v)
+}
+
+// appCursorInfo prefixes the kinds of SealCursor's cursors.
+const appCursorInfo = "pacer sdk/ddb app cursor v1: "

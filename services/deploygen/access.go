@@ -15,25 +15,27 @@ import "github.com/pacerhq/pacer/deploy/stack"
 // its table on start (DescribeTable, ddb.Table.Check).
 var Access = map[string][]stack.Grant{
 	AsyncAPI: {
-		// Scan: the admin sweep of requests stranded in RECEIVED;
+		// Query: the indexes, among them the pending index (GSI3) for the
+		// admin sweep, list and stats, and the open events' partition;
 		// BatchGetItem: the requests behind the narrow event index (GSI2).
 		// SendMessageBatch on the queue and DeleteMessageBatch on the DLQ:
 		// the redrive of one class.
-		{Actions: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+		{Actions: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
 			Resources: []stack.Target{stack.TargetTable}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage", "sqs:SendMessageBatch"}, Resources: []stack.Target{stack.TargetQueue}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibilityBatch", "sqs:DeleteMessageBatch", "sqs:StartMessageMoveTask"},
 			Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	Worker: {
-		// DescribeTable: /readyz; Scan and SendMessage: the periodic sweep,
-		// which re-queues requests stranded in RECEIVED; SendMessage also
+		// DescribeTable: /readyz; Query (the pending index, GSI3) and
+		// SendMessage: the periodic sweep, which re-queues requests stranded
+		// in RECEIVED; SendMessage also
 		// continues a waiting arrival candidate's message; BatchGetItem:
 		// the allocator's candidates behind the narrow event index (GSI2);
 		// ChangeMessageVisibilityBatch: a candidate's message whose
 		// continuations are spent comes back when its decision is due;
 		// SendMessage on the DLQ: a dead letter tagged with its class.
-		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:TransactWriteItems"},
+		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
 			Resources: []stack.Target{stack.TargetTable}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:ChangeMessageVisibilityBatch", "sqs:SendMessage"},
 			Resources: []stack.Target{stack.TargetQueue}},

@@ -16,12 +16,12 @@ func CapacityModel(seed bool) []capacity.Usage {
 }
 
 var seedModel = []capacity.Usage{
-	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 186, WCU: 8, RCU: 0,
+	{Op: "create event", Per: 1, Calls: 2, Items: 6, Entries: 0, MaxItem: 186, WCU: 12, RCU: 0,
 		IndexWCU: map[string]int{},
-		Keys:     map[string]float64{"W|table|EVENT#": 8}},
-	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,
-		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1},
-		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
+		Keys:     map[string]float64{"W|table|EVENT#": 8, "W|table|EVENTS#": 4}},
+	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 4, MaxItem: 405, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1, "GSI3": 2},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|GSI3|PENDING#": 2, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
 	{Op: "status poll", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 1,
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"R|table|REQ#": 1}},
@@ -43,12 +43,12 @@ var seedModel = []capacity.Usage{
 }
 
 var narrowModel = []capacity.Usage{
-	{Op: "create event", Per: 1, Calls: 2, Items: 4, Entries: 0, MaxItem: 186, WCU: 8, RCU: 0,
+	{Op: "create event", Per: 1, Calls: 2, Items: 6, Entries: 0, MaxItem: 186, WCU: 12, RCU: 0,
 		IndexWCU: map[string]int{},
-		Keys:     map[string]float64{"W|table|EVENT#": 8}},
-	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 2, MaxItem: 405, WCU: 10, RCU: 0,
-		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1},
-		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
+		Keys:     map[string]float64{"W|table|EVENT#": 8, "W|table|EVENTS#": 4}},
+	{Op: "ingest", Per: 1, Calls: 2, Items: 5, Entries: 4, MaxItem: 405, WCU: 10, RCU: 0,
+		IndexWCU: map[string]int{"GSI1": 1, "GSI2": 1, "GSI3": 2},
+		Keys:     map[string]float64{"W|GSI1|USER#": 1, "W|GSI2|EVENT#": 1, "W|GSI3|PENDING#": 2, "W|table|IDEMP#": 2, "W|table|REQ#": 8}},
 	{Op: "status poll", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 1,
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"R|table|REQ#": 1}},

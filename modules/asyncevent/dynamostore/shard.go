@@ -38,22 +38,41 @@ func eventIndexPK(eventID, requestID string, shards int) string {
 	return eventShardPK.Build(eventID, strconv.Itoa(IndexShard(requestID, shards)))
 }
 
-// indexShards is eventID's IndexShards (at least 1): from the configs this
-// Store has written or read, else read from the table (eventually
-// consistent; the setting never changes). An unknown event has 1.
-func (s *Store) indexShards(ctx context.Context, eventID string) (int, error) {
-	if n, ok := s.shards.Load(eventID); ok {
-		return n.(int), nil
+// layout is what a Store keeps of an event's config: what never changes
+// once it is created.
+type layout struct {
+	shards            int // IndexShards, at least 1
+	createdAt, endsAt int64
+}
+
+// learn notes cfg's layout.
+func (s *Store) learn(cfg *asyncevent.EventConfig) {
+	s.layouts.Store(cfg.EventID, layout{shards: max(cfg.IndexShards, 1), createdAt: cfg.CreatedAt, endsAt: cfg.EndsAt()})
+}
+
+// layoutOf is eventID's layout: from the configs this Store has written or
+// read, else read from the table (eventually consistent; it never
+// changes). ok is false for an unknown event.
+func (s *Store) layoutOf(ctx context.Context, eventID string) (l layout, ok bool, err error) {
+	if v, ok := s.layouts.Load(eventID); ok {
+		return v.(layout), true, nil
 	}
-	_, err := s.GetEvent(ctx, eventID, false)
+	_, err = s.GetEvent(ctx, eventID, false)
 	if errors.Is(err, asyncevent.ErrEventNotFound) {
-		return 1, nil
+		return layout{shards: 1}, false, nil
 	}
 	if err != nil {
-		return 0, err
+		return layout{}, false, err
 	}
-	n, _ := s.shards.Load(eventID)
-	return n.(int), nil
+	v, _ := s.layouts.Load(eventID)
+	return v.(layout), true, nil
+}
+
+// indexShards is eventID's IndexShards (at least 1; 1 for an unknown
+// event).
+func (s *Store) indexShards(ctx context.Context, eventID string) (int, error) {
+	l, _, err := s.layoutOf(ctx, eventID)
+	return l.shards, err
 }
 
 // byQueuedAt orders index entries as GSI2SK (QAT#<queuedAt>#REQ#<requestId>,

@@ -9,11 +9,14 @@
 //	EventCapacity    EVENT#<eventId>             / CAPACITY
 //	EventConfig      EVENT#<eventId>             / CONFIG
 //	StatusLog        REQ#<requestId>             / LOG#<occurredAt>#<toStatus>
+//	OpenEvent        EVENTS#OPEN                 / EVENT#<eventId>  (open.go)
 //
 // GSI1 (USER#<userId> / QAT#<queuedAt>#REQ#<requestId>) and GSI2
 // (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>; EVENT#<eventId>#<shard>
 // for an event with IndexShards > 1, see shard.go) are on Request items
-// only, enforced by the ddb entities; queuedAt is 13-digit epoch millis. The
+// only, enforced by the ddb entities; queuedAt is 13-digit epoch millis.
+// GSI3, the pending index (pending.go), holds a request only while it is
+// RECEIVED or its enqueue failed. The
 // StatusLog sort key adds the target status to occurredAt, so that two
 // transitions of one request in the same millisecond never collide. A
 // status is reached twice only through an operator re-queue (FAILED_FINAL
@@ -45,7 +48,7 @@ import (
 // DefaultTable is the table's default name.
 const DefaultTable = "AsyncEventTable"
 
-// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2, TTL on "ttl" and
+// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2, GSI3, TTL on "ttl" and
 // a NEW_AND_OLD_IMAGES stream, from which the analytics events are derived
 // (RequestChange, docs/events.md).
 //
@@ -55,12 +58,16 @@ const DefaultTable = "AsyncEventTable"
 // request writes its event's one GSI2 partition once, not three or four
 // times (docs/capacity.md). Reads through GSI2 fetch the requests from
 // the table (BatchGet). SeedSchema is the seed's GSI2, projecting ALL.
+//
+// GSI3, the pending index, is sparse and projects ALL: its entries are few
+// and short-lived (pending.go).
 var Schema = ddb.Schema{
 	PK: "PK", SK: "SK",
 	Indexes: []ddb.Index{
 		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"},
 		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK",
 			Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"requestId", "queuedAt"}},
+		pendingIndex,
 	},
 	TTLAttribute: "ttl",
 	Stream:       types.StreamViewTypeNewAndOldImages,
@@ -72,9 +79,12 @@ var Schema = ddb.Schema{
 // GSI2 was narrowed have it; docs/capacity.md says how to move them.
 var SeedSchema = func() ddb.Schema {
 	s := Schema
-	s.Indexes = []ddb.Index{Schema.Indexes[0], {Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}}
+	s.Indexes = []ddb.Index{Schema.Indexes[0], {Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}, pendingIndex}
 	return s
 }()
+
+// pendingIndex is GSI3, the pending index.
+var pendingIndex = ddb.Index{Name: "GSI3", PK: "GSI3PK", SK: "GSI3SK"}
 
 // Key formats.
 var (
@@ -127,13 +137,16 @@ type Store struct {
 	db       *ddb.DB
 	table    *ddb.Table
 	requests *ddb.Entity[RequestItem]
-	locks    *ddb.Entity[LockItem]
-	caps     *ddb.Entity[CapacityItem]
-	configs  *ddb.Entity[EventConfigItem]
-	logs     *ddb.Entity[StatusLogItem]
-	// shards caches each event's IndexShards (eventID → int), fixed at
+	// pending writes Request items with their pending-index keys.
+	pending *ddb.Entity[pendingRequestItem]
+	open    *ddb.Entity[OpenEventItem]
+	locks   *ddb.Entity[LockItem]
+	caps    *ddb.Entity[CapacityItem]
+	configs *ddb.Entity[EventConfigItem]
+	logs    *ddb.Entity[StatusLogItem]
+	// layouts caches each event's layout (eventID → layout), fixed at
 	// creation: learnt from the configs this Store writes and reads.
-	shards sync.Map
+	layouts sync.Map
 }
 
 var _ asyncevent.Store = (*Store)(nil)
@@ -161,7 +174,10 @@ func New(db *ddb.DB, table string, opts ...Option) *Store {
 		table:  t,
 		narrow: ix.ProjectionType() != types.ProjectionTypeAll,
 		requests: ddb.NewEntity(t, requestEntity, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
-			"GSI1", "GSI2"),
+			"GSI1", "GSI2", "GSI3"),
+		pending: ddb.NewEntity(t, requestEntity, func(r *pendingRequestItem) ddb.Key { return requestKey(r.RequestID) },
+			"GSI1", "GSI2", "GSI3"),
+		open: ddb.NewEntity(t, "OPEN_EVENT", func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
 		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
 			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
 		}),
@@ -181,6 +197,9 @@ func logTTL(at int64) int64 { return (at + asyncevent.LogTTL.Milliseconds()) / 1
 // CreateEvent implements asyncevent.Store.
 func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) error {
 	ops := []*ddb.Op{s.configs.Create(eventConfigItem(cfg)).Label("config")}
+	if cfg.Status == asyncevent.EventOpen {
+		ops = append(ops, s.open.Put(&OpenEventItem{EventID: cfg.EventID, EventType: cfg.EventType, EndsAt: cfg.EndsAt(), TTL: cfg.TTL}))
+	}
 	if cfg.EventType == asyncevent.FirstCome {
 		ops = append(ops, s.caps.Create(&CapacityItem{
 			EventID: cfg.EventID, CapacityTotal: cfg.CapacityTotal, CapacityRemaining: cfg.CapacityTotal, UpdatedAt: cfg.CreatedAt, TTL: cfg.TTL,
@@ -191,7 +210,7 @@ func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) er
 		return fmt.Errorf("%w: %s", asyncevent.ErrEventExists, cfg.EventID)
 	}
 	if err == nil {
-		s.shards.Store(cfg.EventID, max(cfg.IndexShards, 1))
+		s.learn(cfg)
 	}
 	return err
 }
@@ -209,25 +228,9 @@ func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asy
 	if err != nil {
 		return nil, err
 	}
-	s.shards.Store(eventID, max(it.IndexShards, 1))
-	return it.eventConfig(), nil
-}
-
-// OpenEvents implements asyncevent.Store with a filtered Scan.
-func (s *Store) OpenEvents(ctx context.Context, eventType asyncevent.EventType) iter.Seq2[*asyncevent.EventConfig, error] {
-	f := expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen))).
-		And(expression.Name("eventType").Equal(expression.Value(string(eventType))))
-	return func(yield func(*asyncevent.EventConfig, error) bool) {
-		for it, err := range s.configs.Scan(ctx, &f) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(it.eventConfig(), nil) {
-				return
-			}
-		}
-	}
+	cfg := it.eventConfig()
+	s.learn(cfg)
+	return cfg, nil
 }
 
 // GetCapacity implements asyncevent.Store.
@@ -244,14 +247,25 @@ func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Ca
 
 // MoveEvent implements asyncevent.Store.
 func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asyncevent.EventStatus, set map[string]any) error {
-	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, to, from)
+	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, to, from).Label("event")
 	for k, v := range set {
 		u.Set(k, v)
 	}
-	err := u.Run(ctx)
-	var ce *ddb.ConditionError
-	if errors.As(err, &ce) {
-		return eventStateErr(eventID, ce.Exists(), ce.Decode)
+	if from != asyncevent.EventOpen {
+		err := u.Run(ctx)
+		var ce *ddb.ConditionError
+		if errors.As(err, &ce) {
+			return eventStateErr(eventID, ce.Exists(), ce.Decode)
+		}
+		return err
+	}
+	// Out of OPEN: off the open events' list in the same write.
+	err := s.db.Transact(ctx, u.Op(), s.open.Delete(openKey(eventID)))
+	var te *ddb.TxError
+	if errors.As(err, &te) {
+		if r := te.Reason("event"); r != nil {
+			return eventStateErr(eventID, r.Item != nil, r.Decode)
+		}
 	}
 	return err
 }
@@ -259,11 +273,17 @@ func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asynceve
 // CreateRequest implements asyncevent.Store.
 func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
+	shards, err := s.indexShards(ctx, r.EventID)
+	if err != nil {
+		return "", false, err
+	}
+	item := &pendingRequestItem{RequestItem: *requestItem(r)}
+	item.GSI3PK, item.GSI3SK = pendingKeys(r, shards)
 	lock := &LockItem{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
 	log := &StatusLogItem{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
-	err := s.db.Transact(ctx,
+	err = s.db.Transact(ctx,
 		s.locks.Create(lock).Label("lock"),
-		s.requests.Create(requestItem(r)).Label("request"),
+		s.pending.Create(item).Label("request"),
 		s.logs.Create(log).Label("log"),
 	)
 	var te *ddb.TxError
@@ -410,6 +430,9 @@ func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) 
 		set("GSI2PK", eventIndexPK(t.EventID, t.RequestID, t.IndexShards))
 		set("GSI2SK", qat)
 	}
+	if !stillPending(t) {
+		u.Remove("GSI3PK").Remove("GSI3SK") // off the pending index
+	}
 	if t.RequirePhase != "" {
 		u.If(expression.Name("uiPhase").Equal(expression.Value(string(t.RequirePhase))))
 	}
@@ -491,32 +514,6 @@ func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before i
 		If(expression.AttributeNotExists(requeued).Or(requeued.LessThan(expression.Value(before)))).
 		Label("requeue").Run(ctx)
 	return stateErr(requestID, err)
-}
-
-// ReceivedRequests implements asyncevent.Store with a filtered Scan:
-// RECEIVED requests have no index keys yet (they join the GSIs at QUEUED),
-// so only a scan finds them. It reads the whole table; it is for operator
-// jobs, not for request paths.
-func (s *Store) ReceivedRequests(ctx context.Context, eventID string, before int64) iter.Seq2[*asyncevent.Request, error] {
-	f := expression.Name("status").Equal(expression.Value(string(asyncevent.StatusReceived)))
-	if eventID != "" {
-		f = f.And(expression.Name("eventId").Equal(expression.Value(eventID)))
-	}
-	if before > 0 {
-		f = f.And(expression.Name("requestedAt").LessThan(expression.Value(before)))
-	}
-	return requests(s.requests.Scan(ctx, &f))
-}
-
-// SweepCandidates implements asyncevent.Store with one filtered Scan.
-func (s *Store) SweepCandidates(ctx context.Context, before int64) iter.Seq2[*asyncevent.Request, error] {
-	status := expression.Name("status")
-	stranded := status.Equal(expression.Value(string(asyncevent.StatusReceived))).
-		And(expression.Name("requestedAt").LessThan(expression.Value(before)))
-	failed := status.Equal(expression.Value(string(asyncevent.StatusFailedFinal))).
-		And(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue))))
-	f := stranded.Or(failed)
-	return requests(s.requests.Scan(ctx, &f))
 }
 
 // ReopenFailedEnqueue implements asyncevent.Store.
@@ -603,11 +600,11 @@ func (s *Store) UserRequests(ctx context.Context, userID string, limit int, curs
 	return page(ctx, s.requests.Query("GSI1", userPK.Build(userID)).Desc().Limit(limit).After(cursor))
 }
 
-// EventRequests implements asyncevent.Store.
+// queuedRequests pages through eventID's queued requests (GSI2).
 // With a sharded index (IndexShards > 1) it merges the shards' queries
 // (ddb.NewMerge) and reads as from a narrow index; the cursor is the
 // merge's, bound to the event's shards.
-func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
+func (s *Store) queuedRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
 	shards, err := s.indexShards(ctx, eventID)
 	if err != nil {
 		return nil, "", err

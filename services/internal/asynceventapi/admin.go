@@ -1,6 +1,8 @@
 package asynceventapi
 
 import (
+	"time"
+
 	"context"
 	"net/http"
 
@@ -68,7 +70,7 @@ type eventRequestsInput struct {
 	Status string `query:"status" enum:"RECEIVED,QUEUED,PROCESSING,SUCCEEDED,REJECTED,FAILED_FINAL" doc:"Keep only this status (filtered on the server)"`
 }
 
-// StatsView counts an event's queued requests.
+// StatsView counts an event's requests.
 type StatsView struct {
 	EventID           string         `json:"eventId"`
 	EventType         string         `json:"eventType"`
@@ -181,7 +183,8 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 		}))
 
 	huma.Register(api, adminOp("event-requests", http.MethodGet, "/admin/events/{eventId}/requests", "List an event's requests, newest first",
-		"Newest queuedAt first; requests appear once queued. The status filter is applied on the server as the list is read: a page is full "+
+		"First the requests not queued yet (RECEIVED, and FAILED_FINAL whose enqueue failed at ingest), newest requestedAt first; then the queued ones, newest queuedAt first. "+
+			"A request queued while the list is read can appear in both parts or in neither (the indexes lag writes briefly). The status filter is applied on the server as the list is read: a page is full "+
 			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses.",
 		http.StatusBadRequest, http.StatusNotFound),
 		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *eventRequestsInput) (*pageOutput, error) {
@@ -190,7 +193,7 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 		}))
 
 	huma.Register(api, adminOp("event-stats", http.MethodGet, "/admin/events/{eventId}/stats", "Count an event's requests by status and result",
-		"Counts the event's queued requests on the server (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
+		"Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
 			"checks capacityTotal − capacityRemaining == SUCCEEDED.",
 		http.StatusNotFound),
 		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*statsOutput, error) {
@@ -301,17 +304,19 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 
 	huma.Register(api, adminOp("sweep-stranded", http.MethodPost, "/admin/requests/sweep", "Requeue requests stranded in RECEIVED",
 		"Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. "+
-			"Reads the whole table, so it is a periodic job, not a per-request call: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min); call this to run it now, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
+			"It looks at requests made within lookbackHours, which it finds by Query in the pending index (16 Queries per UTC day looked back over; docs/capacity.md), never by scanning the table: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min) over the last 24 hours; call this to run it now, with a longer lookback after a longer outage, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue).",
 		http.StatusServiceUnavailable),
 		server.Handle(server.Admin, problem, func(ctx context.Context, _ auth.Principal, in *sweepInput) (*sweepOutput, error) {
-			res, err := d.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue"})
+			res, err := d.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue",
+				Lookback: time.Duration(in.LookbackHours) * time.Hour})
 			return &sweepOutput{Body: res}, err
 		}))
 }
 
 type sweepInput struct {
 	FailedEnqueue string `query:"failedEnqueue" enum:"count,requeue" default:"count" doc:"count: only count FAILED_INGEST_ENQUEUE requests; requeue: also re-queue them"`
+	LookbackHours int    `query:"lookbackHours" minimum:"1" maximum:"2160" default:"24" doc:"How far back to look, by the requests' requestedAt, in hours (up to 2160, the requests' 90-day TTL); read by whole UTC days"`
 }
 
 type sweepOutput struct {

@@ -54,7 +54,7 @@ func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(items.Items); n != 2 { // probe1's CONFIG and CAPACITY
-		t.Errorf("the table holds %d items, want only the event's 2: a hidden participation was written", n)
+	if n := len(items.Items); n != 3 { // probe1's CONFIG, CAPACITY and OpenEvent
+		t.Errorf("the table holds %d items, want only the event's 3: a hidden participation was written", n)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // sweep calls svc.SweepStranded every interval (each wait jittered by up
 // to a fifth) until ctx is cancelled; the first sweep comes at a random
 // point of the first interval, so that workers started together do not
-// scan together and a worker restarted often still sweeps. An interval of
+// sweep together and a worker restarted often still sweeps. An interval of
 // 0 or less does nothing. A failed sweep is logged and tried again at the
 // next tick: the sweep is idempotent.
 func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {

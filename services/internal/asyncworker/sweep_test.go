@@ -25,7 +25,7 @@ func TestWorkerSweepFinishesStrandedRequests(t *testing.T) {
 	}
 	env.Strand(t, "ev", "u1", "u2")
 	var ids []string
-	for r, err := range env.Store.SweepCandidates(ctx, time.Now().Add(time.Hour).UnixMilli()) {
+	for r, err := range env.Store.SweepCandidates(ctx, time.Now().Add(time.Hour).UnixMilli(), time.Now().Add(-time.Hour).UnixMilli()) {
 		if err != nil {
 			t.Fatal(err)
 		}

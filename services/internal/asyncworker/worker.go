@@ -8,13 +8,14 @@
 //
 // The sweep (asyncevent.Service.SweepStranded) re-enqueues requests left
 // RECEIVED by an ingest that died between its two writes, so that nothing
-// is stranded even if nobody reads the request. It scans the table, so its
-// cost grows with the table: each worker sweeps once per interval (the
-// first at a random point of the first interval, then jittered by up to a
-// fifth, so that workers do not scan together). With many
-// workers, turn it off on all but one or two, or set 0 everywhere and call
-// the admin API's POST /admin/requests/sweep from a scheduler. It never
-// re-queues FAILED_INGEST_ENQUEUE requests: that stays an operator's call.
+// is stranded even if nobody reads the request. It reads the pending index
+// (GSI3) with one Query per shard and UTC day of the last 24 hours
+// (asyncevent.Config.SweepLookback), 32 or 48 small Queries that cost the
+// same whatever the table holds, so every worker can sweep once per
+// interval (the first at a random point of the first interval, then
+// jittered by up to a fifth, so that workers do not sweep together). It
+// never re-queues FAILED_INGEST_ENQUEUE requests: that stays an
+// operator's call.
 //
 // Each worker also runs the arrival allocator (Service.RunAllocator) of the
 // arrival-ordered FIRST_COME events it sees candidates of; a lease on the
