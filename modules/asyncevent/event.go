@@ -165,7 +165,8 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 // capacity or ClosesAt would: OPEN → CLOSED. Requests already accepted are
 // still processed. Closing a closed event returns it unchanged. A lottery
 // closes at its cutoff and is finished by the draw, so closing one is
-// ErrNotFirstCome. Participations stop at once in this process (a read in
+// ErrNotFirstCome. The event's locks then expire LockTTLAfter after the
+// close rather than after its end (see ExpireLocks). Participations stop at once in this process (a read in
 // flight does not cache the old status) and within Config.EventCacheTTL in
 // the others; see docs/asyncevent.md on the event cache.
 func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
@@ -187,7 +188,10 @@ func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig,
 		return cfg, nil
 	}
 	now := s.now()
-	err = s.store.MoveEvent(ctx, eventID, EventOpen, EventClosed, map[string]any{"updatedAt": now})
+	// Its locks come down to the close + LockTTLAfter (ExpireLocks), from
+	// its end + LockTTLAfter.
+	job := &LockJob{EventID: eventID, LockTTL: (now + LockTTLAfter.Milliseconds()) / 1000, CreatedAt: now, TTL: cfg.TTL}
+	err = s.store.CloseEvent(ctx, eventID, now, job)
 	var ese *EventStateError
 	switch {
 	case errors.As(err, &ese) && ese.Current != nil && ese.Current.Status == EventClosed:

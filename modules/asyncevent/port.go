@@ -124,6 +124,7 @@ type Store interface {
 	SweepStore
 	RequestReader
 	AllocStore
+	LockJobStore
 }
 
 // Transition is one conditional status change of a request, applied

@@ -74,6 +74,9 @@ type Config struct {
 	// participation to since, so an event with traffic here is checked
 	// from its first participation on.
 	OpenEventsEvery time.Duration
+	// LockExpiryRate bounds the lock writes a second of one ExpireLocks job
+	// (default 100).
+	LockExpiryRate int
 	// SweepLookback is how far back SweepStranded looks for requests by
 	// default (see SweepOptions.Lookback): 24 hours, at most RequestTTL.
 	SweepLookback time.Duration
@@ -180,6 +183,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if cfg.OpenEventsEvery == 0 {
 		cfg.OpenEventsEvery = 10 * time.Minute
+	}
+	if cfg.LockExpiryRate <= 0 {
+		cfg.LockExpiryRate = 100
 	}
 	if cfg.SweepLookback <= 0 {
 		cfg.SweepLookback = DefaultSweepLookback

@@ -61,14 +61,18 @@ func TestPendingListPages(t *testing.T) {
 	slices.SortFunc(all, func(a, b *asyncevent.Request) int {
 		return cmp.Or(cmp.Compare(b.RequestedAt, a.RequestedAt), cmp.Compare(b.RequestID, a.RequestID))
 	})
-	for _, status := range []asyncevent.Status{"", asyncevent.StatusReceived, asyncevent.StatusFailedFinal} {
+	for _, c := range []struct {
+		status asyncevent.Status
+		limits []int
+	}{{"", []int{3, 7}}, {asyncevent.StatusReceived, []int{5}}, {asyncevent.StatusFailedFinal, []int{1, 2}}} {
+		status := c.status
 		var want []string
 		for _, r := range all {
 			if status == "" || r.Status == status {
 				want = append(want, r.RequestID)
 			}
 		}
-		for _, limit := range []int{1, 2, 3, 7} {
+		for _, limit := range c.limits {
 			var got []string
 			cursor := ""
 			for page := 0; ; page++ {

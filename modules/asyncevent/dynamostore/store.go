@@ -10,6 +10,7 @@
 //	EventConfig      EVENT#<eventId>             / CONFIG
 //	StatusLog        REQ#<requestId>             / LOG#<occurredAt>#<toStatus>
 //	OpenEvent        EVENTS#OPEN                 / EVENT#<eventId>  (open.go)
+//	LockJob          EVENTS#LOCKJOBS             / EVENT#<eventId>  (lockjob.go)
 //
 // GSI1 (USER#<userId> / QAT#<queuedAt>#REQ#<requestId>) and GSI2
 // (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>; EVENT#<eventId>#<shard>
@@ -140,10 +141,12 @@ type Store struct {
 	// pending writes Request items with their pending-index keys.
 	pending *ddb.Entity[pendingRequestItem]
 	open    *ddb.Entity[OpenEventItem]
-	locks   *ddb.Entity[LockItem]
-	caps    *ddb.Entity[CapacityItem]
-	configs *ddb.Entity[EventConfigItem]
-	logs    *ddb.Entity[StatusLogItem]
+	// lockJobs are the lock-expiry jobs (lockjob.go).
+	lockJobs *ddb.Entity[LockJobItem]
+	locks    *ddb.Entity[LockItem]
+	caps     *ddb.Entity[CapacityItem]
+	configs  *ddb.Entity[EventConfigItem]
+	logs     *ddb.Entity[StatusLogItem]
 	// layouts caches each event's layout (eventID → layout), fixed at
 	// creation: learnt from the configs this Store writes and reads.
 	layouts sync.Map
@@ -177,7 +180,8 @@ func New(db *ddb.DB, table string, opts ...Option) *Store {
 			"GSI1", "GSI2", "GSI3"),
 		pending: ddb.NewEntity(t, requestEntity, func(r *pendingRequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2", "GSI3"),
-		open: ddb.NewEntity(t, "OPEN_EVENT", func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
+		open:     ddb.NewEntity(t, "OPEN_EVENT", func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
+		lockJobs: ddb.NewEntity(t, "LOCK_JOB", func(j *LockJobItem) ddb.Key { return lockJobKey(j.EventID) }),
 		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
 			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
 		}),

@@ -9,7 +9,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
-// sweep calls svc.SweepStranded every interval (each wait jittered by up
+// sweep calls svc.SweepStranded, then svc.ExpireLocks, every interval (each wait jittered by up
 // to a fifth) until ctx is cancelled; the first sweep comes at a random
 // point of the first interval, so that workers started together do not
 // sweep together and a worker restarted often still sweeps. An interval of
@@ -40,6 +40,17 @@ func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, lo
 				"failedEnqueue", res.FailedEnqueue)
 		default:
 			log.Debug("asyncevent-worker: swept, nothing stranded")
+		}
+		// Then the locks of events an admin closed early (their leases
+		// keep two workers off one job).
+		ex, err := svc.ExpireLocks(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			log.Warn("asyncevent-worker: lock expiry failed; trying again at the next interval", "err", err, "every", every)
+		case ex.Jobs > 0:
+			log.Info("asyncevent-worker: brought closed events' locks down", "jobs", ex.Jobs, "finished", ex.Finished, "locks", ex.Shortened)
 		}
 		t.Reset(jitter(every))
 	}

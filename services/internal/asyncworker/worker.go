@@ -15,7 +15,9 @@
 // interval (the first at a random point of the first interval, then
 // jittered by up to a fifth, so that workers do not sweep together). It
 // never re-queues FAILED_INGEST_ENQUEUE requests: that stays an
-// operator's call.
+// operator's call. After each sweep the worker also runs the lock jobs of
+// events an admin closed early (asyncevent.Service.ExpireLocks), one
+// worker per job by lease.
 //
 // Each worker also runs the arrival allocator (Service.RunAllocator) of the
 // arrival-ordered FIRST_COME events it sees candidates of; a lease on the
@@ -81,7 +83,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Bool(&cfg.Pprof, "pprof", "PACER_WORKER_PPROF", false, "also serve Go's profiles at /debug/pprof/ on the ops port (only where operators alone reach it)")
 	s.String(&cfg.WorkerID, "worker-id", "PACER_WORKER_ID", "", "this worker's id, recorded on the requests it moves (workerId) and in the analytics events; empty: <hostname>-<pid>")
 	s.Int(&cfg.CandidateWaits, "candidate-waits", "PACER_WORKER_CANDIDATE_WAITS", 10, "how many times an arrival candidate's message is continued (acked and sent again, delayed) while its request waits for the allocator, before its receives count toward the DLQ; -1: never")
-	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED; 0 turns it off")
+	s.Duration(&cfg.SweepEvery, "sweep-every", "PACER_WORKER_SWEEP_EVERY", 10*time.Minute, "how often this worker sweeps for requests stranded in RECEIVED and runs the lock jobs of events closed early; 0 turns both off")
 }
 
 // DefaultWorkerID is the worker id when PACER_WORKER_ID is not set:

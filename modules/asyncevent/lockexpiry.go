@@ -1,0 +1,170 @@
+package asyncevent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+)
+
+// An event's IdempotencyLocks live until the event's end + LockTTLAfter,
+// so that no lock expires while the event takes participations. When an
+// admin closes a FIRST_COME event early (CloseEvent), that end may be
+// months away (MaxEventLifetime): the close also records a LockJob, and
+// the workers (ExpireLocks) bring every lock of the event down to the
+// close + LockTTLAfter, paced, resuming where a crashed worker stopped.
+
+// LockJob is the work of bringing a closed event's locks' TTL down.
+type LockJob struct {
+	EventID string
+	// LockTTL is the TTL (epoch seconds) the event's locks get: the close
+	// + LockTTLAfter.
+	LockTTL int64
+	// CreatedAt is when the event was closed (epoch millis).
+	CreatedAt int64
+	// Cursor is where the walk of the event's requests stands (a cursor of
+	// RequestReader.EventRequests; "" before the first page).
+	Cursor string
+	// Done counts the requests whose lock the job has seen so far.
+	Done int64
+	// Owner and LeaseUntil (epoch millis) name the worker working on it.
+	Owner      string
+	LeaseUntil int64
+	// FinishedAt is when the walk ended (0 until then).
+	FinishedAt int64
+	// TTL (epoch seconds) removes the job item: the event's, or a week
+	// after it finished.
+	TTL int64
+}
+
+// LockJobStore keeps the lock-expiry jobs and shortens locks.
+type LockJobStore interface {
+	// CloseEvent moves a FIRST_COME event OPEN → CLOSED (updatedAt = at)
+	// and records job, in one write. *EventStateError if it is not OPEN.
+	CloseEvent(ctx context.Context, eventID string, at int64, job *LockJob) error
+	// LockJobs iterates over the jobs not finished.
+	LockJobs(ctx context.Context) iter.Seq2[*LockJob, error]
+	// LeaseLockJob makes owner the job's worker until `until` (epoch
+	// millis), on condition that it is not finished and that its lease
+	// is owner's or over at now; it returns the job as it is then. ErrLeased
+	// if another worker holds it, ErrLockJobNotFound if it is gone or
+	// finished.
+	LeaseLockJob(ctx context.Context, eventID, owner string, now, until int64) (*LockJob, error)
+	// SaveLockJob records owner's progress (cursor, done) and extends its
+	// lease to until; finished ends the job (its item expires a week
+	// later). ErrLeased if owner no longer holds the lease.
+	SaveLockJob(ctx context.Context, eventID, owner, cursor string, done, until int64, finished bool) error
+	// ShortenLock sets the TTL of a lock to ttl if it has a later one (or
+	// none). It reports whether it wrote; a lock already as short, or
+	// gone, is not an error.
+	ShortenLock(ctx context.Context, eventID, userID string, ttl int64) (bool, error)
+}
+
+// ErrLeased: another worker holds the lease of a job.
+var ErrLeased = errors.New("asyncevent: leased by another worker")
+
+// ErrLockJobNotFound: the job is gone or finished.
+var ErrLockJobNotFound = errors.New("asyncevent: lock job not found")
+
+// LockExpiry reports an ExpireLocks run.
+type LockExpiry struct {
+	// Jobs counts the jobs this run worked on; Leased those another worker
+	// held; Finished those it finished.
+	Jobs, Leased, Finished int
+	// Shortened counts the locks whose TTL it brought down.
+	Shortened int64
+}
+
+// lockJobPage is how many requests a lock job reads and saves at a time.
+const lockJobPage = 100
+
+// ExpireLocks works through the lock jobs of events closed early: for each
+// job no other worker holds, it takes the job's lease (Config.AllocLease,
+// renewed after every page), walks the event's requests (the admin list's
+// pages, not-queued ones included) from where the job stands and brings
+// each request's lock down to the job's TTL, at most Config.LockExpiryRate
+// writes a second, saving its place after each page of 100. A worker that
+// dies mid-job leaves the job to the next run once its lease is over,
+// from the last saved page (its locks written twice at most: the write is
+// idempotent). Every worker runs it with its sweep.
+func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
+	var res LockExpiry
+	owner := s.cfg.WorkerID
+	if owner == "" {
+		owner = "asyncevent"
+	}
+	var jobs []*LockJob
+	for j, err := range s.store.LockJobs(ctx) {
+		if err != nil {
+			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs {
+		n, finished, err := s.expireLocks(ctx, j.EventID, owner)
+		res.Shortened += n
+		switch {
+		case errors.Is(err, ErrLeased):
+			res.Leased++
+			continue
+		case errors.Is(err, ErrLockJobNotFound):
+			continue
+		case err != nil:
+			return res, err
+		}
+		res.Jobs++
+		if finished {
+			res.Finished++
+		}
+	}
+	return res, nil
+}
+
+// expireLocks runs one job as owner: see ExpireLocks.
+func (s *Service) expireLocks(ctx context.Context, eventID, owner string) (shortened int64, finished bool, err error) {
+	lease := s.cfg.AllocLease
+	now := s.now()
+	j, err := s.store.LeaseLockJob(ctx, eventID, owner, now, now+lease.Milliseconds())
+	if err != nil {
+		return 0, false, err
+	}
+	interval := time.Second / time.Duration(max(s.cfg.LockExpiryRate, 1))
+	next := time.Now()
+	cursor, done := j.Cursor, j.Done
+	for {
+		rs, after, err := s.store.EventRequests(ctx, eventID, "", lockJobPage, cursor)
+		if err != nil {
+			return shortened, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		for _, r := range rs {
+			if d := time.Until(next); d > 0 {
+				select {
+				case <-ctx.Done():
+					return shortened, false, ctx.Err()
+				case <-time.After(d):
+				}
+			}
+			if now := time.Now(); now.After(next) {
+				next = now
+			}
+			next = next.Add(interval)
+			wrote, err := s.store.ShortenLock(ctx, eventID, r.UserID, j.LockTTL)
+			if err != nil {
+				return shortened, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			if wrote {
+				shortened++
+			}
+		}
+		cursor, done = after, done+int64(len(rs))
+		now := s.now()
+		if err := s.store.SaveLockJob(ctx, eventID, owner, cursor, done, now+lease.Milliseconds(), cursor == ""); err != nil {
+			return shortened, false, err
+		}
+		if cursor == "" {
+			s.cfg.Log.Info("asyncevent: locks of a closed event brought down to the close", "eventId", eventID, "requests", done, "shortened", shortened)
+			return shortened, true, nil
+		}
+	}
+}
