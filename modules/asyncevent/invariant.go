@@ -38,7 +38,7 @@ func (s *Service) CheckCapacity(ctx context.Context, max int) (checked int, brok
 		if cfg.Status != EventOpen || cfg.EventType != FirstCome {
 			continue
 		}
-		st, err := s.eventStats(ctx, cfg)
+		st, err := s.eventStats(ctx, cfg, false)
 		if err != nil {
 			return checked, broken, err
 		}

@@ -55,6 +55,10 @@ type LockJobStore interface {
 	// lease to until; finished ends the job (its item expires a week
 	// later). ErrLeased if owner no longer holds the lease.
 	SaveLockJob(ctx context.Context, eventID, owner, cursor string, done, until int64, finished bool) error
+	// LockJobPage pages through an event's requests as EventRequests does,
+	// with cursors that any process opens (a job keeps its cursor and
+	// another worker may resume it). ErrCursor for a bad cursor.
+	LockJobPage(ctx context.Context, eventID string, limit int, cursor string) ([]*Request, string, error)
 	// ShortenLock sets the TTL of a lock to ttl if it has a later one (or
 	// none). It reports whether it wrote; a lock already as short, or
 	// gone, is not an error.
@@ -79,9 +83,16 @@ type LockExpiry struct {
 // lockJobPage is how many requests a lock job reads and saves at a time.
 const lockJobPage = 100
 
+// lockJobDelay is how long after the close a job waits before its walk:
+// another API process may still admit a participation for its event cache
+// TTL (Config.EventCacheTTL, seconds) after the close, and the indexes lag.
+// A request listed newest first after the walk began would be missed.
+const lockJobDelay = time.Minute
+
 // ExpireLocks works through the lock jobs of events closed early: for each
-// job no other worker holds, it takes the job's lease (Config.AllocLease,
-// renewed after every page), walks the event's requests (the admin list's
+// job no other worker holds, closed at least a minute ago (lockJobDelay),
+// it takes the job's lease (Config.AllocLease plus a page's time at the
+// paced rate, renewed after every page), walks the event's requests (the admin list's
 // pages, not-queued ones included) from where the job stands and brings
 // each request's lock down to the job's TTL, at most Config.LockExpiryRate
 // writes a second, saving its place after each page of 100. A worker that
@@ -92,7 +103,7 @@ func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 	var res LockExpiry
 	owner := s.cfg.WorkerID
 	if owner == "" {
-		owner = "asyncevent"
+		owner = newID(s.now()) // unique: a lease must tell processes apart
 	}
 	var jobs []*LockJob
 	for j, err := range s.store.LockJobs(ctx) {
@@ -101,7 +112,11 @@ func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 		}
 		jobs = append(jobs, j)
 	}
+	var errs []error
 	for _, j := range jobs {
+		if s.now() < j.CreatedAt+lockJobDelay.Milliseconds() {
+			continue
+		}
 		n, finished, err := s.expireLocks(ctx, j.EventID, owner)
 		res.Shortened += n
 		switch {
@@ -110,30 +125,42 @@ func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 			continue
 		case errors.Is(err, ErrLockJobNotFound):
 			continue
+		case ctx.Err() != nil:
+			return res, ctx.Err()
 		case err != nil:
-			return res, err
+			// On to the next job: this one is tried again next time.
+			errs = append(errs, fmt.Errorf("lock job of %s: %w", j.EventID, err))
+			continue
 		}
 		res.Jobs++
 		if finished {
 			res.Finished++
 		}
 	}
-	return res, nil
+	return res, errors.Join(errs...)
 }
 
 // expireLocks runs one job as owner: see ExpireLocks.
 func (s *Service) expireLocks(ctx context.Context, eventID, owner string) (shortened int64, finished bool, err error) {
-	lease := s.cfg.AllocLease
+	interval := time.Second / time.Duration(max(s.cfg.LockExpiryRate, 1))
+	// A lease outlasts a page at the paced rate.
+	lease := s.cfg.AllocLease + lockJobPage*interval
 	now := s.now()
 	j, err := s.store.LeaseLockJob(ctx, eventID, owner, now, now+lease.Milliseconds())
 	if err != nil {
 		return 0, false, err
 	}
-	interval := time.Second / time.Duration(max(s.cfg.LockExpiryRate, 1))
 	next := time.Now()
 	cursor, done := j.Cursor, j.Done
 	for {
-		rs, after, err := s.store.EventRequests(ctx, eventID, "", lockJobPage, cursor)
+		rs, after, err := s.store.LockJobPage(ctx, eventID, lockJobPage, cursor)
+		if errors.Is(err, ErrCursor) && cursor != "" {
+			// A place this version cannot read: walk again from the start
+			// (each lock is written once in effect: ShortenLock's condition).
+			s.cfg.Log.Warn("asyncevent: a lock job's saved place is unreadable; walking from the start", "eventId", eventID, "err", err)
+			cursor = ""
+			continue
+		}
 		if err != nil {
 			return shortened, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
+	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
 // crashingLocks is a store whose ShortenLock cancels its worker's context
@@ -32,9 +34,9 @@ func (c *crashingLocks) ShortenLock(ctx context.Context, eventID, userID string,
 // An admin closes an event created without closesAt (so its locks would
 // live to its 90-day end + 7 days): a worker brings every lock of the event
 // (queued and stranded requests alike) down to the close + 7 days, paced,
-// and dies in its second page; another worker leaves the job alone while
-// the first one's lease runs, then resumes it from the first page's end
-// and finishes it. Each lock is shortened exactly once; another event's
+// and dies in its second page; another worker (another process: its own
+// cursor key) leaves the job alone while the first one's lease runs, then
+// resumes it from the first page's end and finishes it. Each lock is shortened exactly once; another event's
 // locks are not touched.
 func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 	t.Parallel()
@@ -69,6 +71,12 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 	}
 
 	const rate = 2000
+	// A job waits a minute after the close (another API may still admit a
+	// participation for its event cache's TTL).
+	if res, err := env.Service.ExpireLocks(ctx); err != nil || res != (asyncevent.LockExpiry{}) {
+		t.Fatalf("right after the close: %+v, %v; want the job left for a minute", res, err)
+	}
+	skew.Store(int64(2 * time.Minute))
 	worker := func(id string, store asyncevent.Store) *asyncevent.Service {
 		return asyncevent.New(store, env.Queue, nil, asyncevent.Config{WorkerID: id, Now: clock, LockExpiryRate: rate, AllocLease: time.Minute})
 	}
@@ -84,11 +92,13 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 		t.Fatalf("%d lock writes in %s, faster than %d/s", a.calls.Load(), time.Since(start), rate)
 	}
 
-	b := &crashingLocks{Store: env.Store}
+	// Worker b is another process: its own DB, with its own random
+	// cursor key.
+	b := &crashingLocks{Store: dynamostore.New(ddb.New(env.Dynamo, ddb.Config{}), env.DDB.Table.Name())}
 	if res, err := worker("b", b).ExpireLocks(ctx); err != nil || res.Leased != 1 || b.calls.Load() != 0 {
 		t.Fatalf("worker b during a's lease: %+v, %v, %d writes; want it to leave the job", res, err, b.calls.Load())
 	}
-	skew.Store(int64(2 * time.Minute)) // a's lease is over
+	skew.Store(int64(5 * time.Minute)) // a's lease is over
 	resB, err := worker("b", b).ExpireLocks(ctx)
 	if err != nil || resB.Jobs != 1 || resB.Finished != 1 {
 		t.Fatalf("worker b: %+v, %v; want the job finished", resB, err)

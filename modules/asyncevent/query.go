@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 )
 
@@ -299,6 +300,15 @@ type Stats struct {
 	InvariantOK       bool
 }
 
+// pendingRequests is the store's PendingRequests of eventID if read, else
+// nothing (and no call).
+func (s *Service) pendingRequests(ctx context.Context, eventID string, read bool) iter.Seq2[*Request, error] {
+	if !read {
+		return func(func(*Request, error) bool) {}
+	}
+	return s.store.PendingRequests(ctx, eventID)
+}
+
 // statsAttempts bounds the reads EventStats makes of an event whose
 // invariant does not hold, before it says so.
 const statsAttempts = 4
@@ -317,11 +327,13 @@ func (s *Service) EventStats(ctx context.Context, eventID string) (*Stats, error
 	if err != nil {
 		return nil, err
 	}
-	return s.eventStats(ctx, cfg)
+	return s.eventStats(ctx, cfg, true)
 }
 
-// eventStats is EventStats of the event cfg configures.
-func (s *Service) eventStats(ctx context.Context, cfg *EventConfig) (*Stats, error) {
+// eventStats is EventStats of the event cfg configures; without pending,
+// it counts only the queued requests (all the capacity invariant needs: a
+// SUCCEEDED request is queued), sparing the pending index's Queries.
+func (s *Service) eventStats(ctx context.Context, cfg *EventConfig, pending bool) (*Stats, error) {
 	eventID := cfg.EventID
 	for attempt := 1; ; attempt++ {
 		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
@@ -342,7 +354,7 @@ func (s *Service) eventStats(ctx context.Context, cfg *EventConfig) (*Stats, err
 			queued[r.RequestID] = true
 			count(r)
 		}
-		for r, err := range s.store.PendingRequests(ctx, eventID) {
+		for r, err := range s.pendingRequests(ctx, eventID, pending) {
 			if err != nil {
 				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 			}

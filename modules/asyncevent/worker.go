@@ -401,8 +401,19 @@ func (s *Service) undecodable(ctx context.Context, d Delivery, derr error) Outco
 		return Outcome{Ack: true, Result: "bad-message", Err: derr}
 	}
 	now := max(s.now(), r.LastChange()+1)
+	// It gets its queuedAt and index keys, if it has none, so that the
+	// event's list and stats show it (leaving RECEIVED takes it off the
+	// pending index).
+	queuedAt, shards := r.QueuedAt, 0
+	if queuedAt == 0 {
+		queuedAt = now
+	}
+	if cfg, err := s.event(ctx, r.EventID); err == nil {
+		shards = cfg.IndexShards
+	}
 	t := &Transition{
 		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
+		QueuedAt: queuedAt, KeepQueuedAt: true, IndexShards: shards,
 		// Both: ingest may mark it QUEUED between the read and this write.
 		From: []Status{StatusReceived, StatusQueued}, To: StatusFailedFinal, At: now,
 		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedSerde, Attempts: d.ReceiveCount,

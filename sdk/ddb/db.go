@@ -77,6 +77,17 @@ func New(client Client, cfg Config) *DB {
 	return &DB{client: client, cfg: cfg}
 }
 
+// WithCursorKey returns a DB like db (the same client, observer and
+// settings) whose cursors are sealed under key. It is for cursors kept as
+// server-side state that any process must open later, such as a job's
+// place in a long walk, where db's own key may be each process's random
+// one (Config.CursorKey empty).
+func (db *DB) WithCursorKey(key []byte) *DB {
+	c := *db
+	c.cfg.CursorKey = key
+	return &c
+}
+
 // Client returns the underlying client.
 func (db *DB) Client() Client { return db.client }
 

@@ -34,6 +34,17 @@ type LockJobItem struct {
 	TTL        int64  `dynamodbav:"ttl,omitempty"`
 }
 
+// lockJobCursorKey seals the cursors a lock job keeps in its item. Those
+// never leave the table (no client sees them), and every worker must open
+// them, whatever its own CursorKey: a fixed key is what that needs.
+var lockJobCursorKey = []byte("pacer asyncevent lock job walk cursors, server-side")
+
+// LockJobPage implements asyncevent.Store: EventRequests, with cursors any
+// worker opens.
+func (s *Store) LockJobPage(ctx context.Context, eventID string, limit int, cursor string) ([]*asyncevent.Request, string, error) {
+	return s.walker.EventRequests(ctx, eventID, "", limit, cursor)
+}
+
 func lockJobKey(eventID string) ddb.Key { return ddb.Key{PK: lockJobPK, SK: openSK.Build(eventID)} }
 
 // finishedJobTTL is how long a finished job's item is kept.

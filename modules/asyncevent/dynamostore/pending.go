@@ -350,6 +350,9 @@ func (s *Store) EventRequests(ctx context.Context, eventID string, status asynce
 			return out, next, err
 		}
 	}
+	if status == asyncevent.StatusReceived {
+		return out, "", nil // GSI2 holds no RECEIVED request
+	}
 	if len(out) == limit {
 		// The page is full: a cursor only if the queued part has any.
 		rs, _, err := s.queuedRequests(ctx, eventID, status, 1, "")

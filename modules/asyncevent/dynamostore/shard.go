@@ -45,9 +45,14 @@ type layout struct {
 	createdAt, endsAt int64
 }
 
-// learn notes cfg's layout.
+// learn notes cfg's layout. A closed event ended at its close (its last
+// change), which bounds the days its requests can be in.
 func (s *Store) learn(cfg *asyncevent.EventConfig) {
-	s.layouts.Store(cfg.EventID, layout{shards: max(cfg.IndexShards, 1), createdAt: cfg.CreatedAt, endsAt: cfg.EndsAt()})
+	end := cfg.EndsAt()
+	if cfg.Status == asyncevent.EventClosed && cfg.UpdatedAt != 0 {
+		end = min(end, cfg.UpdatedAt)
+	}
+	s.layouts.Store(cfg.EventID, layout{shards: max(cfg.IndexShards, 1), createdAt: cfg.CreatedAt, endsAt: end})
 }
 
 // layoutOf is eventID's layout: from the configs this Store has written or

@@ -150,6 +150,10 @@ type Store struct {
 	// layouts caches each event's layout (eventID → layout), fixed at
 	// creation: learnt from the configs this Store writes and reads.
 	layouts sync.Map
+	// walker is this Store on a DB whose cursors every process opens
+	// (lockJobCursorKey): the lock jobs' walks keep their place in the
+	// table, where another worker resumes them.
+	walker *Store
 }
 
 var _ asyncevent.Store = (*Store)(nil)
@@ -170,6 +174,12 @@ func New(db *ddb.DB, table string, opts ...Option) *Store {
 	for _, f := range opts {
 		f(&o)
 	}
+	s := newStore(db, table, o)
+	s.walker = newStore(db.WithCursorKey(lockJobCursorKey), table, o)
+	return s
+}
+
+func newStore(db *ddb.DB, table string, o options) *Store {
 	t := db.Table(table, o.schema)
 	ix, _ := o.schema.Index("GSI2")
 	return &Store{

@@ -1,10 +1,9 @@
 package asynceventapi
 
 import (
-	"time"
-
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -316,7 +315,7 @@ func registerAdmin(api huma.API, d Deps, problem func(error) error) {
 
 type sweepInput struct {
 	FailedEnqueue string `query:"failedEnqueue" enum:"count,requeue" default:"count" doc:"count: only count FAILED_INGEST_ENQUEUE requests; requeue: also re-queue them"`
-	LookbackHours int    `query:"lookbackHours" minimum:"1" maximum:"2160" default:"24" doc:"How far back to look, by the requests' requestedAt, in hours (up to 2160, the requests' 90-day TTL); read by whole UTC days"`
+	LookbackHours int    `query:"lookbackHours" minimum:"0" maximum:"2160" doc:"How far back to look, by the requests' requestedAt, in hours (up to 2160, the requests' 90-day TTL; 0 or absent: the service's default, 24); read by whole UTC days. After re-queueing failed enqueues older than that, sweep with a lookback that covers them"`
 }
 
 type sweepOutput struct {

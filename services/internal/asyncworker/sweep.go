@@ -9,7 +9,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
-// sweep calls svc.SweepStranded, then svc.ExpireLocks, every interval (each wait jittered by up
+// sweep calls svc.SweepStranded every interval (each wait jittered by up
 // to a fifth) until ctx is cancelled; the first sweep comes at a random
 // point of the first interval, so that workers started together do not
 // sweep together and a worker restarted often still sweeps. An interval of
@@ -41,8 +41,26 @@ func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, lo
 		default:
 			log.Debug("asyncevent-worker: swept, nothing stranded")
 		}
-		// Then the locks of events an admin closed early (their leases
-		// keep two workers off one job).
+		t.Reset(jitter(every))
+	}
+}
+
+// lockJobs calls svc.ExpireLocks every interval, jittered as the sweep is,
+// in its own loop: a long job (17 minutes for 100,000 requests at the
+// default pace) must not hold up the sweep. Their leases keep two workers
+// off one job.
+func lockJobs(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
+	if every <= 0 {
+		return
+	}
+	t := time.NewTimer(rand.N(every))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 		ex, err := svc.ExpireLocks(ctx)
 		switch {
 		case ctx.Err() != nil:

@@ -164,6 +164,11 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(swept)
 		sweep(ctx, svc, cfg.SweepEvery, log)
 	}()
+	expired := make(chan struct{})
+	go func() {
+		defer close(expired)
+		lockJobs(ctx, svc, cfg.SweepEvery, log)
+	}()
 	allocated := make(chan struct{})
 	go func() {
 		defer close(allocated)
@@ -173,6 +178,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept
+	<-expired
 	<-allocated
 	stopOps()
 	<-opsDone
