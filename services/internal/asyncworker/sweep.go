@@ -9,28 +9,14 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
-// sweep calls svc.SweepStranded every interval (each wait jittered by up
-// to a fifth) until ctx is cancelled; the first sweep comes at a random
-// point of the first interval, so that workers started together do not
-// sweep together and a worker restarted often still sweeps. An interval of
-// 0 or less does nothing. A failed sweep is logged and tried again at the
-// next tick: the sweep is idempotent.
+// sweep calls svc.SweepStranded periodically (see periodically). A failed
+// sweep is logged and tried again at the next tick: the sweep is
+// idempotent.
 func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
-	if every <= 0 {
-		return
-	}
-	t := time.NewTimer(rand.N(every))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	periodically(ctx, every, func() {
 		res, err := svc.SweepStranded(ctx, asyncevent.SweepOptions{})
 		switch {
 		case ctx.Err() != nil:
-			return
 		case err != nil:
 			log.Warn("asyncevent-worker: sweep failed; trying again at the next interval", "err", err, "every", every)
 		case res.Stranded > 0 || res.FailedEnqueue > 0:
@@ -41,15 +27,31 @@ func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, lo
 		default:
 			log.Debug("asyncevent-worker: swept, nothing stranded")
 		}
-		t.Reset(jitter(every))
-	}
+	})
 }
 
-// lockJobs calls svc.ExpireLocks every interval, jittered as the sweep is,
-// in its own loop: a long job (17 minutes for 100,000 requests at the
-// default pace) must not hold up the sweep. Their leases keep two workers
-// off one job.
+// lockJobs calls svc.ExpireLocks periodically, in a loop of its own: a
+// long job (17 minutes for 100,000 requests at the default pace) must not
+// hold up the sweep. The jobs' leases keep two workers off one job.
 func lockJobs(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
+	periodically(ctx, every, func() {
+		ex, err := svc.ExpireLocks(ctx)
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
+			log.Warn("asyncevent-worker: lock expiry failed; trying again at the next interval", "err", err, "every", every)
+		case ex.Jobs > 0:
+			log.Info("asyncevent-worker: brought closed events' locks down", "jobs", ex.Jobs, "finished", ex.Finished, "locks", ex.Shortened)
+		}
+	})
+}
+
+// periodically calls f every interval (each wait jittered by up to a
+// fifth) until ctx is cancelled; the first call comes at a random point of
+// the first interval, so that workers started together do not call
+// together and a worker restarted often still calls. An interval of 0 or
+// less does nothing.
+func periodically(ctx context.Context, every time.Duration, f func()) {
 	if every <= 0 {
 		return
 	}
@@ -61,15 +63,7 @@ func lockJobs(ctx context.Context, svc *asyncevent.Service, every time.Duration,
 			return
 		case <-t.C:
 		}
-		ex, err := svc.ExpireLocks(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Warn("asyncevent-worker: lock expiry failed; trying again at the next interval", "err", err, "every", every)
-		case ex.Jobs > 0:
-			log.Info("asyncevent-worker: brought closed events' locks down", "jobs", ex.Jobs, "finished", ex.Finished, "locks", ex.Shortened)
-		}
+		f()
 		t.Reset(jitter(every))
 	}
 }
