@@ -86,9 +86,13 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 			Visibility: 5 * time.Minute, OpsListener: l, Ready: ready})
 	})
 	var worker metricstest.Families
-	asynceventtest.Eventually(t, time.Minute, "the worker to decide 5 messages", func() (bool, error) {
+	// Decided, and done with: a handler counts its message's outcome before
+	// it observes its duration and leaves the in-flight gauge, so a scrape
+	// between the two (seen on a loaded machine) is not the end yet.
+	asynceventtest.Eventually(t, time.Minute, "the worker to decide 5 messages and finish its handlers", func() (bool, error) {
 		worker = metricstest.Scrape(t, opsURL+"/metrics")
-		return worker.Value("pacer_worker_messages_total", "outcome", "succeeded")+worker.Value("pacer_worker_messages_total", "outcome", "rejected") >= 5, nil
+		decided := worker.Value("pacer_worker_messages_total", "outcome", "succeeded")+worker.Value("pacer_worker_messages_total", "outcome", "rejected") >= 5
+		return decided && worker.Value("pacer_worker_in_flight") == 0 && worker.Value("pacer_worker_handler_duration_seconds") >= 10, nil
 	})
 	metricstest.Check(t, worker, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
 		"pacer_worker_handler_duration_seconds", "pacer_queue_delay_seconds", "pacer_e2e_delay_seconds",
