@@ -345,7 +345,7 @@ func (s *Service) kick(eventID string) {
 // worker made candidates of, until ctx ends: each such event is allocated
 // every Config.AllocEvery until MaxLateness plus two periods have passed
 // since its last candidate (by then every candidate is below the
-// watermark and decided). Every worker process runs one; the lease makes
+// watermark) and a run has found nothing left to decide. Every worker process runs one; the lease makes
 // one of them allocate an event at a time. A crashed allocator's event is
 // taken over when its lease expires, by any worker that gets one of the
 // event's messages (redeliveries included: a candidate's message is acked
@@ -372,7 +372,12 @@ func (s *Service) RunAllocator(ctx context.Context) {
 			if res.Late > 0 {
 				s.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
 			}
-			if time.Since(last) > keep && err == nil && !res.Held {
+			// A run that decided something may have left the rest for the
+			// next (it stops at half its lease): keep allocating until a run
+			// finds nothing, not only for keep after the last candidate, or
+			// the rest would wait for a redelivery of its messages (each
+			// later one waits an AllocLease longer).
+			if time.Since(last) > keep && err == nil && !res.Held && res.Decided == 0 {
 				delete(active, id)
 			}
 		}

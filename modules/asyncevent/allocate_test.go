@@ -287,3 +287,36 @@ func TestAllocatorPromotesABatchAtOnce(t *testing.T) {
 	}
 	checkFirstN(t, env, "promote", 10)
 }
+
+// An allocator that decides one batch per run (its lease is short: a run
+// stops at half of it) keeps allocating an event until a run finds nothing
+// left, however long ago its last candidate arrived: the rest does not wait
+// for a redelivery of its messages. Here one candidate kicks the allocator
+// and nothing is redelivered (no consumer runs), so before the fix the
+// event was dropped a tenth of a second after that kick with most of its
+// 300 requests undecided.
+func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	ids := queuedArrival(t, env, "rest", 20, 300)
+	svc := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1,
+		AllocLease: 20 * time.Millisecond, AllocEvery: 50 * time.Millisecond})
+	body := asyncevent.Message{V: asyncevent.MessageVersion, RequestID: ids[0], EventID: "rest", UserID: "u000", EventType: asyncevent.FirstCome}.Encode()
+	if o := svc.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); o.Err != nil {
+		t.Fatalf("the one candidate: %+v", o)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); svc.RunAllocator(runCtx) }()
+	defer func() { stop(); <-done }()
+	asynceventtest.Eventually(t, 30*time.Second, "every request decided by the allocator alone", func() (bool, error) {
+		undecided := 0
+		for _, r := range env.EventRequests(t, "rest") {
+			if !r.Status.Terminal() {
+				undecided++
+			}
+		}
+		return undecided == 0, fmt.Errorf("%d of %d undecided", undecided, len(ids))
+	})
+	checkFirstN(t, env, "rest", 20)
+}
