@@ -294,11 +294,11 @@ func TestAllocatorPromotesABatchAtOnce(t *testing.T) {
 // for a redelivery of its messages. Here one candidate kicks the allocator
 // and nothing is redelivered (no consumer runs), so before the fix the
 // event was dropped a tenth of a second after that kick with most of its
-// 300 requests undecided.
+// 200 requests undecided.
 func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	ids := queuedArrival(t, env, "rest", 20, 300)
+	ids := queuedArrival(t, env, "rest", 20, 200)
 	svc := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1,
 		AllocLease: 20 * time.Millisecond, AllocEvery: 50 * time.Millisecond})
 	body := asyncevent.Message{V: asyncevent.MessageVersion, RequestID: ids[0], EventID: "rest", UserID: "u000", EventType: asyncevent.FirstCome}.Encode()
@@ -309,7 +309,7 @@ func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); svc.RunAllocator(runCtx) }()
 	defer func() { stop(); <-done }()
-	asynceventtest.Eventually(t, 30*time.Second, "every request decided by the allocator alone", func() (bool, error) {
+	asynceventtest.Eventually(t, 20*time.Second, "every request decided by the allocator alone", func() (bool, error) {
 		undecided := 0
 		for _, r := range env.EventRequests(t, "rest") {
 			if !r.Status.Terminal() {
