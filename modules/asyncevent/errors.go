@@ -28,6 +28,10 @@ var (
 	ErrRedriveRunning    = errors.New("asyncevent: a redrive is already running")
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
 	ErrDeadClass         = errors.New("asyncevent: unknown dead-letter class")
+	// ErrLeased: another worker holds the lease of a lock job.
+	ErrLeased = errors.New("asyncevent: leased by another worker")
+	// ErrLockJobNotFound: the lock job is gone or finished.
+	ErrLockJobNotFound = errors.New("asyncevent: lock job not found")
 	// ErrAllocationHeld: another allocator holds the event's allocation
 	// lease.
 	ErrAllocationHeld = errors.New("asyncevent: another allocator holds the event")

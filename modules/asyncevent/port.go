@@ -115,6 +115,33 @@ type RequestReader interface {
 	Logs(ctx context.Context, requestID string) ([]*StatusLog, error)
 }
 
+// LockJobStore keeps the lock-expiry jobs and shortens locks.
+type LockJobStore interface {
+	// CloseEvent moves a FIRST_COME event OPEN → CLOSED (updatedAt = at)
+	// and records job, in one write. *EventStateError if it is not OPEN.
+	CloseEvent(ctx context.Context, eventID string, at int64, job *LockJob) error
+	// LockJobs iterates over the jobs not finished.
+	LockJobs(ctx context.Context) iter.Seq2[*LockJob, error]
+	// LeaseLockJob makes owner the job's worker until `until` (epoch
+	// millis), on condition that it is not finished and that its lease
+	// is owner's or over at now; it returns the job as it is then. ErrLeased
+	// if another worker holds it, ErrLockJobNotFound if it is gone or
+	// finished.
+	LeaseLockJob(ctx context.Context, eventID, owner string, now, until int64) (*LockJob, error)
+	// SaveLockJob records owner's progress (cursor, done) and extends its
+	// lease to until; finished ends the job (its item expires a week
+	// later). ErrLeased if owner no longer holds the lease.
+	SaveLockJob(ctx context.Context, eventID, owner, cursor string, done, until int64, finished bool) error
+	// LockJobPage pages through an event's requests as EventRequests does,
+	// with cursors that any process opens (a job keeps its cursor and
+	// another worker may resume it). ErrCursor for a bad cursor.
+	LockJobPage(ctx context.Context, eventID string, limit int, cursor string) ([]*Request, string, error)
+	// ShortenLock sets the TTL of a lock to ttl if it has a later one (or
+	// none). It reports whether it wrote; a lock already as short, or
+	// gone, is not an error.
+	ShortenLock(ctx context.Context, eventID, userID string, ttl int64) (bool, error)
+}
+
 // Store is every port at once: what a Service is built from.
 type Store interface {
 	EventStore

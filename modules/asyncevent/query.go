@@ -105,7 +105,7 @@ func (s *Service) SweepStranded(ctx context.Context, opt SweepOptions) (SweepRes
 			}
 			after, err := s.RequeueFailed(ctx, r.RequestID)
 			switch {
-			case err == nil && after.Status == StatusFailedFinal && after.ResultCode == CodeFailedIngestEnqueue:
+			case err == nil && FailedEnqueue(after.Status, after.ResultCode):
 				// The queue still refuses: stop re-queueing (counting on).
 				// (Only the re-send fails it so: a worker that already
 				// failed the re-queued request sets another code.)
@@ -154,7 +154,7 @@ func (s *Service) RequeueFailed(ctx context.Context, requestID string) (*Request
 	if err != nil {
 		return nil, err
 	}
-	if r.Status != StatusFailedFinal || r.ResultCode != CodeFailedIngestEnqueue {
+	if !FailedEnqueue(r.Status, r.ResultCode) {
 		return nil, fmt.Errorf("%w: %s is %s/%s", ErrNotRequeueable, requestID, r.Status, r.ResultCode)
 	}
 	// After the draw started a re-queued lottery entry could only be

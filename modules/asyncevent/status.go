@@ -145,3 +145,17 @@ var EventLifecycle = map[EventStatus][]EventStatus{
 	EventOpen:    {EventDrawing, EventClosed},
 	EventDrawing: {EventAnnounced},
 }
+
+// FailedEnqueue reports whether a request of status and result code is one
+// whose enqueue failed at ingest (FAILED_FINAL / FAILED_INGEST_ENQUEUE):
+// an operator may re-queue it.
+func FailedEnqueue(s Status, c ResultCode) bool {
+	return s == StatusFailedFinal && c == CodeFailedIngestEnqueue
+}
+
+// NotQueued reports whether a request of status and result code has not
+// been queued: RECEIVED, or its enqueue failed. Stores list and count such
+// requests apart from the queued ones (on DynamoDB, the pending index).
+func NotQueued(s Status, c ResultCode) bool {
+	return s == StatusReceived || FailedEnqueue(s, c)
+}

@@ -74,8 +74,12 @@ func pendingShards(eventID string, indexShards int) []int {
 func pendingKeys(r *asyncevent.Request, indexShards int) (pk, sk string) {
 	shards := pendingShards(r.EventID, indexShards)
 	shard := shards[IndexShard(r.RequestID, len(shards))]
-	return pendingPK.Build(pendingDay(r.RequestedAt), pendingShard(shard)),
-		pendingSK.Build(r.EventID, ddb.Millis(r.RequestedAt), r.RequestID)
+	return pendingPK.Build(pendingDay(r.RequestedAt), pendingShard(shard)), pendingSortKey(r.EventID, r.RequestedAt, r.RequestID)
+}
+
+// pendingSortKey is GSI3SK: EVENT#<eventId>#RAT#<requestedAt>#REQ#<requestId>.
+func pendingSortKey(eventID string, requestedAt int64, requestID string) string {
+	return pendingSK.Build(eventID, ddb.Millis(requestedAt), requestID)
 }
 
 func pendingShard(i int) string { return ddb.PadInt(int64(i), 2) }
@@ -90,10 +94,7 @@ type pendingRequestItem struct {
 
 // stillPending says whether a transition to t.To keeps the request in the
 // pending index: to RECEIVED (a re-queue) and to a failed enqueue.
-func stillPending(t *asyncevent.Transition) bool {
-	return t.To == asyncevent.StatusReceived ||
-		(t.To == asyncevent.StatusFailedFinal && t.ResultCode == asyncevent.CodeFailedIngestEnqueue)
-}
+func stillPending(t *asyncevent.Transition) bool { return asyncevent.NotQueued(t.To, t.ResultCode) }
 
 // pendingDays lists the pending partition days from the instant from to
 // the instant to (epoch millis), newest first.
@@ -120,10 +121,7 @@ func eventDays(l layout, now int64) []string {
 
 // isPending reports whether it is in a state the pending index holds, as
 // the index shows it (it lags the table briefly).
-func isPending(it *RequestItem) bool {
-	return it.Status == asyncevent.StatusReceived ||
-		(it.Status == asyncevent.StatusFailedFinal && it.ResultCode == asyncevent.CodeFailedIngestEnqueue)
-}
+func isPending(it *RequestItem) bool { return asyncevent.NotQueued(it.Status, it.ResultCode) }
 
 // pendingQuery is the query of one pending partition, restricted to
 // eventID's entries when eventID is not "".
@@ -172,8 +170,7 @@ func (s *Store) SweepCandidates(ctx context.Context, before, since int64) iter.S
 				return
 			}
 			stranded := it.Status == asyncevent.StatusReceived && it.RequestedAt < before
-			failed := it.Status == asyncevent.StatusFailedFinal && it.ResultCode == asyncevent.CodeFailedIngestEnqueue
-			if (stranded || failed) && !yield(it.request(), nil) {
+			if (stranded || asyncevent.FailedEnqueue(it.Status, it.ResultCode)) && !yield(it.request(), nil) {
 				return
 			}
 		}
@@ -260,13 +257,13 @@ func (s *Store) pendingPage(ctx context.Context, eventID string, status asynceve
 					return nil, nil, err
 				}
 				for _, it := range p.Items {
-					sk := pendingSK.Build(eventID, ddb.Millis(it.RequestedAt), it.RequestID)
+					sk := pendingSortKey(eventID, it.RequestedAt, it.RequestID)
 					if sk != from && isPending(it) && (status == "" || it.Status == status) {
 						got = append(got, entry{sk, it})
 					}
 				}
 				if n := len(p.Items); p.Cursor != "" && n > 0 {
-					last := pendingSK.Build(eventID, ddb.Millis(p.Items[n-1].RequestedAt), p.Items[n-1].RequestID)
+					last := pendingSortKey(eventID, p.Items[n-1].RequestedAt, p.Items[n-1].RequestID)
 					complete = max(complete, last)
 				}
 			}
