@@ -41,7 +41,7 @@ func TestReportsMatchTheTable(t *testing.T) {
 	}
 	pub := exec.Command(bin)
 	pub.Env = append(os.Environ(), "PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_SETUP=1",
-		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir,
+		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir, "PACER_EVENTS_OPS_ADDR=127.0.0.1:0",
 		"PACER_EVENTS_BUFFER_INTERVAL=500ms", "PACER_EVENTS_POLL=50ms")
 	pub.Stderr = os.Stderr
 	if err := pub.Start(); err != nil {

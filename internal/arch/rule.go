@@ -19,6 +19,7 @@ var Kits = []string{
 	"services/internal/smuggletest",  // tests: over-limit bodies over raw TCP
 	"services/internal/childproc",    // tests: a service in a child process, to kill or stop
 	"services/internal/metrics",      // Prometheus registry, the contract's collectors, /metrics
+	"services/internal/ops",          // a background process's /metrics, /healthz, /readyz
 }
 
 // Package is what a rule needs to know of one package: its path relative to

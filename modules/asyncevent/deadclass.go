@@ -13,9 +13,11 @@ import (
 // receives; the class says which kind, so that an operator can redrive one
 // kind once its cause is gone. The set is closed (bounded metric labels).
 //
-// A worker tags the message on its last allowed receive (deadClass and
-// errorCode message attributes); a message SQS moved by itself — the worker
-// died or could not send it — has no tag and is UNKNOWN.
+// A worker tags the message on its last processing receive
+// (DeadLetterReceive; deadClass and errorCode message attributes); a
+// message SQS moved by itself — the worker died or could not send it, and
+// the next receive recorded CodeWorkerLost (Service.Lost) — has no tag and
+// is UNKNOWN.
 type DeadClass string
 
 // The dead-letter classes.
@@ -34,8 +36,8 @@ const (
 	// had not decided by the last receive.
 	DeadAllocating DeadClass = "ALLOCATING"
 	// DeadUnknown: no tag: SQS moved the message itself (the worker was
-	// killed or timed out on its last receive, or its dead-letter send
-	// failed).
+	// killed or timed out on its last processing receive, or its
+	// dead-letter send failed).
 	DeadUnknown DeadClass = "UNKNOWN"
 )
 
@@ -75,7 +77,7 @@ var conflictCodes = map[string]bool{
 }
 
 // DeadClassOf classifies a delivery that will not be retried any more (its
-// last allowed receive, not acked): the class and the error code to tag the
+// last processing receive, not acked): the class and the error code to tag the
 // dead letter with. It is only meaningful for an outcome that is not acked.
 func DeadClassOf(out Outcome) (DeadClass, string) {
 	if out.Result == "allocating" {

@@ -35,16 +35,16 @@ type Outcome struct {
 	// message's. Status is the request's status after this delivery when
 	// it is known: SUCCEEDED, REJECTED or FAILED_FINAL when the request is
 	// terminal (decided now or by an earlier delivery), PROCESSING for a
-	// lottery entry collected for the draw or an arrival candidate. QueuedAt is the request's
-	// queuedAt as this delivery knows it: the stored one when the delivery
-	// read the request, else the message's SentAt (when the enqueue
-	// succeeded; ingest records queuedAt just after). StartedAt is set only
-	// when this delivery started processing the request (startedAt, for
-	// QueueDelay), FinishedAt only when this delivery made it terminal
-	// (finishedAt, for E2EDelay); both epoch millis as written.
-	EventType                       EventType
-	Status                          Status
-	QueuedAt, StartedAt, FinishedAt int64
+	// lottery entry collected for the draw or an arrival candidate.
+	// FinishedAt is set only when this delivery made the request terminal
+	// (its finishedAt as written). QueuedAt is the request's queuedAt as
+	// this delivery knows it (the stored one when it read the request,
+	// else the message's SentAt), which times an arrival candidate's
+	// redelivery (RetryAfter). The seed's delays are measured from the
+	// stored times instead, by the analytics publisher.
+	EventType            EventType
+	Status               Status
+	QueuedAt, FinishedAt int64
 }
 
 // Process handles one delivery of a participation message. It is
@@ -106,12 +106,8 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 		start.UIPhase, start.RequireEventOpen = "", false
 		err = s.transition(ctx, start)
 	}
-	var startedAt int64
-	if err == nil {
-		startedAt = start.StartedAt // as written (the store may move it)
-	}
 	defer func() {
-		out.EventType, out.QueuedAt, out.StartedAt = msg.EventType, queuedAt, startedAt
+		out.EventType, out.QueuedAt = msg.EventType, queuedAt
 	}()
 	// The steps that follow are timed after this one (or, on a
 	// redelivery, after what an earlier delivery recorded), so that they
@@ -214,12 +210,12 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 		return s.retry(ctx, msg, d, err)
 	}
 	// A new candidate: its wait starts now, whatever the receive count.
-	return s.wait(ctx, msg, 1, Outcome{QueuedAt: queuedAt, StartedAt: t.StartedAt})
+	return s.wait(ctx, msg, 1, Outcome{QueuedAt: queuedAt})
 }
 
 // wait is the outcome of a delivery that leaves an arrival candidate
 // undecided, the deliveries-th of its message (receives and
-// continuations; out carries its QueuedAt and StartedAt): it kicks this
+// continuations; out carries its QueuedAt): it kicks this
 // process's allocator loop and brings the message back when the decision
 // is due (retryAfter). While msg has continuations left
 // (Config.CandidateWaits) it sends msg again, delayed, with Waits + 1, and

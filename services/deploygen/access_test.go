@@ -83,7 +83,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	if err := stream.NewDynamoCheckpoints(db, checkpoints).Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sqsqueue.Open(ctx, awsclient.SQS(base), sqsqueue.Config{Name: queue, MaxReceives: 2, Ensure: true}); err != nil {
+	if _, err := sqsqueue.Open(ctx, awsclient.SQS(base), sqsqueue.Config{Name: queue, MaxReceives: 3, Ensure: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Table(photoTable, &photostore.Schema).Ensure(ctx); err != nil {
@@ -95,7 +95,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		rec[b] = newRecorder(names)
 	}
 	backend := func(bin string) asyncbackend.Config {
-		return asyncbackend.Config{Table: table, Queue: queue, MaxReceives: 2, AWS: rec[bin].attach(base), Log: quiet}
+		return asyncbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: rec[bin].attach(base), Log: quiet}
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done, started := make(chan error, 4), 0
@@ -208,7 +208,8 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// view and class redrive: a request PROCESSING without the candidate
 	// phase is never decided by the allocator, so its message (sent here,
 	// unrecorded) is continued once (CandidateWaits 1) and is then still
-	// not done on its last receive (MaxReceives 2).
+	// not done on its last processing receive (MaxReceives 3: the second,
+	// after a shortened visibility).
 	wedged := &asyncevent.Request{RequestID: "wedged-" + suffix, EventID: "fc", UserID: "u-wedged", EventType: asyncevent.FirstCome,
 		Status: asyncevent.StatusProcessing, RequestedAt: now - 3600_000, QueuedAt: now - 3600_000}
 	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, wedged, now/1000+3600); err != nil {

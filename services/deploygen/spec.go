@@ -104,6 +104,7 @@ func Build(root string) (*stack.Spec, error) {
 	queue := def(Worker, "PACER_ASYNCEVENT_QUEUE")
 	checkpoints := def(Events, "PACER_EVENTS_CHECKPOINT_TABLE") + "-${Stage}"
 	apiPort, photoPort, opsPort := port(AsyncAPI, "PACER_ASYNCEVENT_ADDR"), port(PhotoAPI, "PACER_PHOTO_ADDR"), port(Worker, "PACER_WORKER_OPS_ADDR")
+	eventsOpsPort := port(Events, "PACER_EVENTS_OPS_ADDR")
 	if def(AsyncAPI, "PACER_ASYNCEVENT_TABLE") != def(Worker, "PACER_ASYNCEVENT_TABLE") || def(AsyncAPI, "PACER_ASYNCEVENT_QUEUE") != queue {
 		return nil, fmt.Errorf("the API and the worker declare different default tables or queues")
 	}
@@ -155,7 +156,9 @@ func Build(root string) (*stack.Spec, error) {
 			},
 			{
 				Name: Events, ID: "EventsPublisher", Image: "EventsPublisherImage", Count: 1, Singleton: true, CPU: 256, MemoryMiB: 512,
+				Port: eventsOpsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
 				Env: []stack.EnvVar{
+					env("PACER_EVENTS_OPS_ADDR", ":"+strconv.Itoa(eventsOpsPort)),
 					env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_SETUP", "false"),
 					env("PACER_ASYNCEVENT_MAX_RECEIVES", def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
 					env("PACER_EVENTS_CHECKPOINT_TABLE", checkpoints), env("PACER_EVENTS_SINK", asyncevents.SinkEventBridge),

@@ -61,6 +61,15 @@ func init() {
 				if os.Getenv("PACER_EVENTS_BUFFER_INTERVAL") == "" {
 					cfg.BufferInterval = 10 * time.Second
 				}
+				l, err := opsListener("PACER_EVENTS_OPS_ADDR", cfg.OpsAddr)
+				if err != nil {
+					return err
+				}
+				cfg.OpsListener = l
+				cfg.Ready = func() {
+					fmt.Fprintf(os.Stdout, "asyncevent-events ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
+					env.Ready()
+				}
 				return asyncevents.Run(ctx, cfg)
 			},
 		},

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/url"
 	"strconv"
 	"sync"
@@ -17,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pacerhq/pacer/services/internal/ops"
 )
 
 // health answers GET /healthz after pinging every stand-in through the real
@@ -59,10 +60,7 @@ func (e *healthEndpoint) routes() http.Handler {
 	// URL/debug/pprof/profile). The workers are child processes with
 	// profiles of their own (PACER_WORKER_PPROF, on their ops ports).
 	// Dev only: pacer-dev serves loopback, never in AWS.
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	ops.Pprof(mux)
 	return mux
 }
 

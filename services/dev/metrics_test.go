@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -11,9 +13,11 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asyncevents"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/server"
@@ -22,8 +26,11 @@ import (
 // The AsyncEvent API and a worker, against the local stand-ins, move their
 // metrics by exactly what happened: 5 new participations, 1 duplicate and
 // 1 refused (unknown event) at the API; with capacity 3, 3 succeeded and 2
-// rejected at the worker, each with a QueueDelay, an E2EDelay and a
-// handler duration. Both registries lint clean and match the contract.
+// rejected at the worker, each decided once with a handler duration; at
+// the analytics publisher, 5 QueueDelays and 5 E2EDelays whose sums are
+// the request views' queueDelayMs and e2eDelayMs (the stored times: one
+// definition, docs/metrics.md). The registries lint clean and match the
+// contract.
 // Consumed capacity is counted with the setting on, and not asked for with
 // it off.
 func TestMetricsThroughAPIAndWorker(t *testing.T) {
@@ -95,14 +102,14 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		return decided && worker.Value("pacer_worker_in_flight") == 0 && worker.Value("pacer_worker_handler_duration_seconds") >= 10, nil
 	})
 	metricstest.Check(t, worker, "pacer_worker_messages_total", "pacer_worker_in_flight", "pacer_worker_concurrency",
-		"pacer_worker_handler_duration_seconds", "pacer_queue_delay_seconds", "pacer_e2e_delay_seconds",
+		"pacer_worker_handler_duration_seconds", "pacer_worker_decided_total",
 		"pacer_aws_calls_total", "pacer_aws_call_duration_seconds", "pacer_aws_consumed_capacity_units_total")
 	// The event orders by arrival (the default): each request's message is
 	// delivered twice. The first delivery makes the request a candidate,
 	// sends the message again, delayed to when the allocator will have
-	// decided, and acks this one (waiting; QueueDelay observed); the
-	// allocator decides (E2EDelay observed); the copy's delivery finds the
-	// request decided and acks (succeeded or rejected).
+	// decided, and acks this one (waiting); the allocator decides (decided
+	// counted); the copy's delivery finds the request decided and acks
+	// (succeeded or rejected).
 	expect(t, worker, []want{
 		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 3},
 		{"pacer_worker_messages_total", []string{"outcome", "rejected"}, 2},
@@ -110,13 +117,38 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		{"pacer_worker_messages_total", []string{"outcome", "retryable"}, 0},
 		{"pacer_worker_messages_total", []string{"outcome", "final"}, 0},
 		{"pacer_worker_handler_duration_seconds", nil, 10},
-		{"pacer_queue_delay_seconds", []string{"event_type", "FIRST_COME"}, 5},
-		{"pacer_e2e_delay_seconds", []string{"event_type", "FIRST_COME"}, 5},
+		{"pacer_worker_decided_total", []string{"event_type", "FIRST_COME"}, 5},
+		{"pacer_worker_decided_total", []string{"event_type", "LOTTERY"}, 0},
 		{"pacer_worker_in_flight", nil, 0},
 		{"pacer_worker_concurrency", nil, 3},
 	})
 	if v := worker.Value("pacer_aws_calls_total", "service_name", "sqs", "operation", "ReceiveMessage", "outcome", "ok"); v < 1 {
 		t.Errorf("worker ReceiveMessage calls: %v", v)
+	}
+
+	// The publisher observes the seed's delays from the stored times: the
+	// same sums as the request views'.
+	eventsURL := serve(t, ctx, "events", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asyncevents.Run(ctx, asyncevents.Config{Config: backend, CheckpointTable: name + "-cp", Consumer: "metrics-test",
+			Sink: discard{}, Poll: 50 * time.Millisecond, OpsListener: l, Ready: ready})
+	})
+	var page struct{ Items []asynceventapi.RequestView }
+	get(t, apiURL+"/admin/events/m/requests?limit=10", admin, &page)
+	var queueSum, e2eSum float64
+	for _, r := range page.Items {
+		queueSum += float64(r.QueueDelayMs) / 1000
+		e2eSum += float64(r.E2EDelayMs) / 1000
+	}
+	var events metricstest.Families
+	asynceventtest.Eventually(t, time.Minute, "the publisher to observe 5 delays of each kind", func() (bool, error) {
+		events = metricstest.Scrape(t, eventsURL+"/metrics")
+		q, e := events.Value("pacer_queue_delay_seconds", "event_type", "FIRST_COME"), events.Value("pacer_e2e_delay_seconds", "event_type", "FIRST_COME")
+		return q == 5 && e == 5, fmt.Errorf("queue delays %v, e2e delays %v", q, e)
+	})
+	metricstest.Check(t, events, "pacer_queue_delay_seconds", "pacer_e2e_delay_seconds")
+	if len(page.Items) != 5 || math.Abs(events.Sum("pacer_queue_delay_seconds")-queueSum) > 1e-9 || math.Abs(events.Sum("pacer_e2e_delay_seconds")-e2eSum) > 1e-9 {
+		t.Errorf("delay sums: queue %v e2e %v seconds at the publisher; the %d request views say %v and %v",
+			events.Sum("pacer_queue_delay_seconds"), events.Sum("pacer_e2e_delay_seconds"), len(page.Items), queueSum, e2eSum)
 	}
 
 	// With the setting off (what auto gives against the stand-ins), the
@@ -200,5 +232,34 @@ func send(t *testing.T, method, url, body string, headers map[string]string, sta
 	resp.Body.Close()
 	if resp.StatusCode != status {
 		t.Fatalf("%s %s: %d, want %d", method, url, resp.StatusCode, status)
+	}
+}
+
+// discard is a sink that drops what it is given.
+type discard struct{}
+
+func (discard) Put(context.Context, []eventsink.Envelope) error { return nil }
+
+// get makes a GET with headers, checks for 200 and decodes the JSON body
+// into v.
+func get(t *testing.T, url string, headers map[string]string, v any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, h := range headers {
+		req.Header.Set(k, h)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
 	}
 }

@@ -147,23 +147,30 @@ func runInProcessWorker(ctx context.Context, env Env) error {
 	if os.Getenv("PACER_WORKER_PPROF") == "" {
 		cfg.Pprof = true
 	}
-	if os.Getenv("PACER_WORKER_OPS_ADDR") == "" {
-		// A free loopback port, so that the stack never clashes with a
-		// worker running outside.
-		cfg.OpsAddr = "127.0.0.1:0"
+	l, err := opsListener("PACER_WORKER_OPS_ADDR", cfg.OpsAddr)
+	if err != nil {
+		return err
 	}
-	if cfg.OpsAddr != "" {
-		l, err := net.Listen("tcp", cfg.OpsAddr)
-		if err != nil {
-			return fmt.Errorf("ops port: %w (set PACER_WORKER_OPS_ADDR)", err)
-		}
-		cfg.OpsListener = l
-		cfg.Ready = func() {
-			fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and %s)\n", l.Addr(), opsPaths(cfg.Pprof))
-			env.Ready()
-		}
+	cfg.OpsListener = l
+	cfg.Ready = func() {
+		fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and %s)\n", l.Addr(), opsPaths(cfg.Pprof))
+		env.Ready()
 	}
 	return asyncworker.Run(ctx, cfg)
+}
+
+// opsListener opens a background process's ops port in the stack: addr
+// when the variable env is set, else a free loopback port, so that the
+// stack never clashes with a process running outside.
+func opsListener(env, addr string) (net.Listener, error) {
+	if os.Getenv(env) == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("ops port: %w (set %s)", err, env)
+	}
+	return l, nil
 }
 
 // opsPaths names a worker's ops paths besides /metrics, for the banner.

@@ -52,7 +52,7 @@ type Report struct {
 	// run shows as a gap between them rather than as a skewed ratio.
 	RawAfter *RawRates `json:"rawAfter,omitempty"`
 	// DrainRPS is the workers' drain: requests decided
-	// (pacer_e2e_delay_seconds_count: made terminal by a delivery or by an
+	// (pacer_worker_decided_total: made terminal by a delivery or by an
 	// arrival allocator, summed over the workers) per second over the
 	// sampled intervals that began with decisions still to come, after the
 	// attack (during it when the workers kept up).
@@ -125,7 +125,7 @@ type QueueSample struct {
 	Main int     `json:"main"`
 	Dead int     `json:"dead"`
 	// Decided is the requests the workers made terminal
-	// (pacer_e2e_delay_seconds_count), summed over every worker seen so
+	// (pacer_worker_decided_total), summed over every worker seen so
 	// far (each at the highest value it reported), at AtS; -1 when not
 	// read. For arrival events the allocator decides, and a candidate's
 	// message is acked only by a later delivery: decisions, not acks, are

@@ -11,8 +11,8 @@ import (
 )
 
 // workerMetrics is what the load tool reads from a worker's /metrics (see
-// docs/metrics.md): the requests it decided (pacer_e2e_delay_seconds_count,
-// every event type: observed when a request becomes terminal, by a
+// docs/metrics.md): the requests it decided (pacer_worker_decided_total,
+// every event type: counted when a request becomes terminal, by a
 // delivery or by the worker's arrival allocator) and its configured
 // concurrency.
 type workerMetrics struct {
@@ -29,7 +29,7 @@ func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 		switch {
 		case strings.HasPrefix(name, "pacer_worker_messages_total{"):
 			seen = true // a worker's metrics
-		case strings.HasPrefix(name, "pacer_e2e_delay_seconds_count{"):
+		case strings.HasPrefix(name, "pacer_worker_decided_total{"):
 			m.Decided += v
 		case name == "pacer_worker_concurrency":
 			m.Concurrency = int(v)

@@ -21,9 +21,8 @@ pacer_worker_messages_total{outcome="waiting"} %g
 pacer_worker_messages_total{outcome="final"} %g
 pacer_worker_handler_duration_seconds_count{outcome="succeeded"} 999
 pacer_worker_concurrency %d
-pacer_e2e_delay_seconds_count{event_type="FIRST_COME"} %g
-pacer_e2e_delay_seconds_count{event_type="LOTTERY"} 0
-pacer_e2e_delay_seconds_sum{event_type="FIRST_COME"} 999
+pacer_worker_decided_total{event_type="FIRST_COME"} %g
+pacer_worker_decided_total{event_type="LOTTERY"} 0
 `, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final)
 }
 
@@ -35,7 +34,7 @@ func TestParseWorkerMetrics(t *testing.T) {
 		conc    int
 		err     bool
 	}{
-		{"decided: the E2E counts, not retries or waits", metricsText(7, 3, 100, 50, 2, 10), 12, 10, false},
+		{"decided: the decided counts, not retries or waits", metricsText(7, 3, 100, 50, 2, 10), 12, 10, false},
 		{"nothing handled yet", metricsText(0, 0, 4, 0, 0, 16), 0, 16, false},
 		{"not a worker", "go_goroutines 12\n", 0, 0, true},
 	} {

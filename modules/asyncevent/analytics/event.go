@@ -54,8 +54,10 @@ type Detail struct {
 	FailureClass asyncevent.FailureClass `json:"failureClass,omitempty"`
 	ErrorCode    string                  `json:"errorCode,omitempty"`
 	Attempts     int                     `json:"attempts"`
-	// DeadLettered says the failed attempt was the last one SQS allows:
-	// the message goes to the DLQ.
+	// DeadLettered says the failed attempt was the last processing receive
+	// (asyncevent.DeadLetterReceive), or the loss of the worker holding it
+	// recorded on the receive after (asyncevent.CodeWorkerLost): the message
+	// goes to the DLQ.
 	DeadLettered bool `json:"deadLettered"`
 
 	RequestedAt int64 `json:"requestedAt"`
@@ -79,7 +81,8 @@ type Mapper struct {
 	// UserKey, when set, adds userHash = hex(HMAC-SHA256(UserKey, userId)).
 	UserKey []byte
 	// MaxReceives is the DLQ's maxReceiveCount: a retryable failure at
-	// that attempt is deadLettered (0: never).
+	// attempt asyncevent.DeadLetterReceive(MaxReceives) or later is
+	// deadLettered (0: never).
 	MaxReceives int
 }
 
@@ -138,7 +141,7 @@ func (m Mapper) Events(old, cur *asyncevent.Request) ([]eventsink.Envelope, erro
 	if !cur.Status.Terminal() && cur.LastErrorAt != 0 && (old == nil || old.LastErrorAt != cur.LastErrorAt) {
 		err := add(RequestFailed, cur.LastErrorAt, func(d *Detail) {
 			d.FailureClass, d.ErrorCode = asyncevent.Retryable, cur.LastErrorCode
-			d.DeadLettered = m.MaxReceives > 0 && cur.Attempts >= m.MaxReceives
+			d.DeadLettered = m.MaxReceives > 0 && cur.Attempts >= asyncevent.DeadLetterReceive(m.MaxReceives)
 			// Attempts are what distinguishes one retryable failure from
 			// the next: they are part of the id.
 			d.ID = id(cur.RequestID, RequestFailed, string(cur.Status)+"#"+strconv.Itoa(cur.Attempts), cur.LastErrorAt)

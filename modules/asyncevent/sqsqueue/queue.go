@@ -28,8 +28,10 @@ import (
 // DefaultName is the default main queue name; the DLQ is <name>-dlq.
 const DefaultName = "asyncevent-participations"
 
-// DefaultMaxReceives is the default RedrivePolicy maxReceiveCount.
-const DefaultMaxReceives = 3
+// DefaultMaxReceives is the default RedrivePolicy maxReceiveCount: three
+// processing receives and one on which a worker records that the holder of
+// the third vanished (asyncevent.DeadLetterReceive).
+const DefaultMaxReceives = 4
 
 // Client is the subset of *sqs.Client the queue uses. Wrap it to count
 // calls or inject faults.
@@ -53,7 +55,8 @@ type Config struct {
 	// Name is the main queue's name (default DefaultName); the DLQ is
 	// Name + "-dlq".
 	Name string
-	// MaxReceives is the RedrivePolicy maxReceiveCount (default 3).
+	// MaxReceives is the RedrivePolicy maxReceiveCount (default
+	// DefaultMaxReceives).
 	MaxReceives int
 	// Visibility is the main queue's default visibility timeout (default
 	// 30 s); receivers may pass their own.

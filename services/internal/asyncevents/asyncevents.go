@@ -17,11 +17,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/sdk/awsclient"
@@ -32,6 +34,8 @@ import (
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/ops"
 )
 
 // Sink kinds (Config.SinkKind).
@@ -65,6 +69,12 @@ type Config struct {
 	// Poll is the stream's idle poll interval.
 	Poll time.Duration
 
+	// OpsAddr is where /metrics (the seed's delays, see metrics.Delays),
+	// /healthz and /readyz are served ("": no ops server); OpsListener,
+	// if set, is used instead.
+	OpsAddr     string
+	OpsListener net.Listener
+
 	// Streams and Sink override the clients built from AWS (tests).
 	Streams stream.Client
 	Sink    eventsink.Sink
@@ -84,9 +94,18 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Int(&cfg.BufferBytes, "buffer-bytes", "PACER_EVENTS_BUFFER_BYTES", 5<<20, "file sink: write an object when this many bytes are buffered")
 	s.Duration(&cfg.BufferInterval, "buffer-interval", "PACER_EVENTS_BUFFER_INTERVAL", 300*time.Second, "file sink: write an object when its oldest event is this old")
 	s.Duration(&cfg.Poll, "poll", "PACER_EVENTS_POLL", time.Second, "wait between reads of an idle stream shard")
+	s.String(&cfg.OpsAddr, "ops-addr", "PACER_EVENTS_OPS_ADDR", DefaultOpsAddr, "where /metrics, /healthz and /readyz are served; -ops-addr= (empty) turns it off")
 }
 
+// DefaultOpsAddr is where the publisher serves /metrics, /healthz and
+// /readyz unless told otherwise.
+const DefaultOpsAddr = "127.0.0.1:9092"
+
 // Run publishes until ctx is cancelled, then flushes the sink and returns.
+// Unless OpsAddr is empty it also serves the ops endpoints there: the
+// seed's QueueDelay and E2EDelay histograms (metrics.Delays), observed from
+// the request changes it publishes; /readyz checks that the table's stream
+// can be found.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -115,7 +134,8 @@ func Run(ctx context.Context, cfg Config) error {
 			return fmt.Errorf("asyncevents: %w", err)
 		}
 	}
-	arn, err := db.Table(cfg.Table, &dynamostore.Schema).StreamARN(ctx)
+	table := db.Table(cfg.Table, &dynamostore.Schema)
+	arn, err := table.StreamARN(ctx)
 	if err != nil {
 		return fmt.Errorf("asyncevents: %w", err)
 	}
@@ -134,21 +154,37 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.UserKey = os.Getenv("PACER_EVENTS_USER_KEY")
 	}
 	mapper := analytics.Mapper{UserKey: []byte(cfg.UserKey), MaxReceives: cfg.MaxReceives}
+	reg := metrics.NewRegistry()
+	delays := metrics.NewDelays(reg)
+	octx, stopOps := context.WithCancel(ctx)
+	defer stopOps()
+	o := &ops.Server{Name: "asyncevent-events", Registry: reg, Ready: func(ctx context.Context) error {
+		_, err := table.StreamARN(ctx)
+		return err
+	}}
+	opsDone, err := o.Start(octx, cfg.OpsListener, cfg.OpsAddr, "-ops-addr", cfg.Log)
+	if err != nil {
+		return errors.Join(err, closeSink())
+	}
+	defer func() { stopOps(); <-opsDone }()
 	cfg.Log.Info("asyncevent-events publishing", "table", cfg.Table, "stream", arn, "sink", cfg.SinkKind, "consumer", cfg.Consumer)
 	if cfg.Ready != nil {
 		cfg.Ready()
 	}
 	err = stream.Run(ctx, streams, stream.Config{
 		Name: cfg.Consumer, StreamARN: arn, Checkpoints: cps, Poll: cfg.Poll, Log: cfg.Log,
-	}, Handler(mapper, sink))
+	}, Handler(mapper, sink, delays))
 	return errors.Join(err, closeSink())
 }
 
 // Handler maps a batch of stream records to events and puts them in sink
-// in one call (an error makes the stream deliver the batch again).
-func Handler(m analytics.Mapper, sink eventsink.Sink) stream.Handler {
+// in one call (an error makes the stream deliver the batch again). Once
+// the sink took them it observes the batch's delays on d (nil: none).
+func Handler(m analytics.Mapper, sink eventsink.Sink, d *metrics.Delays) stream.Handler {
+	type change struct{ old, cur *asyncevent.Request }
 	return func(ctx context.Context, batch []stream.Record) error {
 		var evs []eventsink.Envelope
+		var changes []change
 		for i := range batch {
 			old, cur, ok, err := dynamostore.RequestChange(&batch[i])
 			if err != nil {
@@ -162,11 +198,36 @@ func Handler(m analytics.Mapper, sink eventsink.Sink) stream.Handler {
 				return err
 			}
 			evs = append(evs, e...)
+			changes = append(changes, change{old, cur})
 		}
-		if len(evs) == 0 {
-			return nil
+		if len(evs) > 0 {
+			if err := sink.Put(ctx, evs); err != nil {
+				return err
+			}
 		}
-		return sink.Put(ctx, evs)
+		if d != nil {
+			for _, c := range changes {
+				observeDelays(d, c.old, c.cur)
+			}
+		}
+		return nil
+	}
+}
+
+// observeDelays observes the seed's delays of one change of a request, from
+// its stored times: QueueDelay when the change recorded startedAt, E2EDelay
+// when it made the request terminal (a request that failed before it was
+// queued has neither).
+func observeDelays(d *metrics.Delays, old, cur *asyncevent.Request) {
+	if cur == nil || cur.QueuedAt == 0 {
+		return
+	}
+	t := string(cur.EventType)
+	if cur.StartedAt != 0 && (old == nil || old.StartedAt != cur.StartedAt) {
+		d.Queue(t, cur.QueuedAt, cur.StartedAt)
+	}
+	if cur.Status.Terminal() && cur.FinishedAt != 0 && (old == nil || !old.Status.Terminal()) {
+		d.E2E(t, cur.QueuedAt, cur.FinishedAt)
 	}
 }
 

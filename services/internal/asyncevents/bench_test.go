@@ -39,7 +39,7 @@ func BenchmarkPublishToFileSink(b *testing.B) {
 		ci["entityType"] = oi["entityType"]
 		batch[i] = stream.Record{Kind: stream.Modify, OldImage: oi, NewImage: ci, SequenceNumber: fmt.Sprint(i)}
 	}
-	h := asyncevents.Handler(analytics.Mapper{}, sink)
+	h := asyncevents.Handler(analytics.Mapper{}, sink, nil)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

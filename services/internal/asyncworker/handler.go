@@ -24,29 +24,54 @@ type Queue interface {
 // Handler adapts svc.Process to the consumer runtime: it returns whether
 // the message may be deleted, logs deliveries that are not done, and, when
 // m is not nil, observes each delivery (outcome, time in the handler, in
-// flight) and the request's QueueDelay and E2EDelay.
+// flight) and counts the requests it decides.
 //
-// With q set, a delivery that is not done on the last receive SQS allows
-// (ReceiveCount ≥ MaxReceives) is sent to the DLQ tagged with its class
+// With q set, a delivery that is not done on its last processing receive
+// (ReceiveCount ≥ asyncevent.DeadLetterReceive(MaxReceives), one before
+// the last receive SQS allows) is sent to the DLQ tagged with its class
 // (asyncevent.DeadClassOf) and then acked, so the consumer deletes it from
 // the main queue. If the send fails the message is left, and SQS moves it
 // untagged on its next receive (class UNKNOWN); if the delete fails, SQS
 // moves a second, untagged copy, which the DLQ view and the class redrive
 // collapse (see sqsqueue.Queue.SendDead). A message left on the queue with
 // an Outcome.RetryAfter (an arrival candidate) comes back after that
-// instead of after the visibility timeout.
+// instead of after the visibility timeout. A message that comes back after
+// its last processing receive (its worker vanished, or could not send it
+// to the DLQ) is not processed again: Service.Lost records the loss on
+// its request, and the message is made visible at once so that SQS moves
+// it to the DLQ on its next receive.
 func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Queue) consumer.Handler {
 	return func(ctx context.Context, msg consumer.Message) bool {
 		var done func(string)
 		if m != nil {
 			done = m.Start()
 		}
-		out := svc.Process(ctx, asyncevent.Delivery{Body: msg.Body, ReceiveCount: msg.ReceiveCount, SentAt: msg.SentAt})
+		d := asyncevent.Delivery{Body: msg.Body, ReceiveCount: msg.ReceiveCount, SentAt: msg.SentAt}
+		last := 0 // the receive this worker dead-letters on (0: no DLQ)
+		if q != nil && q.MaxReceives() > 0 {
+			last = asyncevent.DeadLetterReceive(q.MaxReceives())
+		}
+		if last > 0 && q.MaxReceives() > last && msg.ReceiveCount > last {
+			// The worker that held the last processing receive vanished:
+			// record it, and let SQS move the message at once.
+			out := svc.Lost(ctx, d)
+			if !out.Ack {
+				log.Warn("asyncevent: message back after its last processing receive; recorded, SQS moves it to the DLQ", "messageId", msg.ID, "receives", msg.ReceiveCount, "err", out.Err)
+				if err := q.Delay(ctx, msg.ReceiptHandle, 0); err != nil {
+					log.Warn("asyncevent: could not release a lost message", "messageId", msg.ID, "err", err)
+				}
+			}
+			if m != nil {
+				done(metrics.Outcome(out))
+			}
+			return out.Ack
+		}
+		out := svc.Process(ctx, d)
 		if out.Err != nil {
 			log.Warn("asyncevent: message not done", "messageId", msg.ID, "result", out.Result, "receives", msg.ReceiveCount, "ack", out.Ack, "err", out.Err)
 		}
 		ack := out.Ack
-		if !ack && q != nil && q.MaxReceives() > 0 && msg.ReceiveCount >= q.MaxReceives() {
+		if !ack && last > 0 && msg.ReceiveCount >= last {
 			class, code := asyncevent.DeadClassOf(out)
 			if err := q.SendDead(context.WithoutCancel(ctx), msg, class, code); err != nil {
 				log.Error("asyncevent: could not dead-letter; SQS will move it untagged", "messageId", msg.ID, "class", class, "err", err)
@@ -66,24 +91,21 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *metrics.Worker, q Que
 		}
 		if m != nil {
 			done(metrics.Outcome(out))
-			if out.StartedAt != 0 && out.QueuedAt != 0 {
-				m.QueueDelay(string(out.EventType), out.QueuedAt, out.StartedAt)
-			}
-			if out.FinishedAt != 0 && out.QueuedAt != 0 { // a request failed before it was queued has no E2EDelay
-				m.E2EDelay(string(out.EventType), out.QueuedAt, out.FinishedAt)
+			if out.FinishedAt != 0 {
+				m.Decided(string(out.EventType))
 			}
 		}
 		return ack
 	}
 }
 
-// decisions observes the arrival allocator's decisions (E2EDelay: the
-// allocator, not a delivery, makes an arrival request terminal); the
-// worker's service answers no participations.
+// decisions counts the arrival allocator's decisions (the allocator, not a
+// delivery, makes an arrival request terminal); the worker's service
+// answers no participations.
 type decisions struct{ m *metrics.Worker }
 
 func (decisions) Participated(asyncevent.Participation, error) {}
 
 func (d decisions) Decided(x asyncevent.Decision) {
-	d.m.E2EDelay(string(x.EventType), x.QueuedAt, x.FinishedAt)
+	d.m.Decided(string(x.EventType))
 }

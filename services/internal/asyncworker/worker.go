@@ -41,6 +41,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/ops"
 )
 
 // Config configures Run.
@@ -97,6 +98,10 @@ func DefaultWorkerID() string {
 	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
+// DefaultOpsAddr is where the worker serves /metrics, /healthz and
+// /readyz unless told otherwise.
+const DefaultOpsAddr = "127.0.0.1:9091"
+
 // Run consumes the queue until ctx is cancelled, then stops receiving,
 // finishes the messages in flight, deletes them, and returns. Unless
 // OpsAddr is empty it also serves the ops endpoints there (see
@@ -134,25 +139,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
-	opsDone := make(chan struct{})
-	if l := cfg.OpsListener; l != nil || cfg.OpsAddr != "" {
-		if l == nil {
-			if l, err = net.Listen("tcp", cfg.OpsAddr); err != nil {
-				return fmt.Errorf("asyncworker: ops server: %w (choose another -ops-addr, or empty to turn it off)", err)
-			}
-		}
-		paths := "/metrics /healthz /readyz"
-		if cfg.Pprof {
-			paths += " /debug/pprof/"
-		}
-		log.Info("asyncevent-worker ops", "addr", l.Addr().String(), "paths", paths)
-		o := &ops{reg: reg, check: asyncbackend.Ready(cfg.Config, q), pprof: cfg.Pprof}
-		go func() {
-			defer close(opsDone)
-			o.serve(octx, l, log)
-		}()
-	} else {
-		close(opsDone)
+	o := &ops.Server{Name: "asyncevent-worker", Registry: reg, Ready: asyncbackend.Ready(cfg.Config, q), Pprof: cfg.Pprof}
+	opsDone, err := o.Start(octx, cfg.OpsListener, cfg.OpsAddr, "-ops-addr", log)
+	if err != nil {
+		return err
 	}
 	log.Info("asyncevent-worker consuming", "workerId", cfg.WorkerID, "queue", cfg.Queue, "table", cfg.Table, "concurrency", cfg.Concurrency,
 		"batch", cfg.Batch, "visibility", cfg.Visibility, "wait", cfg.Wait, "sweepEvery", cfg.SweepEvery)

@@ -30,6 +30,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 	h := metrics.NewHTTP(reg, "asyncevent-api")
 	a := metrics.NewAWS(reg, "T")
 	w := metrics.NewWorker(reg, 7)
+	d := metrics.NewDelays(reg)
 	p := metrics.NewParticipations(reg, []string{"event-closed"})
 	ph := metrics.NewPhoto(reg)
 	metrics.NewPool(reg).Desired(3)
@@ -37,8 +38,8 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-	if n := len(metricstest.Contracts(t)); n != 18 {
-		t.Fatalf("read %d metrics from docs/metrics.md, want its 18", n)
+	if n := len(metricstest.Contracts(t)); n != 19 {
+		t.Fatalf("read %d metrics from docs/metrics.md, want its 19", n)
 	}
 	metrics.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
@@ -54,6 +55,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}},
 		{"pacer_worker_in_flight", nil},
 		{"pacer_worker_dead_lettered_total", []string{"class", "ALLOCATING"}},
+		{"pacer_worker_decided_total", []string{"event_type", "FIRST_COME"}},
 	} {
 		if v := before.Value(c.name, c.labels...); v != 0 {
 			t.Errorf("%s%v starts at %v, want 0", c.name, c.labels, v)
@@ -71,8 +73,9 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 	a.ObserveCall(context.Background(), ddb.Call{Operation: "PutItem", Table: "T", Capacity: 1})
 	w.Start()(metrics.Succeeded)
 	w.DeadLettered("THROTTLED")
-	w.QueueDelay("FIRST_COME", 1000, 1500)
-	w.E2EDelay("FIRST_COME", 1000, 2500)
+	w.Decided("LOTTERY")
+	d.Queue("FIRST_COME", 1000, 1500)
+	d.E2E("FIRST_COME", 1000, 2500)
 	p.Accepted(false)
 	ph.Searched("bib", time.Millisecond)
 	ph.Ingested(3, 2)
@@ -82,7 +85,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		"pacer_participations_total", "pacer_worker_in_flight", "pacer_worker_concurrency", "pacer_worker_handler_duration_seconds",
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
-		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_workers_desired", "pacer_workers_running")
+		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
@@ -97,6 +100,7 @@ func TestCollectorsMatchTheContract(t *testing.T) {
 		{"pacer_aws_consumed_capacity_units_total", []string{"table", "T", "operation", "PutItem"}, 1},
 		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 1},
 		{"pacer_worker_dead_lettered_total", []string{"class", "THROTTLED"}, 1},
+		{"pacer_worker_decided_total", []string{"event_type", "LOTTERY"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "ingested"}, 2},
 		{"pacer_event_capacity_invariant_ok", nil, 1},

@@ -18,14 +18,14 @@ const (
 )
 
 // Worker is a worker's metrics: deliveries by outcome, in flight,
-// concurrency, handler duration, QueueDelay and E2EDelay.
+// concurrency, handler duration, requests decided and dead letters. (The
+// seed's delays are the analytics publisher's, see Delays.)
 type Worker struct {
-	messages   *prometheus.CounterVec
-	inFlight   prometheus.Gauge
-	duration   *prometheus.HistogramVec
-	queueDelay *prometheus.HistogramVec
-	e2eDelay   *prometheus.HistogramVec
-	dead       *prometheus.CounterVec
+	messages *prometheus.CounterVec
+	inFlight prometheus.Gauge
+	duration *prometheus.HistogramVec
+	decided  *prometheus.CounterVec
+	dead     *prometheus.CounterVec
 }
 
 // NewWorker registers a worker's metrics on reg, with pacer_worker_concurrency
@@ -45,15 +45,9 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 			Help:    "Time in the handler per delivery, by outcome.",
 			Buckets: callBuckets,
 		}, []string{"outcome"}),
-		queueDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "pacer_queue_delay_seconds",
-			Help:    "QueueDelay = startedAt − queuedAt, observed when processing starts, by event type.",
-			Buckets: delayBuckets,
-		}, []string{"event_type"}),
-		e2eDelay: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "pacer_e2e_delay_seconds",
-			Help:    "E2EDelay = finishedAt − queuedAt, observed when the request reaches a terminal state, by event type.",
-			Buckets: delayBuckets,
+		decided: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pacer_worker_decided_total",
+			Help: "Requests this process made terminal, by a delivery or by its arrival allocator, by event type.",
 		}, []string{"event_type"}),
 		dead: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_worker_dead_lettered_total",
@@ -65,9 +59,12 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 		Help: "The configured concurrency (PACER_WORKER_CONCURRENCY).",
 	})
 	concurrent.Set(float64(concurrency))
-	reg.MustRegister(w.messages, w.inFlight, w.duration, w.queueDelay, w.e2eDelay, w.dead, concurrent)
+	reg.MustRegister(w.messages, w.inFlight, w.duration, w.decided, w.dead, concurrent)
 	for _, o := range []string{Succeeded, Rejected, Retryable, Waiting, Final} {
 		w.messages.WithLabelValues(o)
+	}
+	for _, t := range []asyncevent.EventType{asyncevent.FirstCome, asyncevent.Lottery} {
+		w.decided.WithLabelValues(string(t))
 	}
 	for _, c := range asyncevent.DeadClasses {
 		if c != asyncevent.DeadUnknown {
@@ -92,17 +89,8 @@ func (w *Worker) Start() (done func(outcome string)) {
 // DeadLettered counts a message sent to the DLQ with class.
 func (w *Worker) DeadLettered(class string) { w.dead.WithLabelValues(class).Inc() }
 
-// QueueDelay observes a request's startedAt − queuedAt (epoch millis).
-func (w *Worker) QueueDelay(eventType string, queuedAt, startedAt int64) {
-	w.queueDelay.WithLabelValues(eventType).Observe(millis(startedAt - queuedAt))
-}
-
-// E2EDelay observes a request's finishedAt − queuedAt (epoch millis).
-func (w *Worker) E2EDelay(eventType string, queuedAt, finishedAt int64) {
-	w.e2eDelay.WithLabelValues(eventType).Observe(millis(finishedAt - queuedAt))
-}
-
-func millis(ms int64) float64 { return float64(max(ms, 0)) / 1000 }
+// Decided counts a request of eventType this process made terminal.
+func (w *Worker) Decided(eventType string) { w.decided.WithLabelValues(eventType).Inc() }
 
 // Outcome is the outcome label of a delivery: retryable when it is not
 // acked; waiting for an arrival candidate whose message was continued;

@@ -87,6 +87,21 @@ func (f Families) Value(name string, labels ...string) float64 {
 	return sum
 }
 
+// Sum is the sum of the observations of histogram name over the series
+// whose labels include labels (name=value pairs); -1 when there is none.
+func (f Families) Sum(name string, labels ...string) float64 {
+	sum, found := 0.0, false
+	for _, m := range f[name].GetMetric() {
+		if m.Histogram != nil && matches(m, labels) {
+			sum, found = sum+m.Histogram.GetSampleSum(), true
+		}
+	}
+	if !found {
+		return -1
+	}
+	return sum
+}
+
 func matches(m *dto.Metric, labels []string) bool {
 	for i := 0; i+1 < len(labels); i += 2 {
 		ok := false
