@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pacerhq/pacer/analytics"
+	"github.com/pacerhq/pacer/internal/testbin"
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/consumer"
@@ -30,16 +31,10 @@ func TestReportsMatchTheTable(t *testing.T) {
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "race", EventType: asyncevent.FirstCome, Capacity: seats}); err != nil {
 		t.Fatal(err)
 	}
-	// The publisher is the real binary, on the file sink.
+	// The publisher is the real binary (built in the root module with the
+	// test's flags, see testbin), on the file sink.
 	dir := t.TempDir()
-	bin := filepath.Join(t.TempDir(), "asyncevent-events")
-	build := exec.Command("go", "build", "-o", bin, "./services/asyncevent-events")
-	build.Dir = ".." // in the root module, CGO_ENABLED=0 as it is deployed
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the publisher: %v\n%s", err, out)
-	}
-	pub := exec.Command(bin)
+	pub := exec.Command(testbin.Build(t, "..", "github.com/pacerhq/pacer/services/asyncevent-events"))
 	pub.Env = append(os.Environ(), "PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_SETUP=1",
 		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir, "PACER_EVENTS_OPS_ADDR=127.0.0.1:0",
 		"PACER_EVENTS_BUFFER_INTERVAL=500ms", "PACER_EVENTS_POLL=50ms")

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pacerhq/pacer/internal/testbin"
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
@@ -70,16 +70,8 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	defer startPublisher(t, env, &flakySink{next: sink, fails: 3}, 0)()
 
 	start := time.Now()
-	// The real worker binary, as deployed.
-	bin := filepath.Join(t.TempDir(), "asyncevent-worker")
-	build := exec.Command("go", "build", "-o", bin, "./services/asyncevent-worker")
-	build.Dir = "../../.."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the worker: %v\n%s", err, out)
-	}
-	t.Logf("built the worker in %s", time.Since(start).Round(time.Millisecond))
-	child := exec.Command(bin)
+	// The real worker binary (built with the test's flags, see testbin).
+	child := exec.Command(testbin.Build(t, ".", "github.com/pacerhq/pacer/services/asyncevent-worker"))
 	child.Env = append(os.Environ(),
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_ID="+killedID, "PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0",

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pacerhq/pacer/internal/testbin"
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/autoscale"
@@ -27,15 +26,11 @@ func TestMain(m *testing.M) {
 	standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true})
 }
 
-// buildWorker builds the real asyncevent-worker binary.
+// buildWorker builds the real asyncevent-worker binary (with the test's
+// flags, see testbin).
 func buildWorker(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "asyncevent-worker")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/pacerhq/pacer/services/asyncevent-worker").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the worker: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Build(t, ".", "github.com/pacerhq/pacer/services/asyncevent-worker")
 }
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
