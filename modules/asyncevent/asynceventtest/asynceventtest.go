@@ -51,7 +51,8 @@ import (
 
 // Options tune an Env.
 type Options struct {
-	// MaxReceives is the DLQ's maxReceiveCount (default 3).
+	// MaxReceives is the DLQ's maxReceiveCount (default
+	// sqsqueue.DefaultMaxReceives: three processing receives and a last one).
 	MaxReceives int
 	// Service configures the domain service (EventCacheTTL, DrawGrace...).
 	Service asyncevent.Config
@@ -188,11 +189,17 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	return stop
 }
 
-// Eventually polls cond every 50 ms until it holds or timeout passes, then
-// fails the test with what.
+// Eventually polls cond until it holds or timeout passes, then fails the
+// test with what. It polls every 50 ms at first and backs off to every
+// 500 ms over a long wait (×1.25 a poll, from the second second on): many
+// conds read a whole event from DynamoDB Local, whose one table lock the
+// code under test needs too, and a wait of a minute at 50 ms was 1,200
+// such reads.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
+	interval := 50 * time.Millisecond
 	var last error
 	for time.Now().Before(deadline) {
 		ok, err := cond()
@@ -200,7 +207,10 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 			return
 		}
 		last = err
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(interval)
+		if time.Since(start) > time.Second {
+			interval = min(interval*5/4, 500*time.Millisecond)
+		}
 	}
 	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
 }

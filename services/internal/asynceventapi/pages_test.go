@@ -139,11 +139,14 @@ func TestParticipationPage(t *testing.T) {
 // A lottery entry: PROCESSING while the lottery is COLLECTING, then DONE
 // with the draw's answer once it is ANNOUNCED.
 func TestParticipationPageLottery(t *testing.T) {
-	env, srv := pagesStack(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: 10 * time.Millisecond}})
+	// The services' clock runs ahead of the wall clock once the entry is
+	// in: the cutoff passes at once instead of after a wait long enough
+	// for Chromium to start and the page to load on a loaded machine.
+	var ahead atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	env, srv := pagesStack(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: 10 * time.Millisecond, Now: now}})
 	ctx := context.Background()
-	// The entry must land before the cutoff, after Chromium has started
-	// and the page loaded: seconds on a loaded machine.
-	cutoff := time.Now().Add(15 * time.Second)
+	cutoff := time.Now().Add(time.Minute)
 	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Title: "Raffle",
 		LotteryCutoffAt: cutoff.UnixMilli(), Winners: 1}); err != nil {
 		t.Fatal(err)
@@ -156,6 +159,7 @@ func TestParticipationPageLottery(t *testing.T) {
 	if st := browsertest.Eval[string](b, `document.querySelector('#stepper li[data-step="PROCESSING"]').dataset.state`); st != "current" {
 		t.Errorf("while collecting, PROCESSING is %q, want current", st)
 	}
+	ahead.Store(int64(time.Until(cutoff) + time.Second))
 	asynceventtest.Eventually(t, 45*time.Second, "the draw", func() (bool, error) {
 		_, err := env.Service.Draw(ctx, "raffle", "")
 		return err == nil, err

@@ -97,7 +97,8 @@ func TestWorkerKilledMidFlight(t *testing.T) {
 }
 
 func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
-	// The default maxReceiveCount (3) holds for arrival too: a candidate's
+	// The default maxReceiveCount (4: three processing receives, and a
+	// last one that records a vanished worker) holds for arrival too: a candidate's
 	// message waiting for the allocator (here for the dead child's lease
 	// to expire) is continued, not redelivered, so waiting costs no
 	// receive (docs/fairness.md, "arrival and the DLQ").
@@ -154,7 +155,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	start := time.Now()
 	// The child's 3 s visibility brings its messages back; this worker's
 	// own can be long. A message the slow child already received twice
-	// reaches it on its last receive before the DLQ (maxReceiveCount 3), and
+	// reaches it on its last processing receive (the third), and
 	// must not come back while this worker, on a loaded machine, decides it.
 	env.StartWorkers(t, 1, consumer.Config{Visibility: 15 * time.Second})
 	count := map[asyncevent.ResultCode]int{}
