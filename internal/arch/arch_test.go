@@ -3,10 +3,15 @@ package arch
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // goList runs `go list` with args in the module and decodes its JSON stream.
@@ -80,6 +85,84 @@ func TestWorkerLinksNoHTTPFramework(t *testing.T) {
 			if strings.HasPrefix(dep, banned) {
 				t.Errorf("asyncevent-worker links %s (from %s)", dep, banned)
 			}
+		}
+	}
+}
+
+// The binaries the deployment runs link no test kit, stand-in, capacity
+// simulator or dev-stack code. They are the containers of deploy/k8s (the
+// generator's output, which make deploy-check keeps current), so a new
+// binary is covered once it is deployed.
+func TestProductBinariesLinkNoTestOrDevCode(t *testing.T) {
+	files, err := filepath.Glob("../../deploy/k8s/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("deploy/k8s: %v %v", files, err)
+	}
+	var bins []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		for {
+			var doc struct {
+				Kind string
+				Spec struct {
+					Template struct {
+						Spec struct {
+							Containers []struct{ Name string }
+						}
+					}
+				}
+			}
+			if err := dec.Decode(&doc); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if doc.Kind == "Deployment" {
+				for _, c := range doc.Spec.Template.Spec.Containers {
+					bins = append(bins, c.Name)
+				}
+			}
+		}
+	}
+	if len(bins) < 4 {
+		t.Fatalf("deploy/k8s deploys %v; want the four binaries at least", bins)
+	}
+	for _, bin := range bins {
+		pkgs := goList(t, "./services/"+bin)
+		if len(pkgs) != 1 {
+			t.Fatalf("go list ./services/%s: %d packages", bin, len(pkgs))
+		}
+		for _, dep := range pkgs[0].Deps {
+			if why := NotProduct(dep); why != "" {
+				t.Errorf("%s links %s: %s", bin, dep, why)
+			}
+		}
+	}
+}
+
+// NotProduct refuses what it should and lets product code through.
+func TestNotProduct(t *testing.T) {
+	for pkg, refused := range map[string]bool{
+		"modules/asyncevent/asynceventtest": true, "sdk/ddb/ddbtest": true, "services/internal/spectest": true,
+		"services/internal/metrics/metricstest": true, "internal/testbin": true, "services/internal/childproc": true,
+		"sdk/standin": true, "sdk/ddb/capacity": true, "services/dev": true, "services/internal/workerpool": true,
+		"modules/asyncevent": false, "sdk/ddb": false, "sdk/ddb/stream": false, "services/internal/metrics": false,
+		"services/internal/asyncworker": false,
+	} {
+		if got := NotProduct(Module+"/"+pkg) != ""; got != refused {
+			t.Errorf("NotProduct(%s) refuses: %v, want %v", pkg, got, refused)
+		}
+	}
+	for pkg, refused := range map[string]bool{
+		"testing": true, "testing/fstest": true, "net/http/httptest": true, "internal/synctest": false, "net/http": false,
+		"github.com/aws/aws-sdk-go-v2/aws": false,
+	} {
+		if got := NotProduct(pkg) != ""; got != refused {
+			t.Errorf("NotProduct(%s) refuses: %v, want %v", pkg, got, refused)
 		}
 	}
 }

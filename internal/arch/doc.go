@@ -12,4 +12,6 @@
 //   - services/internal/<svc> imports no other services/internal package
 //     except a shared kit (Kits).
 //   - The worker binary links no HTTP API framework, JWT or Postgres code.
+//   - No deployed binary (the containers of deploy/k8s) links a test kit, a
+//     stand-in, the capacity simulator or dev-stack code (NotProduct).
 package arch
