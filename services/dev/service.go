@@ -87,5 +87,5 @@ type Service struct {
 //		},
 //	},
 //
-// Then add its curl examples to README.md ("Calling it").
+// Then add its curl examples to docs/api-tour.md.
 var services = []Service{}

@@ -12,10 +12,10 @@ import (
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
 
-// The README's settings tables are the ones the binaries declare (and print
+// docs/settings.md's tables are the ones the binaries declare (and print
 // with -h): one source, so the two cannot drift.
-func TestREADMESettingsMatchTheBinaries(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestSettingsDocMatchesTheBinaries(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/settings.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestREADMESettingsMatchTheBinaries(t *testing.T) {
 		b.declare(s)
 		block := "<!-- settings: " + b.name + " -->\n" + s.Markdown() + "<!-- end settings -->\n"
 		if !strings.Contains(string(readme), block) {
-			t.Errorf("README.md lacks the settings of %s as the binary declares them; replace its block with:\n%s", b.name, block)
+			t.Errorf("docs/settings.md lacks the settings of %s as the binary declares them; replace its block with:\n%s", b.name, block)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func runWorkers(ctx context.Context, env Env) error {
 		childEnv = append(childEnv, "PACER_WORKER_WAIT=1s")
 	}
 	if os.Getenv("PACER_WORKER_PPROF") == "" {
-		// Profiles on the loopback ops port, for make load (README).
+		// Profiles on the loopback ops port, for make load (docs/load.md).
 		childEnv = append(childEnv, "PACER_WORKER_PPROF=true")
 		wcfg.Pprof = true
 	}

@@ -4,7 +4,7 @@
 // services/asyncevent-api and the dev runner both call.
 //
 // Settings come from flags or PACER_* variables (Config.Declare; `-h` and
-// the README list them); the secrets (PACER_JWT_SECRET or PACER_JWKS_URL,
+// docs/settings.md list them); the secrets (PACER_JWT_SECRET or PACER_JWKS_URL,
 // PACER_CURSOR_KEY) from the environment only (services/internal/server).
 //
 // EventConfig items are cached in process for 2 s (see package asyncevent),

@@ -4,7 +4,7 @@
 // the dev runner both call Run.
 //
 // Settings come from flags or PACER_* variables (Config.Declare; `-h` and
-// the README list them).
+// docs/settings.md list them).
 //
 // The sweep (asyncevent.Service.SweepStranded) re-enqueues requests left
 // RECEIVED by an ingest that died between its two writes, so that nothing

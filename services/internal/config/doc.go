@@ -11,8 +11,8 @@
 // A value comes from the flag if given, else from the environment variable,
 // else the default; a malformed value in either is an error naming the flag
 // or variable, never a silent fall-back to the default. `-h` lists every
-// setting with its variable, and Set.Markdown renders the same table for the
-// README (a test keeps the two equal).
+// setting with its variable, and Set.Markdown renders the same table for
+// docs/settings.md (a test keeps the two equal).
 //
 // The package imports no HTTP framework, JWT or database code, so a binary
 // without an API (the worker) links none of them.

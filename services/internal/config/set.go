@@ -142,7 +142,7 @@ func (s *Set) PrintUsage(w io.Writer) {
 }
 
 // Markdown renders the settings as a Markdown table (flag, variable,
-// default, meaning), as the README shows them.
+// default, meaning), as docs/settings.md shows them.
 func (s *Set) Markdown() string {
 	var b strings.Builder
 	b.WriteString("| Flag | Environment | Default | Meaning |\n|---|---|---|---|\n")
