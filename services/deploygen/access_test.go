@@ -122,7 +122,9 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	apiL, opsL, photoL := listen(), listen(), listen()
 	apiReady, photoReady := make(chan struct{}), make(chan struct{})
 	serve(AsyncAPI, func() error {
-		return asynceventapi.Run(runCtx, asynceventapi.Config{Config: backend(AsyncAPI), Listener: apiL, Dev: true,
+		cfg := backend(AsyncAPI)
+		cfg.DrawGrace = 100 * time.Millisecond // the draw right after the cutoff, not 5 s later
+		return asynceventapi.Run(runCtx, asynceventapi.Config{Config: cfg, Listener: apiL, Dev: true,
 			Ready: func(context.Context, string, asynceventapi.Deps) error { close(apiReady); return nil }})
 	})
 	serve(Worker, func() error {
@@ -201,7 +203,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	}
 	reqs = append(reqs, stranded.RequestID, reqs[1]) // (a lottery entry again, to keep fc, lot alternating)
 	waitFor(t, ctx, "requests processed", decided(false))
-	time.Sleep(time.Until(time.UnixMilli(now + 7100))) // the draw may start 5 s after the cutoff
+	time.Sleep(time.Until(time.UnixMilli(now + 2200))) // the cutoff and the API's DrawGrace
 	api.do("POST", "/admin/events/lot/draw", 200, `{}`)
 	waitFor(t, ctx, "lottery decided", decided(true))
 	// A dead letter, for the worker's tagged DLQ send and the API's DLQ

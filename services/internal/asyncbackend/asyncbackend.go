@@ -48,6 +48,7 @@ type Config struct {
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.Config
 	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
+	DrawGrace     time.Duration // see asyncevent.Config (0: its default)
 	// CandidateWaits: see asyncevent.Config (0: its default, 10; negative:
 	// never continue a waiting candidate's message). The worker declares it.
 	CandidateWaits int
@@ -111,5 +112,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Observer}), q, nil
+	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, DrawGrace: cfg.DrawGrace, CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Observer}), q, nil
 }
