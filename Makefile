@@ -29,10 +29,11 @@ GOTESTFLAGS ?= -count=1 -race
 # of Pacer's again. Tests find repository files with internal/repo, not
 # with their source path.
 TESTGOFLAGS = $(strip $(shell $(GO) env GOFLAGS) -trimpath)
-# gotestsum (pinned as a tool in go.mod) runs go test, prints its usual
+# gotestsum (pinned as a tool in tools/go.mod) runs go test, prints its usual
 # output, and keeps each module's test2json stream in TESTJSON, from which
 # `make test` prints the slowest tests at its end.
 GOTESTSUM = $(CURDIR)/.cache/bin/gotestsum
+GOLANGCI = $(CURDIR)/.cache/bin/golangci-lint
 TESTJSON = $(CURDIR)/.cache/test
 SLOWEST ?= 20
 
@@ -65,7 +66,7 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 
 .PHONY: test
 test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'; then list the SLOWEST (20) tests
-	@$(GO) build -o $(GOTESTSUM) gotest.tools/gotestsum
+	@$(GO) -C tools build -o $(GOTESTSUM) gotest.tools/gotestsum
 	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
 	@export GOFLAGS="$(TESTGOFLAGS)"; status=0; \
 	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) ./..."; \
@@ -141,8 +142,9 @@ arch: ## Check the import rules (services → modules → sdk; domain roots stdl
 	$(GO) test -count=1 ./internal/arch
 
 .PHONY: lint
-lint: ## golangci-lint (v2, pinned as a tool in go.mod; config in .golangci.yml)
-	$(GO) tool golangci-lint run --allow-serial-runners ./...
+lint: ## golangci-lint (v2, pinned as a tool in tools/go.mod; config in .golangci.yml)
+	@$(GO) -C tools build -o $(GOLANGCI) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	$(GOLANGCI) run --allow-serial-runners ./...
 
 # The services print their OpenAPI specs (`<service> openapi`); openapi/ holds
 # the committed copies. Services that do not exist yet are skipped.
