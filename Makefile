@@ -174,13 +174,14 @@ openapi-check: ## Fail if openapi/*.yaml differs from what the services generate
 	  fi; \
 	done; exit $$stale
 
-# Redocly CLI from tools/standin's npm lock, with redocly.yaml (the
-# `recommended` rules) and .redocly.lint-ignore.yaml; offline: no usage data
-# (telemetry off here and in redocly.yaml), no update check.
+# Redocly CLI from tools/standin's npm lock, run in openapi/ with its
+# redocly.yaml (the `recommended` rules) and .redocly.lint-ignore.yaml;
+# offline: no usage data (telemetry off here and in redocly.yaml), no update
+# check.
 .PHONY: openapi-lint
 openapi-lint: deps ## Lint openapi/*.yaml with Redocly's recommended rules (fails on any error)
-	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true tools/standin/node_modules/.bin/redocly lint \
-	  --max-problems 50 $(foreach s,$(OPENAPI_SPECS),openapi/$(lastword $(subst :, ,$(s))).yaml)
+	cd openapi && REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true ../tools/standin/node_modules/.bin/redocly lint \
+	  --max-problems 50 $(foreach s,$(OPENAPI_SPECS),$(lastword $(subst :, ,$(s))).yaml)
 
 # The alerts are defined once, as data, in deploy/alarm; the Prometheus rule
 # file is generated from it (the deployment generates CloudWatch alarms from
