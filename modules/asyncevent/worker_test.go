@@ -257,18 +257,23 @@ func TestDLQAndRedrive(t *testing.T) {
 		_, dead, err := env.Queue.Depths(ctx)
 		return dead == 3, err
 	})
-	// The third attempt's record is written by the worker while SQS moves
-	// the message on its own clock: wait for both, then check exactly.
-	asynceventtest.Eventually(t, 10*time.Second, "3 attempts recorded on each", func() (bool, error) {
+	// Each receive's failure is recorded, and the last record wins
+	// (Store.RecordAttempt: a redrive starts the count again). SQS moves
+	// the message on its own clock, so wait for the records; and on a
+	// loaded machine a delivery can outlast the 3 s visibility, so the
+	// next receive runs beside it and the lower count may land last (seen
+	// in CI: 2 after three receives). What holds: a throttling failure
+	// recorded on each, at attempt 3 at most, with the request still QUEUED.
+	asynceventtest.Eventually(t, 10*time.Second, "a failure recorded on each", func() (bool, error) {
 		for _, id := range ids {
-			if r := env.Request(t, id); r.Attempts < 3 {
-				return false, fmt.Errorf("%s has %d attempts", id, r.Attempts)
+			if r := env.Request(t, id); r.Attempts < 1 || r.LastErrorCode != "ThrottlingException" {
+				return false, fmt.Errorf("%s has %d attempts, last error %q", id, r.Attempts, r.LastErrorCode)
 			}
 		}
 		return true, nil
 	})
 	for _, id := range ids {
-		if r := env.Request(t, id); r.Status != asyncevent.StatusQueued || r.Attempts != 3 || r.LastErrorCode != "ThrottlingException" {
+		if r := env.Request(t, id); r.Status != asyncevent.StatusQueued || r.Attempts > 3 || r.LastErrorCode != "ThrottlingException" {
 			t.Fatalf("request in DLQ: %+v", r)
 		}
 	}
