@@ -7,8 +7,8 @@
 // package of the binary comes from the build cache that compiling the
 // test filled, and only the link is new. A build with other flags (the
 // deployed CGO_ENABLED=0 without -race) compiles the AWS SDK and every
-// other dependency again: on a machine that starts with an empty cache,
-// as CI's does, that took 40 to 100 s under the suite's load, per flag set.
+// other dependency again on a machine whose cache lacks that flag set:
+// 40 to 100 s under the suite's load.
 package testbin
 
 import (

@@ -207,8 +207,8 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 			return res, err
 		}
 		if o, ok := s.cfg.Observer.(DecisionObserver); ok {
-			for i, t := range a.Decisions {
-				o.Decided(Decision{EventType: FirstCome, Status: t.To, QueuedAt: batch[i].QueuedAt, StartedAt: batch[i].StartedAt, FinishedAt: t.FinishedAt})
+			for _, t := range a.Decisions {
+				o.Decided(Decision{EventType: FirstCome, Status: t.To})
 			}
 		}
 		// The next batch is read from the new position on (not from the

@@ -17,12 +17,10 @@ type DecisionObserver interface {
 	Decided(d Decision)
 }
 
-// Decision is one request decided by the allocator: its final status and
-// the times its delays are measured from (epoch millis as written).
+// Decision is one request decided by the allocator: its event type and
+// final status. (Its delays are measured from the stored times, by the
+// analytics publisher.)
 type Decision struct {
-	EventType  EventType
-	Status     Status
-	QueuedAt   int64
-	StartedAt  int64
-	FinishedAt int64
+	EventType EventType
+	Status    Status
 }
