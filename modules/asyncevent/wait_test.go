@@ -10,13 +10,17 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 )
 
-// receiveOne receives the queue's next delivery, waiting up to timeout.
+// receiveOne receives the queue's next delivery, waiting up to timeout. The
+// delivery stays invisible for 30 s: long enough that a loaded machine
+// (CI runs the adversarial tests beside this one) cannot let it come back
+// before the test deletes or delays it, which would leave a stale receipt
+// handle and the message on the queue.
 func receiveOne(t *testing.T, env *asynceventtest.Env, timeout time.Duration) consumer.Message {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		ms, err := env.Queue.Receive(ctx, 1, time.Second, 2*time.Second)
+		ms, err := env.Queue.Receive(ctx, 1, time.Second, 30*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
