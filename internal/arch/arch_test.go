@@ -147,9 +147,10 @@ func TestProductBinariesLinkNoTestOrDevCode(t *testing.T) {
 // NotProduct refuses what it should and lets product code through.
 func TestNotProduct(t *testing.T) {
 	for pkg, refused := range map[string]bool{
-		"modules/asyncevent/asynceventtest": true, "sdk/ddb/ddbtest": true, "services/internal/spectest": true,
-		"services/internal/metrics/metricstest": true, "internal/testbin": true, "services/internal/childproc": true,
-		"sdk/standin": true, "sdk/ddb/capacity": true, "services/dev": true, "services/internal/workerpool": true,
+		"modules/asyncevent/asynceventtest": true, "sdk/ddb/ddbtest": true, "services/internal/testkit/spectest": true,
+		"services/internal/metrics/metricstest": true, "internal/testbin": true, "services/internal/testkit/proctest": true,
+		"services/internal/testkit/browsertest": true, "services/internal/testkit/smuggletest": true,
+		"sdk/standin": true, "sdk/ddb/capacity": true, "services/dev": true, "services/dev/workerpool": true,
 		"modules/asyncevent": false, "sdk/ddb": false, "sdk/ddb/stream": false, "services/internal/metrics": false,
 		"services/internal/asyncworker": false,
 	} {
@@ -188,6 +189,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"sdk test imports a module", Package{Path: "sdk/auth", Tests: []string{"modules/photo"}}, []string{"modules/photo"}},
 		{"service imports another service", Package{Path: "services/internal/photoapi", Imports: []string{"services/internal/asynceventapi", "services/internal/server"}}, []string{"services/internal/asynceventapi"}},
 		{"service imports its own subpackage", Package{Path: "services/internal/photoapi", Imports: []string{"services/internal/photoapi/page"}}, nil},
+		{"generic kit imports a module", Package{Path: "services/internal/metrics", Imports: []string{"modules/asyncevent/sqsqueue", "sdk/ddb"}}, []string{"modules/asyncevent/sqsqueue"}},
+		{"generic kit test imports a module", Package{Path: "services/internal/testkit/spectest", Tests: []string{"modules/photo"}}, []string{"modules/photo"}},
+		{"a module kit imports its module", Package{Path: "services/internal/asyncbackend", Imports: []string{"modules/asyncevent/sqsqueue"}}, nil},
+		{"a service imports a test kit in its tests", Package{Path: "services/internal/photoapi", Tests: []string{"services/internal/testkit/spectest"}}, nil},
 		{"binaries may wire anything", Package{Path: "services/dev", Imports: []string{"services/internal/photoapi", "services/internal/asynceventapi"}}, nil},
 	}
 	for _, c := range cases {

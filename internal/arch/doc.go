@@ -2,7 +2,7 @@
 // over `go list`, so a change that breaks the architecture fails `make test`
 // and `make verify` instead of waiting for a review.
 //
-// The rules (see Rules for the exact list):
+// The rules (see rules in rule.go for the exact list):
 //
 //   - A domain root (modules/<m>) imports the standard library and
 //     github.com/oklog/ulid/v2 only; adapters beside it own the vendors.
@@ -10,7 +10,11 @@
 //     net/http.
 //   - sdk/... imports no module and no service.
 //   - services/internal/<svc> imports no other services/internal package
-//     except a shared kit (Kits).
+//     except a shared kit (Kits); test kits sit together under
+//     services/internal/testkit.
+//   - A generic kit imports no module: only a module's own kit
+//     (ModuleKits: asyncbackend) may, so each domain's metrics and wiring
+//     live beside its services.
 //   - The worker binary links no HTTP API framework, JWT or Postgres code.
 //   - No deployed binary (the containers of deploy/k8s) links a test kit, a
 //     stand-in, the capacity simulator or dev-stack code (NotProduct).

@@ -18,13 +18,13 @@ func NotProduct(importPath string) string {
 			return "a test kit"
 		}
 		return "" // the standard library's or another module's product code
-	case strings.HasSuffix(path.Base(pkg), "test"), pkg == "internal/testbin", pkg == "services/internal/childproc":
+	case strings.HasSuffix(path.Base(pkg), "test"), pkg == "internal/testbin", pkg == "services/internal/testkit/proctest":
 		return "a test kit"
 	case pkg == "sdk/standin" || strings.HasPrefix(pkg, "sdk/standin/"):
 		return "the local stand-ins"
 	case pkg == "sdk/ddb/capacity":
 		return "the DynamoDB capacity simulator (test-time measurement)"
-	case pkg == "services/dev" || strings.HasPrefix(pkg, "services/dev/"), pkg == "services/internal/workerpool":
+	case pkg == "services/dev" || strings.HasPrefix(pkg, "services/dev/"):
 		return "dev-stack code (make run)"
 	}
 	return ""

@@ -2,6 +2,7 @@ package arch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -9,18 +10,20 @@ import (
 const Module = "github.com/pacerhq/pacer"
 
 // Kits are the services/internal packages that any service may import: the
-// shared building blocks, as opposed to one service's own package.
+// shared building blocks, as opposed to one service's own package. Every
+// kit but a module's (ModuleKits) is generic: it imports no module.
 var Kits = []string{
 	"services/internal/server",       // the Huma kit: API construction, auth adapters, problems
 	"services/internal/config",       // settings from flags and env, Main
-	"services/internal/asyncbackend", // AsyncEvent's AWS wiring, shared by its API and worker
-	"services/internal/spectest",     // tests: every answer is in the spec
-	"services/internal/browsertest",  // tests: the pages in headless Chromium
-	"services/internal/smuggletest",  // tests: over-limit bodies over raw TCP
-	"services/internal/childproc",    // tests: a service in a child process, to kill or stop
-	"services/internal/metrics",      // Prometheus registry, the contract's collectors, /metrics
+	"services/internal/metrics",      // Prometheus registry, the shared collectors, /metrics
 	"services/internal/ops",          // a background process's /metrics, /healthz, /readyz
+	"services/internal/testkit",      // tests: spectest, browsertest, smuggletest, proctest
+	"services/internal/asyncbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
 }
+
+// ModuleKits are the kits that belong to one module's services, and so may
+// import that module.
+var ModuleKits = []string{"services/internal/asyncbackend"}
 
 // Package is what a rule needs to know of one package: its path relative to
 // Module ("sdk/ddb"), and its imports, also relative where they are inside
@@ -80,6 +83,16 @@ var rules = []rule{
 		forbidden: func(_, imp string) string {
 			if strings.HasPrefix(imp, "modules/") || strings.HasPrefix(imp, "services/") || strings.HasPrefix(imp, "examples/") {
 				return "the SDK imports no module or service: imports point services → modules → sdk"
+			}
+			return ""
+		},
+		tests: true,
+	},
+	{ // generic kits: no module
+		applies: func(pkg string) bool { return isKit(pkg) && !slices.Contains(ModuleKits, serviceOf(pkg)) },
+		forbidden: func(_, imp string) string {
+			if strings.HasPrefix(imp, "modules/") {
+				return "a generic kit imports no module: a module's service code lives in its services or its module kit (arch.ModuleKits)"
 			}
 			return ""
 		},

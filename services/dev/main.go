@@ -13,8 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/pacerhq/pacer/services/dev/workerpool"
 	"github.com/pacerhq/pacer/services/internal/config"
-	"github.com/pacerhq/pacer/services/internal/workerpool"
 )
 
 func main() {

@@ -17,10 +17,11 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/autoscale"
 	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/services/dev/workerpool"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
-	"github.com/pacerhq/pacer/services/internal/workerpool"
 )
 
 // autoscaleSettings are pacer-dev's autoscaler flags, once parsed (nil in
@@ -79,7 +80,7 @@ func runWorkers(ctx context.Context, env Env) error {
 	defer pool.Close()
 
 	reg := metrics.NewRegistry()
-	metrics.NewQueue(reg, q.Counts, env.Log)
+	asyncbackend.NewQueueGauge(reg, q.Counts, env.Log)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /workers", workersHandler(pool))
@@ -93,7 +94,7 @@ func runWorkers(ctx context.Context, env Env) error {
 	env.advertise("asyncevent.workers", "http://"+env.Addr+"/workers")
 
 	var once sync.Once
-	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: st.Interval, Metrics: metrics.NewPool(reg), Out: os.Stdout, Log: env.Log,
+	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: st.Interval, Metrics: workerpool.NewMetrics(reg), Out: os.Stdout, Log: env.Log,
 		Read: func(ctx context.Context) (int, int, error) {
 			main, _, err := q.Counts(ctx)
 			return main.Visible + main.Delayed, main.InFlight, err

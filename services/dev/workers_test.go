@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pacerhq/pacer/services/internal/workerpool"
+	"github.com/pacerhq/pacer/services/dev/workerpool"
 )
 
 // GET /workers lists the pool's live processes with their /metrics URLs,

@@ -1,6 +1,8 @@
-// Package asyncbackend wires the AsyncEvent domain service to its
-// DynamoDB table and SQS queues. The API (asynceventapi) and the worker
-// (asyncworker) both open it, with the same configuration.
+// Package asyncbackend is what AsyncEvent's services share: the wiring of
+// the domain service to its DynamoDB table and SQS queues (Open, which the
+// API and the worker call with the same configuration), and the module's
+// metrics beside the generic kit's: the worker's (WorkerMetrics, Outcome),
+// the queue gauge (QueueGauge) and the capacity invariant (Invariant).
 package asyncbackend
 
 import (

@@ -23,7 +23,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/server"
-	"github.com/pacerhq/pacer/services/internal/spectest"
+	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
 
 var secret = []byte("asynceventapi-test-secret-32-bytes-long!")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -39,7 +40,7 @@ func newMetrics(cfg *Config) *apiMetrics {
 	if cfg.ConsumedCapacity {
 		cfg.DDBObserver = a
 	}
-	cfg.Observer = participations{metrics.NewParticipations(m.reg, participationReasons)}
+	cfg.Observer = participations{NewParticipations(m.reg, participationReasons)}
 	return m
 }
 
@@ -48,14 +49,14 @@ func newMetrics(cfg *Config) *apiMetrics {
 // (outside the OpenAPI spec: it is not part of the API) and returns mux
 // timed.
 func (m *apiMetrics) serve(mux *http.ServeMux, svc *asyncevent.Service, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
-	metrics.NewQueue(m.reg, q.Counts, log)
-	metrics.NewInvariant(m.reg, svc.CheckCapacity, log)
+	asyncbackend.NewQueueGauge(m.reg, q.Counts, log)
+	asyncbackend.NewInvariant(m.reg, svc.CheckCapacity, log)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
 	return m.http.Wrap(mux)
 }
 
 // participations counts Participate's answers by outcome and problem code.
-type participations struct{ *metrics.Participations }
+type participations struct{ *Participations }
 
 func (p participations) Participated(a asyncevent.Participation, err error) {
 	if err != nil {

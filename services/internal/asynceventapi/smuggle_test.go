@@ -13,7 +13,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/server"
-	"github.com/pacerhq/pacer/services/internal/smuggletest"
+	"github.com/pacerhq/pacer/services/internal/testkit/smuggletest"
 )
 
 // The API as Run serves it answers every over-limit body once, runs no

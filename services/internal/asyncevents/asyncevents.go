@@ -69,7 +69,7 @@ type Config struct {
 	// Poll is the stream's idle poll interval.
 	Poll time.Duration
 
-	// OpsAddr is where /metrics (the seed's delays, see metrics.Delays),
+	// OpsAddr is where /metrics (the seed's delays, see Delays),
 	// /healthz and /readyz are served ("": no ops server); OpsListener,
 	// if set, is used instead.
 	OpsAddr     string
@@ -103,7 +103,7 @@ const DefaultOpsAddr = "127.0.0.1:9092"
 
 // Run publishes until ctx is cancelled, then flushes the sink and returns.
 // Unless OpsAddr is empty it also serves the ops endpoints there: the
-// seed's QueueDelay and E2EDelay histograms (metrics.Delays), observed from
+// seed's QueueDelay and E2EDelay histograms (Delays), observed from
 // the request changes it publishes; /readyz checks that the table's stream
 // can be found.
 func Run(ctx context.Context, cfg Config) error {
@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	mapper := analytics.Mapper{UserKey: []byte(cfg.UserKey), MaxReceives: cfg.MaxReceives}
 	reg := metrics.NewRegistry()
-	delays := metrics.NewDelays(reg)
+	delays := NewDelays(reg)
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
 	o := &ops.Server{Name: "asyncevent-events", Registry: reg, Ready: func(ctx context.Context) error {
@@ -180,7 +180,7 @@ func Run(ctx context.Context, cfg Config) error {
 // Handler maps a batch of stream records to events and puts them in sink
 // in one call (an error makes the stream deliver the batch again). Once
 // the sink took them it observes the batch's delays on d (nil: none).
-func Handler(m analytics.Mapper, sink eventsink.Sink, d *metrics.Delays) stream.Handler {
+func Handler(m analytics.Mapper, sink eventsink.Sink, d *Delays) stream.Handler {
 	type change struct{ old, cur *asyncevent.Request }
 	return func(ctx context.Context, batch []stream.Record) error {
 		var evs []eventsink.Envelope
@@ -218,7 +218,7 @@ func Handler(m analytics.Mapper, sink eventsink.Sink, d *metrics.Delays) stream.
 // its stored times: QueueDelay when the change recorded startedAt, E2EDelay
 // when it made the request terminal (a request that failed before it was
 // queued has neither).
-func observeDelays(d *metrics.Delays, old, cur *asyncevent.Request) {
+func observeDelays(d *Delays, old, cur *asyncevent.Request) {
 	if cur == nil || cur.QueuedAt == 0 {
 		return
 	}

@@ -23,14 +23,14 @@ import (
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/childproc"
+	"github.com/pacerhq/pacer/services/internal/testkit/proctest"
 )
 
 // TestMain runs the tests, or, in a child, a publisher configured from
 // the environment.
 func TestMain(m *testing.M) {
 	var cfg asyncevents.Config
-	childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "events-child", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
+	proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "events-child", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
 		cfg.AWS = &awsCfg
 		return asyncevents.Run(ctx, cfg)
 	})
@@ -123,7 +123,7 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	})
 
 	dir := t.TempDir()
-	child := childproc.Start(t,
+	child := proctest.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_ASYNCEVENT_MAX_RECEIVES="+fmt.Sprint(maxReceives),
 		"PACER_EVENTS_CHECKPOINT_TABLE="+env.DDB.Table.Name()+"-cp", "PACER_EVENTS_SINK=file", "PACER_EVENTS_DIR="+dir, "PACER_EVENTS_OPS_ADDR=127.0.0.1:0",

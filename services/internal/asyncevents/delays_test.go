@@ -16,7 +16,6 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 )
 
@@ -59,7 +58,7 @@ func (s *failingSink) Put(context.Context, []eventsink.Envelope) error {
 // until it is delivered again.
 func TestPublisherObservesStoredDelaysOnce(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	d := metrics.NewDelays(reg)
+	d := asyncevents.NewDelays(reg)
 	sink := &failingSink{fails: 1}
 	h := asyncevents.Handler(analytics.Mapper{}, sink, d)
 	queued := &dynamostore.RequestItem{RequestID: "r1", EventID: "lot", UserID: "u", EventType: asyncevent.Lottery,

@@ -20,7 +20,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
-	"github.com/pacerhq/pacer/services/internal/childproc"
+	"github.com/pacerhq/pacer/services/internal/testkit/proctest"
 )
 
 // TestMain runs the tests, or, in a child, a worker whose transactions are
@@ -29,7 +29,7 @@ import (
 // (holdAfterDecided), so that the parent finds it holding the rest.
 func TestMain(m *testing.M) {
 	var cfg asyncworker.Config
-	childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "crash-worker", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
+	proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "crash-worker", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
 		cfg.AWS = &awsCfg
 		slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
 		slow.SetTxDelay(500 * time.Millisecond)
@@ -116,7 +116,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 		}
 		ids = append(ids, p.RequestID)
 	}
-	child := childproc.Start(t,
+	child := proctest.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=10", "PACER_WORKER_OPS_ADDR=127.0.0.1:0", "PACER_WORKER_VISIBILITY=3s", "PACER_WORKER_WAIT=1s",
 		holdAfterEnv+"=5")
@@ -217,7 +217,7 @@ func TestGracefulStop(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	child := childproc.Start(t,
+	child := proctest.Start(t,
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=5", "PACER_WORKER_VISIBILITY=30s", "PACER_WORKER_WAIT=1s")
 	asynceventtest.Eventually(t, 30*time.Second, "some requests in flight", func() (bool, error) {

@@ -21,8 +21,8 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/consumer"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asyncworker"
-	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // moveFaults wraps the worker's SQS client: it fails the DLQ send of the
@@ -190,7 +190,7 @@ func TestDeadLetterByClass(t *testing.T) {
 		t.Fatalf("MaxReceives %d, want the queue's 2", q.MaxReceives())
 	}
 	reg := prometheus.NewRegistry()
-	wm := metrics.NewWorker(reg, 5)
+	wm := asyncbackend.NewWorkerMetrics(reg, 5)
 	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{})
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -268,7 +268,7 @@ func TestDeadLetterByClass(t *testing.T) {
 	})
 	// Each request was delivered once after its redrive: a dropped copy
 	// redriven too would show as a ninth "succeeded" (done-already).
-	if got := counter(t, reg, "pacer_worker_messages_total", "outcome", metrics.Succeeded); got != 8 {
+	if got := counter(t, reg, "pacer_worker_messages_total", "outcome", asyncbackend.Succeeded); got != 8 {
 		t.Fatalf("succeeded deliveries %v, want 8", got)
 	}
 	st, err := env.Service.EventStats(ctx, "ev")

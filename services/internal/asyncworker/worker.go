@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
 	reg := metrics.NewRegistry()
-	wm := metrics.NewWorker(reg, cfg.Concurrency)
+	wm := asyncbackend.NewWorkerMetrics(reg, cfg.Concurrency)
 	am := metrics.NewAWS(reg, cfg.Table)
 	if err := cfg.LoadAWS(ctx); err != nil {
 		return err

@@ -40,7 +40,7 @@ func NewAWS(reg prometheus.Registerer, tables ...string) *AWS {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_aws_call_duration_seconds",
 			Help:    "AWS call latency, retries included.",
-			Buckets: callBuckets,
+			Buckets: CallBuckets,
 		}, []string{"service_name", "operation"}),
 		capacity: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_aws_consumed_capacity_units_total",

@@ -23,7 +23,7 @@ func NewHTTP(reg prometheus.Registerer, service string) *HTTP {
 	h := &HTTP{service: service, duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "pacer_http_request_duration_seconds",
 		Help:    "Time from request to last byte, by route (the matched pattern, method first) and status class.",
-		Buckets: callBuckets,
+		Buckets: CallBuckets,
 	}, []string{"service", "route", "code_class"})}
 	reg.MustRegister(h.duration)
 	return h

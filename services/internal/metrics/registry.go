@@ -1,13 +1,16 @@
-// Package metrics is Pacer's Prometheus instrumentation, shared by the APIs
-// and the worker: one registry per binary (not the global default, so tests
-// running in parallel do not collide), the collectors of the metric contract
-// (docs/metrics.md), and the /metrics handler.
+// Package metrics is Pacer's generic Prometheus kit: one registry per
+// binary (not the global default, so tests running in parallel do not
+// collide), the collectors every service shares (HTTP timing, AWS calls and
+// consumed capacity), the latency buckets, and the /metrics handler.
 //
-// Each binary builds a Registry with NewRegistry and the collectors it
-// emits (NewHTTP, NewAWS, NewWorker, NewQueue, ...), then serves Handler.
-// Labelled counters and gauges are initialised at construction for every
-// value the binary can produce, so a rate is 0, not absent, before the first
-// event. It imports no HTTP framework: the worker links it too.
+// Each service keeps its own domain's collectors beside it (AsyncEvent's
+// worker, queue and invariant gauges in asyncbackend, the API's
+// participations, the publisher's delays, photo-api's photo metrics, the
+// dev worker pool's gauges); the contract they all follow is
+// docs/metrics.md. Labelled counters and gauges are initialised at
+// construction for every value the binary can produce, so a rate is 0, not
+// absent, before the first event. The kit imports no module and no HTTP
+// framework: every binary links it.
 package metrics
 
 import (
@@ -35,10 +38,11 @@ func Handler(reg *prometheus.Registry) http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, Registry: reg})
 }
 
-// Latency buckets (seconds): HTTP and AWS calls 1 ms … 8 s; queue and
-// end-to-end delay 10 ms … 11 min, so the p95 stays readable across a
-// spike absorbed as minutes of delay.
+// Latency buckets (seconds), shared by every service's histograms: calls
+// (HTTP, AWS, a handler) 1 ms … 8 s; queue and end-to-end delays 10 ms …
+// 11 min, so the p95 stays readable across a spike absorbed as minutes of
+// delay.
 var (
-	callBuckets  = prometheus.ExponentialBuckets(0.001, 2, 14)
-	delayBuckets = prometheus.ExponentialBuckets(0.01, 2, 17)
+	CallBuckets  = prometheus.ExponentialBuckets(0.001, 2, 14)
+	DelayBuckets = prometheus.ExponentialBuckets(0.01, 2, 17)
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/ddb/ddbtest"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/spectest"
+	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
 
 func TestMain(m *testing.M) {

@@ -17,7 +17,7 @@ type apiMetrics struct {
 	reg   *prometheus.Registry
 	http  *metrics.HTTP
 	aws   *metrics.AWS
-	photo *metrics.Photo
+	photo *PhotoMetrics
 }
 
 // newMetrics registers the API's metrics and instruments the AWS clients
@@ -27,7 +27,7 @@ func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
 	m.http = metrics.NewHTTP(m.reg, Job)
 	m.aws = metrics.NewAWS(m.reg, table)
 	m.aws.Attach(awsCfg)
-	m.photo = metrics.NewPhoto(m.reg)
+	m.photo = NewPhotoMetrics(m.reg)
 	return m
 }
 

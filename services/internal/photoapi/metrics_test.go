@@ -13,7 +13,7 @@ import (
 	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
-	"github.com/pacerhq/pacer/services/internal/spectest"
+	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
 
 // The API's /metrics lints clean, matches the contract, and counts photos

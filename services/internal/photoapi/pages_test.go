@@ -12,7 +12,7 @@ import (
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/auth"
-	"github.com/pacerhq/pacer/services/internal/browsertest"
+	"github.com/pacerhq/pacer/services/internal/testkit/browsertest"
 )
 
 // The demo data behind the pages, with images served from a folder

@@ -18,7 +18,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/pgtest"
 	"github.com/pacerhq/pacer/services/internal/server"
-	"github.com/pacerhq/pacer/services/internal/smuggletest"
+	"github.com/pacerhq/pacer/services/internal/testkit/smuggletest"
 )
 
 // The API as Run serves it answers every over-limit body once (the photo

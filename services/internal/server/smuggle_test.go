@@ -9,7 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/services/internal/server"
-	"github.com/pacerhq/pacer/services/internal/smuggletest"
+	"github.com/pacerhq/pacer/services/internal/testkit/smuggletest"
 )
 
 // An over-limit body gets one answer, and no request hidden in its unread

@@ -1,4 +1,4 @@
-package metrics
+package asyncbackend
 
 import (
 	"context"
@@ -18,10 +18,10 @@ type QueueReader func(ctx context.Context) (main, dlq sqsqueue.Counts, err error
 // QueueCacheTTL is how long a read of the queue counts serves scrapes.
 const QueueCacheTTL = 5 * time.Second
 
-// Queue is the pacer_queue_messages gauge, read from SQS at scrape time
+// QueueGauge is the pacer_queue_messages gauge, read from SQS at scrape time
 // through a cache of QueueCacheTTL, so that scrapes do not multiply SQS
 // calls. A failed read is logged and the scrape has no queue series.
-type Queue struct {
+type QueueGauge struct {
 	read QueueReader
 	log  *slog.Logger
 	desc *prometheus.Desc
@@ -31,9 +31,9 @@ type Queue struct {
 	main, dlq sqsqueue.Counts
 }
 
-// NewQueue registers the queue gauge on reg, reading through read.
-func NewQueue(reg prometheus.Registerer, read QueueReader, log *slog.Logger) *Queue {
-	q := &Queue{read: read, log: log, desc: prometheus.NewDesc("pacer_queue_messages",
+// NewQueueGauge registers the queue gauge on reg, reading through read.
+func NewQueueGauge(reg prometheus.Registerer, read QueueReader, log *slog.Logger) *QueueGauge {
+	q := &QueueGauge{read: read, log: log, desc: prometheus.NewDesc("pacer_queue_messages",
 		"SQS approximate message counts of the main queue and the DLQ, by state (visible, in_flight, delayed).",
 		[]string{"queue", "state"}, nil)}
 	reg.MustRegister(q)
@@ -41,10 +41,10 @@ func NewQueue(reg prometheus.Registerer, read QueueReader, log *slog.Logger) *Qu
 }
 
 // Describe implements prometheus.Collector.
-func (q *Queue) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
+func (q *QueueGauge) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
 
 // Collect implements prometheus.Collector.
-func (q *Queue) Collect(ch chan<- prometheus.Metric) {
+func (q *QueueGauge) Collect(ch chan<- prometheus.Metric) {
 	main, dlq, ok := q.counts()
 	if !ok {
 		return
@@ -61,7 +61,7 @@ func (q *Queue) Collect(ch chan<- prometheus.Metric) {
 
 // counts returns the cached counts, reading them again when older than
 // QueueCacheTTL. Concurrent scrapes wait for one read.
-func (q *Queue) counts() (main, dlq sqsqueue.Counts, ok bool) {
+func (q *QueueGauge) counts() (main, dlq sqsqueue.Counts, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.at.IsZero() && time.Since(q.at) < QueueCacheTTL {

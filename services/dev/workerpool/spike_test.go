@@ -17,9 +17,8 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/autoscale"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/dev/workerpool"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
-	"github.com/pacerhq/pacer/services/internal/workerpool"
 )
 
 func TestMain(m *testing.M) {
@@ -93,7 +92,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	var mu sync.Mutex
 	var steps []workerpool.Step
-	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: 500 * time.Millisecond, Metrics: metrics.NewPool(reg), Out: os.Stdout,
+	a := &workerpool.Autoscaler{Pool: pool, Controller: ctrl, Interval: 500 * time.Millisecond, Metrics: workerpool.NewMetrics(reg), Out: os.Stdout,
 		Read: func(ctx context.Context) (int, int, error) {
 			main, _, err := env.Queue.Counts(ctx)
 			return main.Visible + main.Delayed, main.InFlight, err

@@ -1,4 +1,4 @@
-// Package childproc runs a service in a separate process for a test, so the
+// Package proctest runs a service in a separate process for a test, so the
 // test can SIGKILL it, or stop it with SIGTERM, as a deployment would. The
 // test binary re-executes itself: the copy's TestMain (Main) sees a marker
 // variable and runs the service, configured from the environment like the
@@ -6,17 +6,17 @@
 //
 //	func TestMain(m *testing.M) {
 //		var cfg asyncworker.Config
-//		childproc.Main(m, standin.Config{DynamoDB: true, SQS: true}, "test-worker", cfg.Declare,
+//		proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "test-worker", cfg.Declare,
 //			func(ctx context.Context, aws aws.Config) error {
 //				cfg.AWS = &aws
 //				return asyncworker.Run(ctx, cfg)
 //			})
 //	}
 //
-//	child := childproc.Start(t, "PACER_WORKER_CONCURRENCY=10") // in a test
+//	child := proctest.Start(t, "PACER_WORKER_CONCURRENCY=10") // in a test
 //	...
 //	child.Kill()
-package childproc
+package proctest
 
 import (
 	"context"

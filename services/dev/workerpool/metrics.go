@@ -1,16 +1,16 @@
-package metrics
+package workerpool
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// Pool is a local worker pool's gauges (services/internal/workerpool):
+// Metrics is a local worker pool's gauges (services/dev/workerpool):
 // pacer_workers_desired and pacer_workers_running.
-type Pool struct {
+type Metrics struct {
 	desired, running prometheus.Gauge
 }
 
-// NewPool registers the pool gauges on reg.
-func NewPool(reg prometheus.Registerer) *Pool {
-	p := &Pool{
+// NewMetrics registers the pool gauges on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	p := &Metrics{
 		desired: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pacer_workers_desired",
 			Help: "Workers the autoscaler wants now (autoscale.Decision.Desired of the last evaluation).",
@@ -25,7 +25,7 @@ func NewPool(reg prometheus.Registerer) *Pool {
 }
 
 // Desired sets pacer_workers_desired.
-func (p *Pool) Desired(n int) { p.desired.Set(float64(n)) }
+func (p *Metrics) Desired(n int) { p.desired.Set(float64(n)) }
 
 // Running sets pacer_workers_running.
-func (p *Pool) Running(n int) { p.running.Set(float64(n)) }
+func (p *Metrics) Running(n int) { p.running.Set(float64(n)) }

@@ -1,4 +1,4 @@
-package metrics_test
+package asynceventapi_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/ddb"
+	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
@@ -20,17 +22,17 @@ import (
 // queue and invariant gauges (served from their caches, as between their
 // refreshes).
 //
-//	go test ./services/internal/metrics -run '^$' -bench Scrape -benchmem
+//	go test ./services/internal/asynceventapi -run '^$' -bench Scrape -benchmem
 func BenchmarkScrape(b *testing.B) {
 	reg := metrics.NewRegistry()
 	h := metrics.NewHTTP(reg, "asyncevent-api")
 	a := metrics.NewAWS(reg, "AsyncEventTable")
-	p := metrics.NewParticipations(reg, []string{"invalid-id", "event-not-found", "event-closed", "unavailable"})
+	p := asynceventapi.NewParticipations(reg, []string{"invalid-id", "event-not-found", "event-closed", "unavailable"})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	metrics.NewQueue(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
+	asyncbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 10}, sqsqueue.Counts{}, nil
 	}, log)
-	metrics.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 3, nil, nil }, log)
+	asyncbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 3, nil, nil }, log)
 	mux := http.NewServeMux()
 	for i := range 20 {
 		mux.HandleFunc(fmt.Sprintf("GET /r%d/{id}", i), func(w http.ResponseWriter, r *http.Request) {
@@ -54,25 +56,5 @@ func BenchmarkScrape(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatal(w.Code)
 		}
-	}
-}
-
-// BenchmarkHTTPWrap is the HTTP timing's own cost per request: a ServeMux
-// route served plain and wrapped, in one run (compare the two ns/op).
-func BenchmarkHTTPWrap(b *testing.B) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /events/{eventId}/participations", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) })
-	for _, c := range []struct {
-		name string
-		h    http.Handler
-	}{{"plain", mux}, {"wrapped", metrics.NewHTTP(metrics.NewRegistry(), "asyncevent-api").Wrap(mux)}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			req := httptest.NewRequest(http.MethodPost, "/events/e1/participations", nil)
-			w := httptest.NewRecorder()
-			for b.Loop() {
-				c.h.ServeHTTP(w, req)
-			}
-		})
 	}
 }

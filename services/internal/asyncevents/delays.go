@@ -1,6 +1,10 @@
-package metrics
+package asyncevents
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/services/internal/metrics"
+)
 
 // Delays is the seed's two delays as histograms by event type:
 // QueueDelay = startedAt − queuedAt and E2EDelay = finishedAt − queuedAt
@@ -19,12 +23,12 @@ func NewDelays(reg prometheus.Registerer) *Delays {
 		queue: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_queue_delay_seconds",
 			Help:    "QueueDelay = startedAt − queuedAt as stored, observed when processing starts, by event type.",
-			Buckets: delayBuckets,
+			Buckets: metrics.DelayBuckets,
 		}, []string{"event_type"}),
 		e2e: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_e2e_delay_seconds",
 			Help:    "E2EDelay = finishedAt − queuedAt as stored, observed when the request reaches a terminal state, by event type.",
-			Buckets: delayBuckets,
+			Buckets: metrics.DelayBuckets,
 		}, []string{"event_type"}),
 	}
 	reg.MustRegister(d.queue, d.e2e)

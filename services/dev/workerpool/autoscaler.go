@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pacerhq/pacer/sdk/autoscale"
-	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // Autoscaler sizes a Pool from queue depth every Interval: it reads the
@@ -23,7 +22,7 @@ type Autoscaler struct {
 	// Interval is the time between evaluations (default 5 s).
 	Interval time.Duration
 	// Metrics, if set, gets pacer_workers_desired and pacer_workers_running.
-	Metrics *metrics.Pool
+	Metrics *Metrics
 	// Out, if set, gets a progress line whenever the backlog is not empty
 	// or the counts change.
 	Out io.Writer

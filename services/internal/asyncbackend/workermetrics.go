@@ -1,4 +1,4 @@
-package metrics
+package asyncbackend
 
 import (
 	"time"
@@ -6,6 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
+
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // Worker outcomes (the outcome label of pacer_worker_messages_total).
@@ -17,10 +19,10 @@ const (
 	Final     = "final"     // acked without success: FAILED_FINAL, a malformed message, an unknown request
 )
 
-// Worker is a worker's metrics: deliveries by outcome, in flight,
+// WorkerMetrics is a worker's metrics: deliveries by outcome, in flight,
 // concurrency, handler duration, requests decided and dead letters. (The
 // seed's delays are the analytics publisher's, see Delays.)
-type Worker struct {
+type WorkerMetrics struct {
 	messages *prometheus.CounterVec
 	inFlight prometheus.Gauge
 	duration *prometheus.HistogramVec
@@ -28,10 +30,10 @@ type Worker struct {
 	dead     *prometheus.CounterVec
 }
 
-// NewWorker registers a worker's metrics on reg, with pacer_worker_concurrency
+// NewWorkerMetrics registers a worker's metrics on reg, with pacer_worker_concurrency
 // set to concurrency and every outcome counter at 0.
-func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
-	w := &Worker{
+func NewWorkerMetrics(reg prometheus.Registerer, concurrency int) *WorkerMetrics {
+	w := &WorkerMetrics{
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_worker_messages_total",
 			Help: "Deliveries handled, one per receive, by outcome (succeeded, rejected, retryable, waiting, final).",
@@ -43,7 +45,7 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_worker_handler_duration_seconds",
 			Help:    "Time in the handler per delivery, by outcome.",
-			Buckets: callBuckets,
+			Buckets: metrics.CallBuckets,
 		}, []string{"outcome"}),
 		decided: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_worker_decided_total",
@@ -76,7 +78,7 @@ func NewWorker(reg prometheus.Registerer, concurrency int) *Worker {
 
 // Start notes a delivery entering the handler; call the returned function
 // with its outcome when it leaves.
-func (w *Worker) Start() (done func(outcome string)) {
+func (w *WorkerMetrics) Start() (done func(outcome string)) {
 	w.inFlight.Inc()
 	start := time.Now()
 	return func(outcome string) {
@@ -87,10 +89,10 @@ func (w *Worker) Start() (done func(outcome string)) {
 }
 
 // DeadLettered counts a message sent to the DLQ with class.
-func (w *Worker) DeadLettered(class string) { w.dead.WithLabelValues(class).Inc() }
+func (w *WorkerMetrics) DeadLettered(class string) { w.dead.WithLabelValues(class).Inc() }
 
 // Decided counts a request of eventType this process made terminal.
-func (w *Worker) Decided(eventType string) { w.decided.WithLabelValues(eventType).Inc() }
+func (w *WorkerMetrics) Decided(eventType string) { w.decided.WithLabelValues(eventType).Inc() }
 
 // Outcome is the outcome label of a delivery: retryable when it is not
 // acked; waiting for an arrival candidate whose message was continued;
