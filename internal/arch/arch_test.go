@@ -152,7 +152,7 @@ func TestNotProduct(t *testing.T) {
 		"services/internal/testkit/browsertest": true, "services/internal/testkit/smuggletest": true,
 		"sdk/standin": true, "sdk/ddb/capacity": true, "services/dev": true, "services/dev/workerpool": true,
 		"modules/asyncevent": false, "sdk/ddb": false, "sdk/ddb/stream": false, "services/internal/metrics": false,
-		"services/internal/asyncworker": false,
+		"services/internal/asynceventworker": false,
 	} {
 		if got := NotProduct(Module+"/"+pkg) != ""; got != refused {
 			t.Errorf("NotProduct(%s) refuses: %v, want %v", pkg, got, refused)
@@ -191,7 +191,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"service imports its own subpackage", Package{Path: "services/internal/photoapi", Imports: []string{"services/internal/photoapi/page"}}, nil},
 		{"generic kit imports a module", Package{Path: "services/internal/metrics", Imports: []string{"modules/asyncevent/sqsqueue", "sdk/ddb"}}, []string{"modules/asyncevent/sqsqueue"}},
 		{"generic kit test imports a module", Package{Path: "services/internal/testkit/spectest", Tests: []string{"modules/photo"}}, []string{"modules/photo"}},
-		{"a module kit imports its module", Package{Path: "services/internal/asyncbackend", Imports: []string{"modules/asyncevent/sqsqueue"}}, nil},
+		{"a module kit imports its module", Package{Path: "services/internal/asynceventbackend", Imports: []string{"modules/asyncevent/sqsqueue"}}, nil},
 		{"a service imports a test kit in its tests", Package{Path: "services/internal/photoapi", Tests: []string{"services/internal/testkit/spectest"}}, nil},
 		{"binaries may wire anything", Package{Path: "services/dev", Imports: []string{"services/internal/photoapi", "services/internal/asynceventapi"}}, nil},
 	}
@@ -205,5 +205,57 @@ func TestRulesCatchViolations(t *testing.T) {
 				t.Errorf("refused %q, want %q", got, c.refused)
 			}
 		})
+	}
+}
+
+// Names show the architecture: every deployable binary services/<bin> is
+// a thin main over its service package services/internal/<bin without
+// dashes>, and every package under services/internal that is not a generic
+// kit carries its module's name as a prefix (asyncevent…, photo…).
+func TestServiceNamesShowTheirModule(t *testing.T) {
+	mods, err := os.ReadDir("../../modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modules []string
+	for _, m := range mods {
+		if m.IsDir() {
+			modules = append(modules, m.Name())
+		}
+	}
+	if len(modules) < 2 {
+		t.Fatalf("modules/ holds %v; want asyncevent and photo at least", modules)
+	}
+	internal, err := os.ReadDir("../../services/internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range internal {
+		pkg := "services/internal/" + d.Name()
+		if !d.IsDir() || (isKit(pkg) && !slices.Contains(ModuleKits, pkg)) {
+			continue
+		}
+		if !slices.ContainsFunc(modules, func(m string) bool { return strings.HasPrefix(d.Name(), m) }) {
+			t.Errorf("%s: a service package's name starts with its module's (%v)", pkg, modules)
+		}
+	}
+	bins, err := os.ReadDir("../../services")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, b := range bins {
+		if !b.IsDir() || !strings.Contains(b.Name(), "-") {
+			continue // internal, dev and the generator are not deployed services
+		}
+		n++
+		want := Module + "/services/internal/" + strings.ReplaceAll(b.Name(), "-", "")
+		pkgs := goList(t, "./services/"+b.Name())
+		if len(pkgs) != 1 || !slices.Contains(pkgs[0].Imports, want) {
+			t.Errorf("services/%s does not import its service package %s", b.Name(), want)
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d service binaries, want the four at least", n)
 	}
 }

@@ -13,7 +13,7 @@
 //     except a shared kit (Kits); test kits sit together under
 //     services/internal/testkit.
 //   - A generic kit imports no module: only a module's own kit
-//     (ModuleKits: asyncbackend) may, so each domain's metrics and wiring
+//     (ModuleKits: asynceventbackend) may, so each domain's metrics and wiring
 //     live beside its services.
 //   - The worker binary links no HTTP API framework, JWT or Postgres code.
 //   - No deployed binary (the containers of deploy/k8s) links a test kit, a

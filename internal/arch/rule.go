@@ -13,17 +13,17 @@ const Module = "github.com/pacerhq/pacer"
 // shared building blocks, as opposed to one service's own package. Every
 // kit but a module's (ModuleKits) is generic: it imports no module.
 var Kits = []string{
-	"services/internal/server",       // the Huma kit: API construction, auth adapters, problems
-	"services/internal/config",       // settings from flags and env, Main
-	"services/internal/metrics",      // Prometheus registry, the shared collectors, /metrics
-	"services/internal/ops",          // a background process's /metrics, /healthz, /readyz
-	"services/internal/testkit",      // tests: spectest, browsertest, smuggletest, proctest
-	"services/internal/asyncbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
+	"services/internal/server",            // the Huma kit: API construction, auth adapters, problems
+	"services/internal/config",            // settings from flags and env, Main
+	"services/internal/metrics",           // Prometheus registry, the shared collectors, /metrics
+	"services/internal/ops",               // a background process's /metrics, /healthz, /readyz
+	"services/internal/testkit",           // tests: spectest, browsertest, smuggletest, proctest
+	"services/internal/asynceventbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
 }
 
 // ModuleKits are the kits that belong to one module's services, and so may
 // import that module.
-var ModuleKits = []string{"services/internal/asyncbackend"}
+var ModuleKits = []string{"services/internal/asynceventbackend"}
 
 // Package is what a rule needs to know of one package: its path relative to
 // Module ("sdk/ddb"), and its imports, also relative where they are inside

@@ -5,7 +5,7 @@
 //
 // It knows no domain: a queue adapter implements the small Source interface
 // (modules/asyncevent/sqsqueue does, on SQS) and the worker service gives
-// the Handler (services/internal/asyncworker adapts AsyncEvent's
+// the Handler (services/internal/asynceventworker adapts AsyncEvent's
 // Service.Process to it).
 package consumer
 

@@ -11,14 +11,14 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 func main() {
-	var cfg asyncevents.Config
+	var cfg asynceventevents.Config
 	config.Main("asyncevent-events", cfg.Declare, func(ctx context.Context, log *slog.Logger) error {
 		cfg.Log = log
-		return asyncevents.Run(ctx, cfg)
+		return asynceventevents.Run(ctx, cfg)
 	})
 }

@@ -8,14 +8,14 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
 
 func main() {
-	var cfg asyncworker.Config
+	var cfg asynceventworker.Config
 	config.Main("asyncevent-worker", cfg.Declare, func(ctx context.Context, log *slog.Logger) error {
 		cfg.Log = log
-		return asyncworker.Run(ctx, cfg)
+		return asynceventworker.Run(ctx, cfg)
 	})
 }

@@ -23,10 +23,10 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/pgtest"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -94,8 +94,8 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	for _, b := range []string{AsyncAPI, Worker, Events, PhotoAPI} {
 		rec[b] = newRecorder(names)
 	}
-	backend := func(bin string) asyncbackend.Config {
-		return asyncbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: rec[bin].attach(base), Log: quiet}
+	backend := func(bin string) asynceventbackend.Config {
+		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: rec[bin].attach(base), Log: quiet}
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done, started := make(chan error, 4), 0
@@ -131,7 +131,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		cfg := backend(Worker)
 		cfg.RequeueAfter = 300 * time.Millisecond
 		cfg.CandidateWaits = 1 // one continuation, then the wedged message's receives count
-		return asyncworker.Run(runCtx, asyncworker.Config{Config: cfg, Concurrency: 4, Batch: 10,
+		return asynceventworker.Run(runCtx, asynceventworker.Config{Config: cfg, Concurrency: 4, Batch: 10,
 			Visibility: 2 * time.Second, Wait: time.Second, SweepEvery: 300 * time.Millisecond, OpsListener: opsL})
 	})
 	dbURL := pgtest.NewDatabase(t)
@@ -243,8 +243,8 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		ops.do("GET", p, 200, "")
 	}
 	serve(Events, func() error {
-		return asyncevents.Run(runCtx, asyncevents.Config{Config: backend(Events), CheckpointTable: checkpoints, Consumer: "acc",
-			SinkKind: asyncevents.SinkEventBridge, Bus: bus, Poll: 100 * time.Millisecond})
+		return asynceventevents.Run(runCtx, asynceventevents.Config{Config: backend(Events), CheckpointTable: checkpoints, Consumer: "acc",
+			SinkKind: asynceventevents.SinkEventBridge, Bus: bus, Poll: 100 * time.Millisecond})
 	})
 	waitFor(t, ctx, "events published", func() bool { return putEvents.Load() >= int64(len(reqs)) })
 

@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pacerhq/pacer/deploy/alarm"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
 
@@ -74,7 +74,7 @@ func path(v any, keys ...any) any {
 // and that the template's alarms carry deploy/alarm's thresholds.
 func TestScalingThresholdsAreTheSettings(t *testing.T) {
 	sc := alarm.Defaults().Scaling
-	var w asyncworker.Config
+	var w asynceventworker.Config
 	s := config.NewSet("w")
 	w.Declare(s)
 	if sc.Concurrency != w.Concurrency {

@@ -17,8 +17,8 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
@@ -34,9 +34,9 @@ const (
 // declarations returns each binary's settings as it declares them.
 func declarations() map[string]map[string]config.Setting {
 	var api asynceventapi.Config
-	var worker asyncworker.Config
+	var worker asynceventworker.Config
 	var photo photoapi.Config
-	var events asyncevents.Config
+	var events asynceventevents.Config
 	out := map[string]map[string]config.Setting{}
 	for name, declare := range map[string]func(*config.Set){
 		AsyncAPI: api.Declare, Worker: worker.Declare, PhotoAPI: photo.Declare, Events: events.Declare,
@@ -161,7 +161,7 @@ func Build(root string) (*stack.Spec, error) {
 					env("PACER_EVENTS_OPS_ADDR", ":"+strconv.Itoa(eventsOpsPort)),
 					env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_SETUP", "false"),
 					env("PACER_ASYNCEVENT_MAX_RECEIVES", def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
-					env("PACER_EVENTS_CHECKPOINT_TABLE", checkpoints), env("PACER_EVENTS_SINK", asyncevents.SinkEventBridge),
+					env("PACER_EVENTS_CHECKPOINT_TABLE", checkpoints), env("PACER_EVENTS_SINK", asynceventevents.SinkEventBridge),
 					env("PACER_EVENTS_BUS", "pacer-${Stage}"), region,
 				},
 				Secrets: []stack.Secret{{Name: "PACER_EVENTS_USER_KEY", Param: "EventsUserKeySecretArn", Key: "events-user-key", Optional: true}},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -50,13 +50,13 @@ func init() {
 		Service{
 			Name: "asyncevent-events",
 			Run: func(ctx context.Context, env Env) error {
-				var cfg asyncevents.Config
+				var cfg asynceventevents.Config
 				if err := config.FromEnv("asyncevent-events", cfg.Declare); err != nil {
 					return err
 				}
 				cfg.Setup, cfg.AWS, cfg.Log, cfg.Ready = true, &env.AWS, env.Log, env.Ready
 				if os.Getenv("PACER_EVENTS_SINK") == "" {
-					cfg.SinkKind = asyncevents.SinkFile
+					cfg.SinkKind = asynceventevents.SinkFile
 				}
 				if os.Getenv("PACER_EVENTS_BUFFER_INTERVAL") == "" {
 					cfg.BufferInterval = 10 * time.Second
@@ -70,7 +70,7 @@ func init() {
 					fmt.Fprintf(os.Stdout, "asyncevent-events ops: http://%s/metrics (and /healthz, /readyz)\n", l.Addr())
 					env.Ready()
 				}
-				return asyncevents.Run(ctx, cfg)
+				return asynceventevents.Run(ctx, cfg)
 			},
 		},
 	)

@@ -14,15 +14,15 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/dev/workerpool"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
 
-// Every collector of every service (the metrics kit's, asyncbackend's,
+// Every collector of every service (the metrics kit's, asynceventbackend's,
 // the API's, the publisher's, photo-api's and the worker pool's) in one
 // registry, observed once, lints clean and matches the
 // contract (docs/metrics.md) in name, type and label names; labelled
@@ -32,19 +32,19 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	reg := metrics.NewRegistry()
 	h := metrics.NewHTTP(reg, "asyncevent-api")
 	a := metrics.NewAWS(reg, "T")
-	w := asyncbackend.NewWorkerMetrics(reg, 7)
-	d := asyncevents.NewDelays(reg)
+	w := asynceventbackend.NewWorkerMetrics(reg, 7)
+	d := asynceventevents.NewDelays(reg)
 	p := asynceventapi.NewParticipations(reg, []string{"event-closed"})
 	ph := photoapi.NewPhotoMetrics(reg)
 	workerpool.NewMetrics(reg).Desired(3)
-	asyncbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
+	asynceventbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	if n := len(metricstest.Contracts(t)); n != 19 {
 		t.Fatalf("read %d metrics from docs/metrics.md, want its 19", n)
 	}
-	asyncbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
 	for _, c := range []struct {
 		name   string
@@ -74,7 +74,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		resp.Body.Close()
 	}
 	a.ObserveCall(context.Background(), ddb.Call{Operation: "PutItem", Table: "T", Capacity: 1})
-	w.Start()(asyncbackend.Succeeded)
+	w.Start()(asynceventbackend.Succeeded)
 	w.DeadLettered("THROTTLED")
 	w.Decided("LOTTERY")
 	d.Queue("FIRST_COME", 1000, 1500)

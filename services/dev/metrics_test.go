@@ -15,10 +15,10 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -49,7 +49,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := fmt.Sprintf("metrics-%d", time.Now().UnixNano())
-	backend := asyncbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg, ConsumedCapacity: true}
+	backend := asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg, ConsumedCapacity: true}
 
 	apiURL := serve(t, ctx, "api", func(ctx context.Context, l net.Listener, ready func()) error {
 		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l, Dev: true, Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
@@ -89,7 +89,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	}
 
 	opsURL := serve(t, ctx, "worker", func(ctx context.Context, l net.Listener, ready func()) error {
-		return asyncworker.Run(ctx, asyncworker.Config{Config: backend, Concurrency: 3, Batch: 10, Wait: time.Second,
+		return asynceventworker.Run(ctx, asynceventworker.Config{Config: backend, Concurrency: 3, Batch: 10, Wait: time.Second,
 			Visibility: 5 * time.Minute, OpsListener: l, Ready: ready})
 	})
 	var worker metricstest.Families
@@ -129,7 +129,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	// The publisher observes the seed's delays from the stored times: the
 	// same sums as the request views'.
 	eventsURL := serve(t, ctx, "events", func(ctx context.Context, l net.Listener, ready func()) error {
-		return asyncevents.Run(ctx, asyncevents.Config{Config: backend, CheckpointTable: name + "-cp", Consumer: "metrics-test",
+		return asynceventevents.Run(ctx, asynceventevents.Config{Config: backend, CheckpointTable: name + "-cp", Consumer: "metrics-test",
 			Sink: discard{}, Poll: 50 * time.Millisecond, OpsListener: l, Ready: ready})
 	})
 	var page struct{ Items []asynceventapi.RequestView }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
@@ -20,9 +20,9 @@ func TestSettingsDocMatchesTheBinaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	var api asynceventapi.Config
-	var worker asyncworker.Config
+	var worker asynceventworker.Config
 	var photo photoapi.Config
-	var events asyncevents.Config
+	var events asynceventevents.Config
 	var dev flags
 	for _, b := range []struct {
 		name    string

@@ -18,8 +18,8 @@ import (
 	"github.com/pacerhq/pacer/sdk/autoscale"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/services/dev/workerpool"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
@@ -35,7 +35,7 @@ var autoscaleSettings *workerpool.Settings
 // env.Listener. Progress lines go to stdout. Without the worker binary it
 // runs one worker in-process instead.
 func runWorkers(ctx context.Context, env Env) error {
-	var wcfg asyncworker.Config
+	var wcfg asynceventworker.Config
 	if err := config.FromEnv("asyncevent-worker", wcfg.Declare); err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func runWorkers(ctx context.Context, env Env) error {
 	defer pool.Close()
 
 	reg := metrics.NewRegistry()
-	asyncbackend.NewQueueGauge(reg, q.Counts, env.Log)
+	asynceventbackend.NewQueueGauge(reg, q.Counts, env.Log)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /workers", workersHandler(pool))
@@ -137,7 +137,7 @@ func workersHandler(pool *workerpool.Pool) http.Handler {
 
 // runInProcessWorker runs one worker in this process.
 func runInProcessWorker(ctx context.Context, env Env) error {
-	var cfg asyncworker.Config
+	var cfg asynceventworker.Config
 	if err := config.FromEnv("asyncevent-worker", cfg.Declare); err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func runInProcessWorker(ctx context.Context, env Env) error {
 		fmt.Fprintf(os.Stdout, "asyncevent-worker ops: http://%s/metrics (and %s)\n", l.Addr(), opsPaths(cfg.Pprof))
 		env.Ready()
 	}
-	return asyncworker.Run(ctx, cfg)
+	return asynceventworker.Run(ctx, cfg)
 }
 
 // opsListener opens a background process's ops port in the stack: addr

@@ -15,7 +15,7 @@ import (
 
 var ctx = context.Background()
 
-// typicalWorkerID is a worker id as asyncworker.DefaultWorkerID makes it on
+// typicalWorkerID is a worker id as asynceventworker.DefaultWorkerID makes it on
 // ECS (Fargate's hostname, then the pid): what the capacity model prices.
 const typicalWorkerID = "ip-10-0-123-234.ap-northeast-2.compute.internal-1"
 

@@ -19,8 +19,8 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
 )
 
@@ -63,7 +63,7 @@ func BenchmarkParticipationLoad(b *testing.B) {
 	done := make(chan error, 1)
 	go func() {
 		done <- asynceventapi.Run(sctx, asynceventapi.Config{
-			Config: asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName,
+			Config: asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName,
 				DynamoDB: env.Dynamo, SQS: env.SQS, CursorKey: []byte("load-test-cursor-key-0123456789abcdef")},
 			Listener: l, Verifier: v,
 		})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -49,8 +49,8 @@ func newMetrics(cfg *Config) *apiMetrics {
 // (outside the OpenAPI spec: it is not part of the API) and returns mux
 // timed.
 func (m *apiMetrics) serve(mux *http.ServeMux, svc *asyncevent.Service, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
-	asyncbackend.NewQueueGauge(m.reg, q.Counts, log)
-	asyncbackend.NewInvariant(m.reg, svc.CheckCapacity, log)
+	asynceventbackend.NewQueueGauge(m.reg, q.Counts, log)
+	asynceventbackend.NewInvariant(m.reg, svc.CheckCapacity, log)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
 	return m.http.Wrap(mux)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/awsclient"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkIngestInstrumentation(b *testing.B) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	build := func(instrumented, capacity bool, event string) http.Handler {
-		cfg := Config{Config: asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, AWS: &awsCfg, Log: log,
+		cfg := Config{Config: asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, AWS: &awsCfg, Log: log,
 			CursorKey: []byte("bench-cursor-key-0123456789abcdef")}}
 		var m *apiMetrics
 		if instrumented {
@@ -48,7 +48,7 @@ func BenchmarkIngestInstrumentation(b *testing.B) {
 				cfg.DDBObserver = nil // DynamoDB is not asked for consumed capacity
 			}
 		}
-		svc, q, err := asyncbackend.Open(ctx, cfg.Config)
+		svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/browsertest"
@@ -213,9 +213,9 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	// a federating scrape or a one-process stack serves them.
 	reg := metrics.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
-	asyncbackend.NewQueueGauge(reg, env.Queue.Counts, log)
-	asyncbackend.NewInvariant(reg, env.Service.CheckCapacity, log)
-	wm := asyncbackend.NewWorkerMetrics(reg, 2)
+	asynceventbackend.NewQueueGauge(reg, env.Queue.Counts, log)
+	asynceventbackend.NewInvariant(reg, env.Service.CheckCapacity, log)
+	wm := asynceventbackend.NewWorkerMetrics(reg, 2)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(reg))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -229,12 +229,12 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A worker that counts its outcomes as asyncworker's handler does. It
+	// A worker that counts its outcomes as asynceventworker's handler does. It
 	// runs no arrival allocator: the event above orders by delivery.
 	handle := func(ctx context.Context, m consumer.Message) bool {
 		done := wm.Start()
 		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
-		done(asyncbackend.Outcome(out))
+		done(asynceventbackend.Outcome(out))
 		return out.Ack
 	}
 	wctx, stop := context.WithCancel(ctx)
@@ -256,7 +256,7 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	if src := browsertest.Eval[string](b, `document.querySelector("#queues").dataset.source`); src != "metrics" {
 		t.Errorf("queue depths from %q, want metrics", src)
 	}
-	// The queue gauges are cached up to 5 s (asyncbackend.NewQueueGauge) and the
+	// The queue gauges are cached up to 5 s (asynceventbackend.NewQueueGauge) and the
 	// page refreshes every 3 s: the depths reach 0 within a few refreshes.
 	b.WaitFor(30*time.Second, "the queue depths at 0 after the drain",
 		`["#main-depth", "#main-inflight", "#dead-depth"].every(id => document.querySelector(id).textContent === "0")`)

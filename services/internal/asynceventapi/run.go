@@ -21,7 +21,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/pacerhq/pacer/sdk/auth"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/server"
@@ -59,7 +59,7 @@ func WriteOpenAPI(w io.Writer) error {
 type Config struct {
 	// Config says where the data lives (table, queues, clients) and holds
 	// the logger. Its CursorKey defaults to server.CursorKeyFromEnv.
-	asyncbackend.Config
+	asynceventbackend.Config
 
 	Addr     string
 	Listener net.Listener // if set, used instead of listening on Addr
@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	m := newMetrics(&cfg)
-	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
+	svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}

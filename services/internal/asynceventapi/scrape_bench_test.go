@@ -11,8 +11,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/ddb"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
@@ -29,10 +29,10 @@ func BenchmarkScrape(b *testing.B) {
 	a := metrics.NewAWS(reg, "AsyncEventTable")
 	p := asynceventapi.NewParticipations(reg, []string{"invalid-id", "event-not-found", "event-closed", "unavailable"})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	asyncbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
+	asynceventbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 10}, sqsqueue.Counts{}, nil
 	}, log)
-	asyncbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 3, nil, nil }, log)
+	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 3, nil, nil }, log)
 	mux := http.NewServeMux()
 	for i := range 20 {
 		mux.HandleFunc(fmt.Sprintf("GET /r%d/{id}", i), func(w http.ResponseWriter, r *http.Request) {

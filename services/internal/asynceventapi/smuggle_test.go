@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/smuggletest"
 )
@@ -30,7 +30,7 @@ func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- asynceventapi.Run(ctx, asynceventapi.Config{
-			Config:   asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, DynamoDB: env.Dynamo, SQS: env.SQS},
+			Config:   asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, DynamoDB: env.Dynamo, SQS: env.SQS},
 			Listener: l, Dev: true,
 		})
 	}()

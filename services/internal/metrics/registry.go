@@ -4,7 +4,7 @@
 // consumed capacity), the latency buckets, and the /metrics handler.
 //
 // Each service keeps its own domain's collectors beside it (AsyncEvent's
-// worker, queue and invariant gauges in asyncbackend, the API's
+// worker, queue and invariant gauges in asynceventbackend, the API's
 // participations, the publisher's delays, photo-api's photo metrics, the
 // dev worker pool's gauges); the contract they all follow is
 // docs/metrics.md. Labelled counters and gauges are initialised at

@@ -5,11 +5,11 @@
 // real binary, instead of the tests. It is imported by tests only.
 //
 //	func TestMain(m *testing.M) {
-//		var cfg asyncworker.Config
+//		var cfg asynceventworker.Config
 //		proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "test-worker", cfg.Declare,
 //			func(ctx context.Context, aws aws.Config) error {
 //				cfg.AWS = &aws
-//				return asyncworker.Run(ctx, cfg)
+//				return asynceventworker.Run(ctx, cfg)
 //			})
 //	}
 //

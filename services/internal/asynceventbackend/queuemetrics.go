@@ -1,4 +1,4 @@
-package asyncbackend
+package asynceventbackend
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 )
 
 // A request stranded in RECEIVED (its ingest could neither enqueue it nor
@@ -53,8 +53,8 @@ func TestWorkerSweepFinishesStrandedRequests(t *testing.T) {
 		done := make(chan error, 1)
 		ready := make(chan struct{})
 		go func() {
-			done <- asyncworker.Run(ctx, asyncworker.Config{
-				Config: asyncbackend.Config{
+			done <- asynceventworker.Run(ctx, asynceventworker.Config{
+				Config: asynceventbackend.Config{
 					Table: env.DDB.Table.Name(), Queue: env.QueueName,
 					DynamoDB: env.Dynamo, SQS: env.SQS,
 					RequeueAfter: 200 * time.Millisecond, Log: slog.Default(),

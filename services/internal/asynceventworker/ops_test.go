@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"compress/gzip"
@@ -16,8 +16,8 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/awsclient"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 )
 
@@ -38,8 +38,8 @@ func startWorker(t *testing.T, env *asynceventtest.Env, concurrency int, pprof b
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- asyncworker.Run(ctx, asyncworker.Config{
-			Config:      asyncbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, AWS: &awsCfg},
+		done <- asynceventworker.Run(ctx, asynceventworker.Config{
+			Config:      asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, AWS: &awsCfg},
 			Concurrency: concurrency, Batch: 10, Wait: time.Second, OpsListener: l, Pprof: pprof,
 			Ready: func() { close(ready) },
 		})

@@ -1,4 +1,4 @@
-package asyncevents
+package asynceventevents
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,7 +9,7 @@ import (
 // Delays is the seed's two delays as histograms by event type:
 // QueueDelay = startedAt − queuedAt and E2EDelay = finishedAt − queuedAt
 // (epoch millis). The analytics publisher observes them from the request
-// changes as stored (services/internal/asyncevents), so that they measure
+// changes as stored (services/internal/asynceventevents), so that they measure
 // between the same instants as the API's request view and the analytics
 // SQL (docs/metrics.md).
 type Delays struct {

@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 )
 
 // moveFaults wraps the worker's SQS client: it fails the DLQ send of the
@@ -190,13 +190,13 @@ func TestDeadLetterByClass(t *testing.T) {
 		t.Fatalf("MaxReceives %d, want the queue's 2", q.MaxReceives())
 	}
 	reg := prometheus.NewRegistry()
-	wm := asyncbackend.NewWorkerMetrics(reg, 5)
+	wm := asynceventbackend.NewWorkerMetrics(reg, 5)
 	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{})
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = consumer.Run(wctx, q, asyncworker.Handler(svc, slog.New(slog.DiscardHandler), wm, q),
+		_ = consumer.Run(wctx, q, asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), wm, q),
 			consumer.Config{Concurrency: 5, Visibility: 3 * time.Second, Wait: time.Second})
 	}()
 	t.Cleanup(func() { stop(); <-done })
@@ -268,7 +268,7 @@ func TestDeadLetterByClass(t *testing.T) {
 	})
 	// Each request was delivered once after its redrive: a dropped copy
 	// redriven too would show as a ninth "succeeded" (done-already).
-	if got := counter(t, reg, "pacer_worker_messages_total", "outcome", asyncbackend.Succeeded); got != 8 {
+	if got := counter(t, reg, "pacer_worker_messages_total", "outcome", asynceventbackend.Succeeded); got != 8 {
 		t.Fatalf("succeeded deliveries %v, want 8", got)
 	}
 	st, err := env.Service.EventStats(ctx, "ev")

@@ -1,4 +1,4 @@
-// Package asyncevents runs the AsyncEvent analytics publisher: it reads
+// Package asynceventevents runs the AsyncEvent analytics publisher: it reads
 // AsyncEventTable's DynamoDB stream (sdk/ddb/stream, checkpointed in a
 // table of its own), turns every Request change into the events of
 // modules/asyncevent/analytics, and hands them to a sink: EventBridge
@@ -10,7 +10,7 @@
 // would each publish every event (harmless to the de-duplicating queries,
 // but twice the cost). Delivery is at least once; a batch is checkpointed
 // only after the sink took it. docs/events.md has the reasoning.
-package asyncevents
+package asynceventevents
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/sdk/eventsink/ebsink"
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/ops"
@@ -48,7 +48,7 @@ const (
 type Config struct {
 	// Config names the table (and MaxReceives, for deadLettered) and
 	// holds the AWS config, client overrides and logger.
-	asyncbackend.Config
+	asynceventbackend.Config
 
 	// CheckpointTable holds the stream checkpoints.
 	CheckpointTable string
@@ -128,19 +128,19 @@ func Run(ctx context.Context, cfg Config) error {
 	cps := stream.NewDynamoCheckpoints(db, cfg.CheckpointTable)
 	if cfg.Setup {
 		if err := dynamostore.New(db, cfg.Table).Ensure(ctx); err != nil {
-			return fmt.Errorf("asyncevents: %w", err)
+			return fmt.Errorf("asynceventevents: %w", err)
 		}
 		if err := cps.Ensure(ctx); err != nil {
-			return fmt.Errorf("asyncevents: %w", err)
+			return fmt.Errorf("asynceventevents: %w", err)
 		}
 	}
 	table := db.Table(cfg.Table, &dynamostore.Schema)
 	arn, err := table.StreamARN(ctx)
 	if err != nil {
-		return fmt.Errorf("asyncevents: %w", err)
+		return fmt.Errorf("asynceventevents: %w", err)
 	}
 	if arn == "" {
-		return fmt.Errorf("asyncevents: table %s has no stream: enable one with view type NEW_AND_OLD_IMAGES", cfg.Table)
+		return fmt.Errorf("asynceventevents: table %s has no stream: enable one with view type NEW_AND_OLD_IMAGES", cfg.Table)
 	}
 	sink, closeSink, err := openSink(cfg)
 	if err != nil {
@@ -246,5 +246,5 @@ func openSink(cfg Config) (eventsink.Sink, func() error, error) {
 		}
 		return s, s.Close, nil
 	}
-	return nil, nil, fmt.Errorf("asyncevents: sink %q: want %s or %s", cfg.SinkKind, SinkEventBridge, SinkFile)
+	return nil, nil, fmt.Errorf("asynceventevents: sink %q: want %s or %s", cfg.SinkKind, SinkEventBridge, SinkFile)
 }

@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 )
 
 // rawTx2Rate measures the stand-in's raw rate of a plain sequential loop of
@@ -89,7 +89,7 @@ func drain(b *testing.B, concurrency, batch int) {
 	}
 	raw := rawTx2Rate(b, env, 100)
 	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{})
-	h := asyncworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue)
+	h := asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue)
 	var acked atomic.Int64
 	all := make(chan struct{})
 	count := func(ctx context.Context, m consumer.Message) bool {

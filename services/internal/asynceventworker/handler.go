@@ -1,4 +1,4 @@
-package asyncworker
+package asynceventworker
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 )
 
 // Queue is what the handler asks of the queue besides the consumer's
@@ -40,7 +40,7 @@ type Queue interface {
 // to the DLQ) is not processed again: Service.Lost records the loss on
 // its request, and the message is made visible at once so that SQS moves
 // it to the DLQ on its next receive.
-func Handler(svc *asyncevent.Service, log *slog.Logger, m *asyncbackend.WorkerMetrics, q Queue) consumer.Handler {
+func Handler(svc *asyncevent.Service, log *slog.Logger, m *asynceventbackend.WorkerMetrics, q Queue) consumer.Handler {
 	return func(ctx context.Context, msg consumer.Message) bool {
 		var done func(string)
 		if m != nil {
@@ -62,7 +62,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asyncbackend.WorkerMe
 				}
 			}
 			if m != nil {
-				done(asyncbackend.Outcome(out))
+				done(asynceventbackend.Outcome(out))
 			}
 			return out.Ack
 		}
@@ -90,7 +90,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asyncbackend.WorkerMe
 			}
 		}
 		if m != nil {
-			done(asyncbackend.Outcome(out))
+			done(asynceventbackend.Outcome(out))
 			if out.FinishedAt != 0 {
 				m.Decided(string(out.EventType))
 			}
@@ -102,7 +102,9 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asyncbackend.WorkerMe
 // decisions counts the arrival allocator's decisions (the allocator, not a
 // delivery, makes an arrival request terminal); the worker's service
 // answers no participations.
-type decisions struct{ m *asyncbackend.WorkerMetrics }
+type decisions struct {
+	m *asynceventbackend.WorkerMetrics
+}
 
 func (decisions) Participated(asyncevent.Participation, error) {}
 

@@ -1,4 +1,4 @@
-package asyncevents_test
+package asynceventevents_test
 
 import (
 	"context"

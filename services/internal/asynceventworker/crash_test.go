@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/testkit/proctest"
 )
 
@@ -28,7 +28,7 @@ import (
 // holdAfterEnv set to n, that stops writing once it has decided n requests
 // (holdAfterDecided), so that the parent finds it holding the rest.
 func TestMain(m *testing.M) {
-	var cfg asyncworker.Config
+	var cfg asynceventworker.Config
 	proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "crash-worker", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
 		cfg.AWS = &awsCfg
 		slow := &asynceventtest.FaultyDynamo{Client: awsclient.DynamoDB(awsCfg)}
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 			slow.SetTxFault(holdAfterDecided(n))
 		}
 		cfg.DynamoDB = slow
-		return asyncworker.Run(ctx, cfg)
+		return asynceventworker.Run(ctx, cfg)
 	})
 }
 

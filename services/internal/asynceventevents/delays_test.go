@@ -1,4 +1,4 @@
-package asyncevents_test
+package asynceventevents_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/eventsink"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 )
 
@@ -58,9 +58,9 @@ func (s *failingSink) Put(context.Context, []eventsink.Envelope) error {
 // until it is delivered again.
 func TestPublisherObservesStoredDelaysOnce(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	d := asyncevents.NewDelays(reg)
+	d := asynceventevents.NewDelays(reg)
 	sink := &failingSink{fails: 1}
-	h := asyncevents.Handler(analytics.Mapper{}, sink, d)
+	h := asynceventevents.Handler(analytics.Mapper{}, sink, d)
 	queued := &dynamostore.RequestItem{RequestID: "r1", EventID: "lot", UserID: "u", EventType: asyncevent.Lottery,
 		Status: asyncevent.StatusQueued, RequestedAt: 1_000, QueuedAt: 1_010}
 	started := *queued

@@ -1,4 +1,4 @@
-package asyncevents_test
+package asynceventevents_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/sdk/ddb/stream"
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 )
 
 // The sink path's throughput: stream records (a request finishing, 2
@@ -39,7 +39,7 @@ func BenchmarkPublishToFileSink(b *testing.B) {
 		ci["entityType"] = oi["entityType"]
 		batch[i] = stream.Record{Kind: stream.Modify, OldImage: oi, NewImage: ci, SequenceNumber: fmt.Sprint(i)}
 	}
-	h := asyncevents.Handler(analytics.Mapper{}, sink, nil)
+	h := asynceventevents.Handler(analytics.Mapper{}, sink, nil)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -64,11 +64,11 @@ func BenchmarkWorkerDrain(b *testing.B) {
 				done := make(chan error, 1)
 				if publish {
 					go func() {
-						var cfg asyncevents.Config
+						var cfg asynceventevents.Config
 						cfg.Table, cfg.AWS, cfg.Setup = env.DDB.Table.Name(), &env.DDB.Config, true
 						cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "bench", 100*time.Millisecond
-						cfg.SinkKind, cfg.Dir, cfg.BufferInterval = asyncevents.SinkFile, b.TempDir(), time.Second
-						done <- asyncevents.Run(ctx, cfg)
+						cfg.SinkKind, cfg.Dir, cfg.BufferInterval = asynceventevents.SinkFile, b.TempDir(), time.Second
+						done <- asynceventevents.Run(ctx, cfg)
 					}()
 				} else {
 					done <- nil

@@ -1,4 +1,4 @@
-package asyncworker_test
+package asynceventworker_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/analytics"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncworker"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 )
 
 // A worker that vanishes on a message's last processing receive leaves no
@@ -93,7 +93,7 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = consumer.Run(wctx, env.Queue, asyncworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue),
+		_ = consumer.Run(wctx, env.Queue, asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue),
 			consumer.Config{Concurrency: 2, Visibility: 30 * time.Second, Wait: time.Second})
 	}()
 	t.Cleanup(func() { stop(); <-done })

@@ -1,4 +1,4 @@
-package asyncbackend
+package asynceventbackend
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func Ready(cfg Config, q *sqsqueue.Queue) func(ctx context.Context) error {
 	if dc == nil {
 		if cfg.AWS == nil {
 			return func(context.Context) error {
-				return errors.New("asyncbackend: no AWS configuration (call Config.LoadAWS first)")
+				return errors.New("asynceventbackend: no AWS configuration (call Config.LoadAWS first)")
 			}
 		}
 		dc = awsclient.DynamoDB(*cfg.AWS)

@@ -1,4 +1,4 @@
-package asyncevents_test
+package asynceventevents_test
 
 import (
 	"context"
@@ -22,17 +22,17 @@ import (
 	"github.com/pacerhq/pacer/sdk/eventsink"
 	"github.com/pacerhq/pacer/sdk/eventsink/filesink"
 	"github.com/pacerhq/pacer/sdk/standin"
-	"github.com/pacerhq/pacer/services/internal/asyncevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/testkit/proctest"
 )
 
 // TestMain runs the tests, or, in a child, a publisher configured from
 // the environment.
 func TestMain(m *testing.M) {
-	var cfg asyncevents.Config
+	var cfg asynceventevents.Config
 	proctest.Main(m, standin.Config{DynamoDB: true, SQS: true}, "events-child", cfg.Declare, func(ctx context.Context, awsCfg aws.Config) error {
 		cfg.AWS = &awsCfg
-		return asyncevents.Run(ctx, cfg)
+		return asynceventevents.Run(ctx, cfg)
 	})
 }
 
@@ -220,11 +220,11 @@ func startPublisher(t *testing.T, env *asynceventtest.Env, sink eventsink.Sink, 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		var cfg asyncevents.Config
+		var cfg asynceventevents.Config
 		cfg.Table, cfg.MaxReceives, cfg.AWS, cfg.Log = env.DDB.Table.Name(), maxReceives, &env.DDB.Config, nil
 		cfg.CheckpointTable, cfg.Consumer, cfg.Poll = env.DDB.Table.Name()+"-cp", "asyncevent-events", 50*time.Millisecond
 		cfg.Sink = sink
-		done <- asyncevents.Run(ctx, cfg)
+		done <- asynceventevents.Run(ctx, cfg)
 	}()
 	return func() {
 		cancel()

@@ -1,9 +1,9 @@
-// Package asyncbackend is what AsyncEvent's services share: the wiring of
+// Package asynceventbackend is what AsyncEvent's services share: the wiring of
 // the domain service to its DynamoDB table and SQS queues (Open, which the
 // API and the worker call with the same configuration), and the module's
 // metrics beside the generic kit's: the worker's (WorkerMetrics, Outcome),
 // the queue gauge (QueueGauge) and the capacity invariant (Invariant).
-package asyncbackend
+package asynceventbackend
 
 import (
 	"context"
@@ -107,12 +107,12 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey, Observer: cfg.DDBObserver}), cfg.Table)
 	if cfg.Setup {
 		if err := store.Ensure(ctx); err != nil {
-			return nil, nil, fmt.Errorf("asyncbackend: %w", err)
+			return nil, nil, fmt.Errorf("asynceventbackend: %w", err)
 		}
 	}
 	q, err := sqsqueue.Open(ctx, sc, sqsqueue.Config{Name: cfg.Queue, MaxReceives: cfg.MaxReceives, Ensure: cfg.Setup})
 	if err != nil {
-		return nil, nil, fmt.Errorf("asyncbackend: %w", err)
+		return nil, nil, fmt.Errorf("asynceventbackend: %w", err)
 	}
 	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, DrawGrace: cfg.DrawGrace, CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Observer}), q, nil
 }

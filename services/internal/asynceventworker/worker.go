@@ -1,4 +1,4 @@
-// Package asyncworker runs AsyncEvent workers: the consumer runtime
+// Package asynceventworker runs AsyncEvent workers: the consumer runtime
 // (sdk/consumer) reading the participation queue and the
 // domain's Process deciding each message. services/asyncevent-worker and
 // the dev runner both call Run.
@@ -26,7 +26,7 @@
 // Against local-aws-sqs use a short wait (e.g. 1s): it answers a long poll
 // only when the batch is full or the wait has passed, whereas SQS answers
 // as soon as a message is available.
-package asyncworker
+package asynceventworker
 
 import (
 	"context"
@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/pacerhq/pacer/sdk/consumer"
-	"github.com/pacerhq/pacer/services/internal/asyncbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/ops"
@@ -48,7 +48,7 @@ import (
 type Config struct {
 	// Config says where the data lives (table, queues, clients) and holds
 	// the logger.
-	asyncbackend.Config
+	asynceventbackend.Config
 
 	Concurrency int
 	Batch       int
@@ -115,10 +115,10 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = DefaultWorkerID()
 	}
 	if cfg.Batch > 10 {
-		return fmt.Errorf("asyncworker: batch %d: SQS receives at most 10", cfg.Batch)
+		return fmt.Errorf("asynceventworker: batch %d: SQS receives at most 10", cfg.Batch)
 	}
 	reg := metrics.NewRegistry()
-	wm := asyncbackend.NewWorkerMetrics(reg, cfg.Concurrency)
+	wm := asynceventbackend.NewWorkerMetrics(reg, cfg.Concurrency)
 	am := metrics.NewAWS(reg, cfg.Table)
 	if err := cfg.LoadAWS(ctx); err != nil {
 		return err
@@ -130,7 +130,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.DDBObserver = am
 	}
 	cfg.Observer = decisions{wm}
-	svc, q, err := asyncbackend.Open(ctx, cfg.Config)
+	svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		if cfg.OpsListener != nil {
 			_ = cfg.OpsListener.Close()
@@ -139,7 +139,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
-	o := &ops.Server{Name: "asyncevent-worker", Registry: reg, Ready: asyncbackend.Ready(cfg.Config, q), Pprof: cfg.Pprof}
+	o := &ops.Server{Name: "asyncevent-worker", Registry: reg, Ready: asynceventbackend.Ready(cfg.Config, q), Pprof: cfg.Pprof}
 	opsDone, err := o.Start(octx, cfg.OpsListener, cfg.OpsAddr, "-ops-addr", log)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package asyncworker
+package asynceventworker
 
 import (
 	"context"
