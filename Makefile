@@ -190,11 +190,11 @@ RULES = deploy/prometheus/rules.yml
 
 .PHONY: rules
 rules: ## Regenerate deploy/prometheus/rules.yml from deploy/alarm
-	$(GO) run ./deploy/prometheus > $(RULES).tmp && mv $(RULES).tmp $(RULES)
+	$(GO) run ./services/gen/rules > $(RULES).tmp && mv $(RULES).tmp $(RULES)
 
 .PHONY: rules-check
 rules-check: ## Fail if deploy/prometheus/rules.yml differs from what deploy/alarm generates
-	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; $(GO) run ./deploy/prometheus > $$tmp; \
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; $(GO) run ./services/gen/rules > $$tmp; \
 	if ! diff -u $(RULES) $$tmp > $$tmp.diff; then echo "$(RULES) is stale (run make rules):"; head -40 $$tmp.diff; rm -f $$tmp.diff; exit 1; fi; rm -f $$tmp.diff
 
 .PHONY: rules-test
@@ -205,11 +205,11 @@ rules-test: ## promtool check and unit-test the alert rules (deploy/prometheus/r
 
 .PHONY: deploy-gen
 deploy-gen: ## Regenerate the deployment (deploy/aws CloudFormation, deploy/k8s manifests) from the code's declarations
-	$(GO) run ./services/deploygen
+	$(GO) run ./services/gen/deploy
 
 .PHONY: deploy-check
 deploy-check: ## Fail if deploy/aws or deploy/k8s differs from what the code generates
-	$(GO) run ./services/deploygen -check
+	$(GO) run ./services/gen/deploy -check
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries

@@ -9,7 +9,7 @@ import (
 )
 
 // Generator is the command that writes the rule file, named in its header.
-const Generator = "go run ./deploy/prometheus"
+const Generator = "go run ./services/gen/rules"
 
 // ruleFile is Prometheus's rule file format.
 type ruleFile struct {

@@ -4,7 +4,7 @@
 // target tracking, CloudWatch alarms, the analytics pipeline, least-privilege
 // roles) and Kubernetes manifests (Deployments, a KEDA ScaledObject).
 //
-// Nothing in the output is typed twice: the generator (services/deploygen)
+// Nothing in the output is typed twice: the generator (services/gen/deploy)
 // fills a [Spec] from what the code declares — table schemas (ddb.Schema),
 // the binaries' settings and their defaults, the autoscaling policy
 // (autoscale.Config), the alarms (deploy/alarm), the analytics DDL and the

@@ -43,7 +43,7 @@ func (s *Spec) Template() (t *Template, err error) {
 
 // Generator is the command that writes the deployment, named in its
 // headers.
-const Generator = "go run ./services/deploygen (make deploy-gen)"
+const Generator = "go run ./services/gen/deploy (make deploy-gen)"
 
 func str(s string) *string { return &s }
 

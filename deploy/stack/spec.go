@@ -8,7 +8,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// Spec is everything the deployment is generated from. services/deploygen
+// Spec is everything the deployment is generated from. services/gen/deploy
 // fills it from the code's declarations.
 type Spec struct {
 	Tables    []Table

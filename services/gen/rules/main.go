@@ -1,4 +1,4 @@
-// Command prometheus prints Pacer's Prometheus rule file (recording and
+// Command rules prints Pacer's Prometheus rule file (recording and
 // alerting rules) from package deploy/alarm: `make rules` writes it to
 // deploy/prometheus/rules.yml, and `make verify` checks that file is
 // current and runs rules_test.yml with promtool.

@@ -18,7 +18,7 @@ import (
 // type:
 //
 //	npm pack @aws-cdk/cfnspec@2.72.1 && tar xzf aws-cdk-cfnspec-2.72.1.tgz
-//	go test ./services/deploygen -run TestTemplateAgainstCfnSpec -cfnspec package/spec/specification.json
+//	go test ./services/gen/deploy -run TestTemplateAgainstCfnSpec -cfnspec package/spec/specification.json
 var cfnspecSource = flag.String("cfnspec", "", "rewrite testdata/cfnspec.json from this specification.json")
 
 const cfnspecFile = "testdata/cfnspec.json"

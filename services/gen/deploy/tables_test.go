@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -19,15 +20,27 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/pacerhq/pacer/deploy/stack"
+	"github.com/pacerhq/pacer/internal/repo"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
 // committedTemplate reads the committed template as plain JSON.
+// repoRoot is the repository's root, where Build and the committed
+// deployment are read from.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 func committedTemplate(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile("../../deploy/aws/pacer.template.json")
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "aws", "pacer.template.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +158,7 @@ func describe(ctx context.Context, t *testing.T, c *dynamodb.Client, name string
 func TestTemplateTablesMatchEnsure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	spec, err := Build("../..")
+	spec, err := Build(repoRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +271,7 @@ func TestTemplateQueuesMatchEnsure(t *testing.T) {
 	}
 	mainURL := create(name, attrs(mainQ, arn.Attributes["QueueArn"]))
 
-	spec, err := Build("../..")
+	spec, err := Build(repoRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}

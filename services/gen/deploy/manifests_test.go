@@ -21,7 +21,7 @@ import (
 // readManifests parses every committed deploy/k8s file into its documents.
 func readManifests(t *testing.T) map[string]map[string]any {
 	t.Helper()
-	files, err := filepath.Glob("../../deploy/k8s/*.yaml")
+	files, err := filepath.Glob(filepath.Join(repoRoot(t), "deploy", "k8s", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests: %v", err)
 	}
