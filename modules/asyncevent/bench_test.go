@@ -60,7 +60,8 @@ func waiting(b *testing.B, env *asynceventtest.Env, eventID string, n int, to as
 // BenchmarkDecisions decides b.N FIRST_COME requests (all winners, so
 // every decision takes a seat) under DynamoDB's conflict rule
 // (asynceventtest.ConflictDynamo): per message, 30 at once as 3 workers of
-// 10 handlers run the seed's capacity transaction (k = 1), against the
+// 10 handlers run the per-message capacity transaction (k = 1, the
+// "delivery" ordering, docs/fairness.md), against the
 // arrival allocator, which decides 49 per transaction. It reports
 // decisions/s, the writes on the EventCapacity item per decision, and the
 // transactions cancelled for a conflict per decision.

@@ -7,11 +7,11 @@ import (
 )
 
 // DeadClass is why a message ended in the dead-letter queue: the kind of
-// retryable failure its last delivery had. Per the seed only retried
-// failures reach the DLQ (non-retryable ones end FAILED_FINAL and are
-// acked), so every class is a retryable failure that ran out of
-// receives; the class says which kind, so that an operator can redrive one
-// kind once its cause is gone. The set is closed (bounded metric labels).
+// retryable failure its last delivery had. Only retried failures reach
+// the DLQ (non-retryable ones end FAILED_FINAL and are acked), so every
+// class is a retryable failure that ran out of receives; the class says
+// which kind, so that an operator can redrive one kind once its cause is
+// gone (docs/asyncevent.md, DLQ by class). The set is closed (bounded metric labels).
 //
 // A worker tags the message on its last processing receive
 // (DeadLetterReceive; deadClass and errorCode message attributes); a

@@ -30,7 +30,7 @@
 // each request as its message is delivered; OrderArrival makes requests
 // candidates and lets the event's allocator (Allocate, run by every worker
 // in RunAllocator) decide them in (queuedAt, requestId) order. Its
-// IndexShards (default 1, the seed's one index partition per event)
+// IndexShards (default 1: one index partition per event, docs/asyncevent.md)
 // spreads its index entries over more partitions for events beyond about
 // 1,000 participations/s; readers merge them back in the same order
 // (docs/capacity.md).

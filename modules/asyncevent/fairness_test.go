@@ -29,7 +29,7 @@ func logConflicts(t *testing.T, env *asynceventtest.Env) {
 	}
 }
 
-// The seed's per-message design ("delivery" ordering) under adversarial
+// The per-message design ("delivery" ordering, docs/fairness.md) under adversarial
 // delivery: exactly N winners, but not necessarily the first N by
 // queuedAt. Seed 2 runs under DynamoDB's conflict rule. The inversions
 // are this design's measurement (see docs/fairness.md), logged, not
@@ -118,7 +118,8 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 // (IndexShards 4): the allocator walks the 4 shards merged in (queuedAt,
 // requestId) order, and the same adversary still gets exactly the first
 // 100 winners, 0 inversions, no late arrival; the entries are spread
-// over the shards, none on the seed's EVENT#<eventId>.
+// over the shards, none on the one-partition key EVENT#<eventId>
+// (docs/asyncevent.md, The table's indexes).
 func TestAdversarialArrivalOrderSharded(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
@@ -141,7 +142,7 @@ func TestAdversarialArrivalOrderSharded(t *testing.T) {
 		}
 		if shard == "EVENT#"+id {
 			if n != 0 {
-				t.Errorf("%d entries on the seed's partition %s", n, shard)
+				t.Errorf("%d entries on the one-partition key %s", n, shard)
 			}
 			continue
 		}

@@ -18,7 +18,8 @@ import (
 )
 
 // A new participation costs exactly 3 AWS calls (once the event config is
-// cached) and a duplicate 1; the items are as the seeds say.
+// cached) and a duplicate 1; the items are as dynamostore's package doc
+// lays them out.
 func TestParticipateCallsAndItems(t *testing.T) {
 	t.Parallel()
 	// A long cache TTL: under parallel tests the warm-up may take longer

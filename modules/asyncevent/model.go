@@ -142,8 +142,8 @@ type EventConfig struct {
 	// Ordering is how a FIRST_COME event picks its winners (see Ordering).
 	Ordering Ordering
 	// IndexShards (FIRST_COME) is how many partitions of the event index
-	// (GSI2) the event's requests are written over: 0 or 1 is the seed's
-	// one partition per event (EVENT#<eventId>); N > 1 spreads them over N
+	// (GSI2) the event's requests are written over: 0 or 1 is the default
+	// one partition per event (EVENT#<eventId>, docs/asyncevent.md); N > 1 spreads them over N
 	// (EVENT#<eventId>#<shard>, the shard a stable hash of the request id,
 	// docs/capacity.md), and readers merge the N back in index order.
 	// Fixed at creation.

@@ -11,7 +11,8 @@ type Ordering string
 // The orderings.
 const (
 	// OrderDelivery decides each request when a worker takes its message,
-	// in the order the queue delivers (the seed's per-message flow): a
+	// in the order the queue delivers (one message at a time, the first
+	// design; docs/fairness.md): a
 	// standard SQS queue promises no order, so the winners are about, not
 	// exactly, the first N by queuedAt.
 	OrderDelivery Ordering = "delivery"

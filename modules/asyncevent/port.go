@@ -171,7 +171,8 @@ type Transition struct {
 	QueuedAt     int64
 	KeepQueuedAt bool
 	// IndexShards is the event's EventConfig.IndexShards, which picks the
-	// GSI2 partition the queuedAt keys go to (0 or 1: the seed's).
+	// GSI2 partition the queuedAt keys go to (0 or 1: the event's one
+	// partition, EVENT#<eventId>; docs/asyncevent.md).
 	IndexShards int
 
 	// Fields set with the transition (zero values are not written).

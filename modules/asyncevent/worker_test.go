@@ -299,7 +299,8 @@ func TestDLQAndRedrive(t *testing.T) {
 }
 
 // With the worker stopped the API keeps accepting and the queue grows;
-// restarted, the worker drains it (seed G0).
+// restarted, the worker drains it (the QueueStalled alarm's case,
+// docs/runbooks/QueueStalled.md).
 func TestWorkerStoppedQueueGrowsThenDrains(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})

@@ -27,7 +27,7 @@ func TestIngestWritesExactlyTheSeedItems(t *testing.T) {
 	e := newEnv(t)
 	e.org("snaprace-kr", "seoul-marathon-2024", "ph_01ABCXYZ")
 	rec := record(0, "ph_01ABCXYZ", "1234", "5678")
-	rec.ULID = "01JC87JE20B8XS236M4XK1X0ZG" // the seed's sample, with its createdAt as the ulid's time
+	rec.ULID = "01JC87JE20B8XS236M4XK1X0ZG" // a sample ulid, with its createdAt as the ulid's time
 	e.ddb.Calls.Reset()
 	res := must(e.svc.Ingest(e.ctx, "snaprace-kr", "seoul-marathon-2024", rec))(t)
 	if res.Status != photo.Created {
@@ -63,8 +63,9 @@ func TestIngestWritesExactlyTheSeedItems(t *testing.T) {
 			}
 		}
 	}
-	// GSI attributes only where the seed allows them, and the BIB_INDEX is
-	// the seed's light entry: exactly its ten attributes.
+	// GSI1 keys on BIB_INDEX only and GSI2 keys on PHOTO only, and the
+	// BIB_INDEX is the light entry of exactly ten attributes (docs/photo.md,
+	// The items).
 	for i := range 2 {
 		if len(items[i]) != 10 {
 			t.Errorf("BIB_INDEX has %d attributes, want 10: %v", len(items[i]), items[i])

@@ -221,7 +221,8 @@ func unescape(v string) (string, error) {
 }
 
 // EpochMillisWidth is the width of epoch-millisecond key parts: 13 digits,
-// which is how the seeds write them for every date from 2001 to 2286.
+// the natural width of every date from 2001 to 2286 (Millis pads earlier
+// ones), so that key parts sort as the times do.
 const EpochMillisWidth = 13
 
 // Millis formats epoch milliseconds as a fixed-width, zero-padded decimal,

@@ -8,8 +8,8 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// The seeds' key layouts, built from ordinary ids, are exactly the layout
-// with the values filled in.
+// The tables' key layouts (the AsyncEvent and PhotoService item keys),
+// built from ordinary ids, are exactly the layout with the values filled in.
 func TestFormatBuildsTheSeedsKeys(t *testing.T) {
 	cases := []struct {
 		layout string

@@ -126,7 +126,8 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		t.Errorf("worker ReceiveMessage calls: %v", v)
 	}
 
-	// The publisher observes the seed's delays from the stored times: the
+	// The publisher observes the two delays (QueueDelay, E2EDelay;
+	// docs/metrics.md) from the stored times: the
 	// same sums as the request views'.
 	eventsURL := serve(t, ctx, "events", func(ctx context.Context, l net.Listener, ready func()) error {
 		return asynceventevents.Run(ctx, asynceventevents.Config{Config: backend, CheckpointTable: name + "-cp", Consumer: "metrics-test",

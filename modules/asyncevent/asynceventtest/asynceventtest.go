@@ -65,7 +65,7 @@ type Options struct {
 	// the module's suite several times slower, and only the analytics
 	// publisher's tests read the stream.
 	Stream bool
-	// SeedIndex creates the table with the seed's GSI2, projecting ALL
+	// SeedIndex creates the table with the first GSI2, projecting ALL
 	// (dynamostore.SeedSchema), instead of dynamostore.Schema's narrow one.
 	SeedIndex bool
 	// Dynamo, when set, wraps the DynamoDB client under the env's fault

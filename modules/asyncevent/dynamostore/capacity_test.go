@@ -20,7 +20,7 @@ var ctx = context.Background()
 const typicalWorkerID = "ip-10-0-123-234.ap-northeast-2.compute.internal-1"
 
 // measure runs every operation of the capacity model once on a fresh
-// table (the seed's GSI2 or the narrow one), through a capacity.Meter on
+// table (SeedSchema's GSI2 projecting ALL, or the narrow one), through a capacity.Meter on
 // DynamoDB Local, and returns what each cost.
 func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	t.Helper()

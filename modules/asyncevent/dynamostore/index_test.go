@@ -12,7 +12,7 @@ import (
 )
 
 // Reading through the narrow GSI2 (requests fetched from the table) gives
-// the pages the seed's GSI2 gives (requests and filter in the index):
+// the pages SeedSchema's GSI2 gives (requests and filter in the index):
 // same requests, same order, full pages, every request once across pages.
 func TestNarrowIndexReadsAsSeed(t *testing.T) {
 	t.Parallel()

@@ -13,8 +13,8 @@ import (
 
 // eventShardPK is one shard's GSI2 partition of an event whose index is
 // written over several (EventConfig.IndexShards > 1): a departure from the
-// seed's EVENT#{eventId}, taken only by events created with it
-// (docs/capacity.md).
+// default one partition per event, EVENT#{eventId}, taken only by events
+// created with it (docs/asyncevent.md, docs/capacity.md).
 var eventShardPK = ddb.MustFormat("EVENT#{eventId}#{shard}")
 
 // IndexShard is the shard of an event index of n shards that requestID's
@@ -30,7 +30,7 @@ func IndexShard(requestID string, n int) int {
 }
 
 // eventIndexPK is the GSI2 partition key of requestID's entry in an event
-// index of shards shards: the seed's EVENT#<eventId> for 0 or 1.
+// index of shards shards: the one-partition EVENT#<eventId> for 0 or 1.
 func eventIndexPK(eventID, requestID string, shards int) string {
 	if shards <= 1 {
 		return eventPK.Build(eventID)

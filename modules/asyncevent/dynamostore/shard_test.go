@@ -16,8 +16,9 @@ import (
 )
 
 // An event created with IndexShards 4 writes each request's GSI2 entry to
-// EVENT#<eventId>#<IndexShard(requestId, 4)> and none to the seed's
-// EVENT#<eventId>; one created with 1 keeps the seed's key. Read back, the
+// EVENT#<eventId>#<IndexShard(requestId, 4)> and none to the
+// one-partition key EVENT#<eventId>; one created with 1 keeps that key
+// (docs/asyncevent.md, The table's indexes). Read back, the
 // sharded index gives what one partition would: the admin list pages
 // newest first with no gap or duplicate, full pages, the status filter,
 // one cursor bound to the event; AllEventRequests and UndecidedRequests in
@@ -74,7 +75,7 @@ func TestShardedIndexReads(t *testing.T) {
 		return out
 	}
 	if got := partition("EVENT#sh"); len(got) != 0 {
-		t.Fatalf("the seed's partition EVENT#sh holds %d entries of a sharded event", len(got))
+		t.Fatalf("the one-partition key EVENT#sh holds %d entries of a sharded event", len(got))
 	}
 	total := 0
 	for shard := range 4 {
@@ -93,7 +94,7 @@ func TestShardedIndexReads(t *testing.T) {
 		t.Fatalf("%d entries over the shards, want %d", total, n)
 	}
 	if got := partition("EVENT#one"); !sameSet(got, oneIDs) {
-		t.Fatalf("IndexShards 1: EVENT#one holds %v, want %v (the seed's key)", got, oneIDs)
+		t.Fatalf("IndexShards 1: EVENT#one holds %v, want %v (the one-partition key)", got, oneIDs)
 	}
 
 	// What a single partition would give: by (queuedAt, requestId).

@@ -125,7 +125,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	res.pending = by["W|GSI3|PENDING#"] // this event's: the only one
 	res.events = res.gsi2 + res.pending + lim.Throttled("W", "", "EVENT#"+event) + lim.Throttled("R", "", "EVENT#"+event)
 	t.Logf("GSI2 %s over %d partitions, %.0f participations/s for %s: %d throttled on GSI2 EVENT#, %d on GSI3 PENDING#, %d on the event's keys, %d on other table keys (%v); %.0f GSI2 WCU on EVENT# (%.2f per request); %s; done in %s",
-		map[bool]string{true: "ALL (seed)", false: "narrow"}[seed], len(pks), rate, d, res.gsi2, res.pending, res.events, res.table, by,
+		map[bool]string{true: "ALL (SeedSchema)", false: "narrow"}[seed], len(pks), rate, d, res.gsi2, res.pending, res.events, res.table, by,
 		res.gsi2Units, res.gsi2Units/float64(n), res.fair, res.elapsed.Round(time.Millisecond))
 	return res
 }
@@ -147,13 +147,13 @@ func gsi2PerRequest(seed bool) float64 {
 // TestSingleEventSpike offers one event participations at rates below
 // and above the ceiling the capacity model predicts for its GSI2
 // partition (limit / GSI2 units per request), under DynamoDB's
-// per-partition limits scaled down by spikeScale: the seed's GSI2
+// per-partition limits scaled down by spikeScale: SeedSchema's GSI2
 // (ALL) throttles above its ceiling, the narrow GSI2 takes the same rate
 // without a throttle, and every run still decides exactly the first N.
 func TestSingleEventSpike(t *testing.T) {
 	limit := float64(asynceventtest.PartitionWCU) / spikeScale
 	seedCeiling, narrowCeiling := limit/gsi2PerRequest(true), limit/gsi2PerRequest(false)
-	t.Logf("model: GSI2 WCU per request %.0f (seed) / %.0f (narrow): ceiling %.1f / %.1f participations/s at %.0f WCU/s per partition (×%d on AWS: %.0f / %.0f)",
+	t.Logf("model: GSI2 WCU per request %.0f (ALL) / %.0f (narrow): ceiling %.1f / %.1f participations/s at %.0f WCU/s per partition (×%d on AWS: %.0f / %.0f)",
 		gsi2PerRequest(true), gsi2PerRequest(false), seedCeiling, narrowCeiling, limit, spikeScale, seedCeiling*spikeScale, narrowCeiling*spikeScale)
 	const d = 3 * time.Second
 	over := 12.0 // between the two ceilings
@@ -162,11 +162,11 @@ func TestSingleEventSpike(t *testing.T) {
 	}
 	under := spike(t, true, 1, seedCeiling*0.6, d, waitAll)
 	if under.gsi2 != 0 {
-		t.Errorf("seed GSI2 below its ceiling (%.1f/s): %d throttles, want 0", under.rate, under.gsi2)
+		t.Errorf("ALL GSI2 below its ceiling (%.1f/s): %d throttles, want 0", under.rate, under.gsi2)
 	}
 	seed := spike(t, true, 1, over, d, waitAll)
 	if seed.gsi2 == 0 {
-		t.Errorf("seed GSI2 at %.0f/s, above its ceiling %.1f/s: no throttle on GSI2 EVENT#", over, seedCeiling)
+		t.Errorf("ALL GSI2 at %.0f/s, above its ceiling %.1f/s: no throttle on GSI2 EVENT#", over, seedCeiling)
 	}
 	narrow := spike(t, false, 1, over, d, waitAll)
 	if narrow.events != 0 {
@@ -180,8 +180,8 @@ const spikeShards = 4
 // TestShardedEventSpike offers one event participations above the narrow
 // GSI2's one-partition ceiling (limit / GSI2 units per request) and below
 // the ceiling of the same index written over spikeShards partitions
-// (spikeShards × that, the model's sharded ceiling): with the seed's key
-// (IndexShards 1) the event's GSI2 partition throttles, sharded it takes
+// (spikeShards × that, the model's sharded ceiling): with one partition
+// (IndexShards 1, key EVENT#<eventId>) the event's GSI2 partition throttles, sharded it takes
 // the rate without a throttle on any of the event's keys. (Exact first N
 // under sharding is TestAdversarialArrivalOrderSharded's; here it is
 // checked when every request was decided.)

@@ -58,7 +58,8 @@ const DefaultTable = "AsyncEventTable"
 // later transitions (PROCESSING, SUCCEEDED...) do not write the index: a
 // request writes its event's one GSI2 partition once, not three or four
 // times (docs/capacity.md). Reads through GSI2 fetch the requests from
-// the table (BatchGet). SeedSchema is the seed's GSI2, projecting ALL.
+// the table (BatchGet). SeedSchema keeps the first GSI2, projecting ALL
+// (docs/asyncevent.md, The table's indexes).
 //
 // GSI3, the pending index, is sparse and projects ALL: its entries are few
 // and short-lived (pending.go).
@@ -74,7 +75,7 @@ var Schema = ddb.Schema{
 	Stream:       types.StreamViewTypeNewAndOldImages,
 }
 
-// SeedSchema is Schema with the seed's GSI2 projecting ALL attributes:
+// SeedSchema is Schema with GSI2 as first defined, projecting ALL attributes:
 // every transition of a request writes GSI2 again. A Store on it (WithSchema)
 // filters and reads requests from the index itself. Tables created before
 // GSI2 was narrowed have it; docs/capacity.md says how to move them.

@@ -154,7 +154,7 @@ func describe(ctx context.Context, t *testing.T, c *dynamodb.Client, name string
 // DescribeTimeToLive: keys, attribute definitions, billing, indexes and
 // their projections, stream and TTL must match. The only difference
 // allowed is the one the spec declares: a stream the deployment adds
-// (PhotoService, as the seed asks).
+// (PhotoService's, docs/photo.md).
 func TestTemplateTablesMatchEnsure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -28,8 +28,8 @@ import (
 // participants, PACER_LOAD_CONCURRENCY (default 50) at a time, through the
 // real HTTP API on loopback against the local stand-ins, with
 // PACER_LOAD_WORKERS (default 2) workers draining the queue. By default the
-// workers start once ingest is done (the seed's G0 scenario: the queue
-// absorbs the spike, then drains), so the ingest figures are the API's
+// workers start once ingest is done (the queue absorbs the spike, then
+// drains: docs/runbooks/QueueStalled.md's case), so the ingest figures are the API's
 // alone; PACER_LOAD_OVERLAP=1 runs them during ingest. It reports
 // ingest latency percentiles, ingest throughput, the time until every
 // request is decided, and the ratio of the ingest rate to what the

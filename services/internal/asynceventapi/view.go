@@ -93,7 +93,7 @@ type EventView struct {
 	OpensAt         int64  `json:"opensAt,omitempty"`
 	ClosesAt        int64  `json:"closesAt,omitempty"`
 	Ordering        string `json:"ordering,omitempty" doc:"FIRST_COME: arrival or delivery (see create-event)"`
-	IndexShards     int    `json:"indexShards,omitempty" doc:"FIRST_COME: partitions of the event index, when more than the seed's 1 (see create-event)"`
+	IndexShards     int    `json:"indexShards,omitempty" doc:"FIRST_COME: partitions of the event index, when more than the default 1 (see create-event)"`
 	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
 	Winners         int    `json:"winners,omitempty"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty"`

@@ -21,7 +21,8 @@ const (
 
 // WorkerMetrics is a worker's metrics: deliveries by outcome, in flight,
 // concurrency, handler duration, requests decided and dead letters. (The
-// seed's delays are the analytics publisher's, see Delays.)
+// two delays, QueueDelay and E2EDelay, are the analytics publisher's, see
+// Delays and docs/metrics.md.)
 type WorkerMetrics struct {
 	messages *prometheus.CounterVec
 	inFlight prometheus.Gauge

@@ -69,7 +69,7 @@ type Config struct {
 	// Poll is the stream's idle poll interval.
 	Poll time.Duration
 
-	// OpsAddr is where /metrics (the seed's delays, see Delays),
+	// OpsAddr is where /metrics (QueueDelay and E2EDelay, see Delays),
 	// /healthz and /readyz are served ("": no ops server); OpsListener,
 	// if set, is used instead.
 	OpsAddr     string
@@ -103,9 +103,9 @@ const DefaultOpsAddr = "127.0.0.1:9092"
 
 // Run publishes until ctx is cancelled, then flushes the sink and returns.
 // Unless OpsAddr is empty it also serves the ops endpoints there: the
-// seed's QueueDelay and E2EDelay histograms (Delays), observed from
-// the request changes it publishes; /readyz checks that the table's stream
-// can be found.
+// QueueDelay and E2EDelay histograms (Delays, docs/metrics.md), observed
+// from the request changes it publishes; /readyz checks that the table's
+// stream can be found.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -214,7 +214,7 @@ func Handler(m analytics.Mapper, sink eventsink.Sink, d *Delays) stream.Handler 
 	}
 }
 
-// observeDelays observes the seed's delays of one change of a request, from
+// observeDelays observes the two delays of one change of a request, from
 // its stored times: QueueDelay when the change recorded startedAt, E2EDelay
 // when it made the request terminal (a request that failed before it was
 // queued has neither).

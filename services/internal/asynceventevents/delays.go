@@ -6,7 +6,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
-// Delays is the seed's two delays as histograms by event type:
+// Delays is the two delays of docs/metrics.md as histograms by event type:
 // QueueDelay = startedAt − queuedAt and E2EDelay = finishedAt − queuedAt
 // (epoch millis). The analytics publisher observes them from the request
 // changes as stored (services/internal/asynceventevents), so that they measure

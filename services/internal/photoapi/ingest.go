@@ -13,7 +13,7 @@ import (
 )
 
 // recordBody is a processed-photo record as the pipeline posts it. Field
-// names follow the seed's PHOTO item. Its limits and the docs that name
+// names follow the stored PHOTO item's (docs/photo.md). Its limits and the docs that name
 // them are set by TransformSchema (limits.go).
 type recordBody struct {
 	ULID             string           `json:"ulid,omitempty" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
