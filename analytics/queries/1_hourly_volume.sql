@@ -1,7 +1,7 @@
 -- Hourly request volume: participation requests per event and per hour
 -- (UTC) in which they were made. Each event counts once (DISTINCT on its
--- id: a redelivered event is the same line again). By requestedAt, not the
--- seed's queuedAt: every request has it from its first event, while
+-- id: a redelivered event is the same line again). By requestedAt, not
+-- queuedAt: every request has it from its first event, while
 -- queuedAt arrives only with its end; the two are the enqueue (milliseconds)
 -- apart (docs/events.md).
 WITH requested AS (
