@@ -22,7 +22,7 @@ func s(it map[string]types.AttributeValue, a string) string {
 	return ""
 }
 
-func TestIngestWritesExactlyTheSeedItems(t *testing.T) {
+func TestIngestWritesExactlyTheDocumentedItems(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("snaprace-kr", "seoul-marathon-2024", "ph_01ABCXYZ")

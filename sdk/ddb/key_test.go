@@ -10,7 +10,7 @@ import (
 
 // The tables' key layouts (the AsyncEvent and PhotoService item keys),
 // built from ordinary ids, are exactly the layout with the values filled in.
-func TestFormatBuildsTheSeedsKeys(t *testing.T) {
+func TestFormatBuildsTheDocumentedKeys(t *testing.T) {
 	cases := []struct {
 		layout string
 		values []string

@@ -65,9 +65,9 @@ type Options struct {
 	// the module's suite several times slower, and only the analytics
 	// publisher's tests read the stream.
 	Stream bool
-	// SeedIndex creates the table with the first GSI2, projecting ALL
-	// (dynamostore.SeedSchema), instead of dynamostore.Schema's narrow one.
-	SeedIndex bool
+	// ProjectAllIndex creates the table with the first GSI2, projecting ALL
+	// (dynamostore.ProjectAllSchema), instead of dynamostore.Schema's narrow one.
+	ProjectAllIndex bool
 	// Dynamo, when set, wraps the DynamoDB client under the env's fault
 	// and conflict wrappers (a capacity.Meter, a LimitsDynamo...); it is
 	// given the table's name and schema.
@@ -107,8 +107,8 @@ func New(t testing.TB, opts Options) *Env {
 			"standin.RunTests(m, standin.Config{DynamoDB: true, SQS: true}) after `make deps` (tools/standin/install.sh) installed them.")
 	}
 	schema := dynamostore.Schema
-	if opts.SeedIndex {
-		schema = dynamostore.SeedSchema
+	if opts.ProjectAllIndex {
+		schema = dynamostore.ProjectAllSchema
 	}
 	if !opts.Stream {
 		schema.Stream = ""

@@ -7,7 +7,7 @@ import "github.com/pacerhq/pacer/sdk/ddb/capacity"
 // writes, its write and read units and the units it spends per kind of
 // partition key, measured on real items written by this store on
 // DynamoDB Local (TestCapacityModel fails when they drift). seed selects
-// SeedSchema's GSI2 (projecting ALL) instead of Schema's narrow one.
+// ProjectAllSchema's GSI2 (projecting ALL) instead of Schema's narrow one.
 func CapacityModel(seed bool) []capacity.Usage {
 	if seed {
 		return seedModel

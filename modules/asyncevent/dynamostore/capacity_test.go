@@ -20,13 +20,13 @@ var ctx = context.Background()
 const typicalWorkerID = "ip-10-0-123-234.ap-northeast-2.compute.internal-1"
 
 // measure runs every operation of the capacity model once on a fresh
-// table (SeedSchema's GSI2 projecting ALL, or the narrow one), through a capacity.Meter on
+// table (ProjectAllSchema's GSI2 projecting ALL, or the narrow one), through a capacity.Meter on
 // DynamoDB Local, and returns what each cost.
 func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	t.Helper()
 	var m *capacity.Meter
 	env := asynceventtest.New(t, asynceventtest.Options{
-		SeedIndex: seed,
+		ProjectAllIndex: seed,
 		// A worker's transitions record its id (a worker's default on ECS:
 		// its hostname and pid). The event cache outlives the test, as a
 		// running service's is warm: with the default 2 s, 49 joins on a

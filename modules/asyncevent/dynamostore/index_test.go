@@ -12,11 +12,11 @@ import (
 )
 
 // Reading through the narrow GSI2 (requests fetched from the table) gives
-// the pages SeedSchema's GSI2 gives (requests and filter in the index):
+// the pages ProjectAllSchema's GSI2 gives (requests and filter in the index):
 // same requests, same order, full pages, every request once across pages.
-func TestNarrowIndexReadsAsSeed(t *testing.T) {
+func TestNarrowIndexReadsAsProjectAll(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{SeedIndex: true})
+	env := asynceventtest.New(t, asynceventtest.Options{ProjectAllIndex: true})
 	svc := env.Service
 	if _, err := svc.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 7,
 		ClosesAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderDelivery}); err != nil {
@@ -35,7 +35,7 @@ func TestNarrowIndexReadsAsSeed(t *testing.T) {
 			}
 		}
 	}
-	seed := dynamostore.New(env.DDB.DB, env.DDB.Table.Name(), dynamostore.WithSchema(&dynamostore.SeedSchema))
+	seed := dynamostore.New(env.DDB.DB, env.DDB.Table.Name(), dynamostore.WithSchema(&dynamostore.ProjectAllSchema))
 	narrow := dynamostore.New(env.DDB.DB, env.DDB.Table.Name())
 	list := func(s *dynamostore.Store, status asyncevent.Status, limit int) [][]string {
 		var pages [][]string

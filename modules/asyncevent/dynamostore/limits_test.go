@@ -25,7 +25,7 @@ import (
 // retries until the partition has the units again.
 func TestLimitsDynamo(t *testing.T) {
 	t.Parallel()
-	schema := dynamostore.SeedSchema
+	schema := dynamostore.ProjectAllSchema
 	schema.Stream = ""
 	env := ddbtest.New(t, &schema)
 	table := env.Table.Name()

@@ -54,8 +54,8 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	t.Helper()
 	var lim *asynceventtest.LimitsDynamo
 	env := asynceventtest.New(t, asynceventtest.Options{
-		SeedIndex: seed,
-		Service:   asyncevent.Config{WriteTimeout: 500 * time.Millisecond, ClockSkew: -1, IndexLag: -1},
+		ProjectAllIndex: seed,
+		Service:         asyncevent.Config{WriteTimeout: 500 * time.Millisecond, ClockSkew: -1, IndexLag: -1},
 		Dynamo: func(c ddb.Client, table string, s *ddb.Schema) ddb.Client {
 			lim = asynceventtest.NewLimitsDynamo(c, spikeScale, map[string]*ddb.Schema{table: s})
 			return lim
@@ -125,7 +125,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	res.pending = by["W|GSI3|PENDING#"] // this event's: the only one
 	res.events = res.gsi2 + res.pending + lim.Throttled("W", "", "EVENT#"+event) + lim.Throttled("R", "", "EVENT#"+event)
 	t.Logf("GSI2 %s over %d partitions, %.0f participations/s for %s: %d throttled on GSI2 EVENT#, %d on GSI3 PENDING#, %d on the event's keys, %d on other table keys (%v); %.0f GSI2 WCU on EVENT# (%.2f per request); %s; done in %s",
-		map[bool]string{true: "ALL (SeedSchema)", false: "narrow"}[seed], len(pks), rate, d, res.gsi2, res.pending, res.events, res.table, by,
+		map[bool]string{true: "ALL (ProjectAllSchema)", false: "narrow"}[seed], len(pks), rate, d, res.gsi2, res.pending, res.events, res.table, by,
 		res.gsi2Units, res.gsi2Units/float64(n), res.fair, res.elapsed.Round(time.Millisecond))
 	return res
 }
@@ -147,7 +147,7 @@ func gsi2PerRequest(seed bool) float64 {
 // TestSingleEventSpike offers one event participations at rates below
 // and above the ceiling the capacity model predicts for its GSI2
 // partition (limit / GSI2 units per request), under DynamoDB's
-// per-partition limits scaled down by spikeScale: SeedSchema's GSI2
+// per-partition limits scaled down by spikeScale: ProjectAllSchema's GSI2
 // (ALL) throttles above its ceiling, the narrow GSI2 takes the same rate
 // without a throttle, and every run still decides exactly the first N.
 func TestSingleEventSpike(t *testing.T) {

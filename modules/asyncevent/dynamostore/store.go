@@ -58,7 +58,7 @@ const DefaultTable = "AsyncEventTable"
 // later transitions (PROCESSING, SUCCEEDED...) do not write the index: a
 // request writes its event's one GSI2 partition once, not three or four
 // times (docs/capacity.md). Reads through GSI2 fetch the requests from
-// the table (BatchGet). SeedSchema keeps the first GSI2, projecting ALL
+// the table (BatchGet). ProjectAllSchema keeps the first GSI2, projecting ALL
 // (docs/asyncevent.md, The table's indexes).
 //
 // GSI3, the pending index, is sparse and projects ALL: its entries are few
@@ -75,11 +75,11 @@ var Schema = ddb.Schema{
 	Stream:       types.StreamViewTypeNewAndOldImages,
 }
 
-// SeedSchema is Schema with GSI2 as first defined, projecting ALL attributes:
+// ProjectAllSchema is Schema with GSI2 as first defined, projecting ALL attributes:
 // every transition of a request writes GSI2 again. A Store on it (WithSchema)
 // filters and reads requests from the index itself. Tables created before
 // GSI2 was narrowed have it; docs/capacity.md says how to move them.
-var SeedSchema = func() ddb.Schema {
+var ProjectAllSchema = func() ddb.Schema {
 	s := Schema
 	s.Indexes = []ddb.Index{Schema.Indexes[0], {Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}, pendingIndex}
 	return s
@@ -164,7 +164,7 @@ type Option func(*options)
 
 type options struct{ schema *ddb.Schema }
 
-// WithSchema makes the Store use schema (Schema or SeedSchema; default
+// WithSchema makes the Store use schema (Schema or ProjectAllSchema; default
 // Schema): it reads requests through GSI2 from the index when GSI2
 // projects ALL, and from the table otherwise.
 func WithSchema(schema *ddb.Schema) Option { return func(o *options) { o.schema = schema } }
