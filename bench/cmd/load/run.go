@@ -109,160 +109,20 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	start := time.Now()
 	r.Started = start
 
-	var n atomic.Int64
-	targeter := func(t *vegeta.Target) error {
-		i := n.Add(1)
-		if int(i) > p.Requests {
-			return vegeta.ErrNoTargets
-		}
-		t.Method, t.URL = http.MethodPost, c.base+"/events/"+event+"/participations"
-		t.Header = http.Header{"X-Pacer-Dev-User": {fmt.Sprintf("load-%s-%s-%d", runID, p.Key(), i)}}
-		return nil
-	}
-	var attacker *vegeta.Attacker
-	var pacer vegeta.Pacer
-	duration := time.Duration(0)
-	if p.Users > 0 {
-		attacker = vegeta.NewAttacker(vegeta.Workers(uint64(p.Users)), vegeta.MaxWorkers(uint64(p.Users)), vegeta.Connections(p.Users), vegeta.Timeout(30*time.Second))
-		pacer = vegeta.Rate{Freq: 0}
-	} else {
-		attacker = vegeta.NewAttacker(vegeta.Workers(64), vegeta.Connections(1000), vegeta.Timeout(30*time.Second))
-		pacer = vegeta.Rate{Freq: p.Rate, Per: time.Second}
-		duration = p.For
-	}
-
-	// Poll each accepted request to a terminal state; sample the queue.
-	type accepted struct {
-		id    string
-		start time.Time
-	}
-	// Each accepted request is polled like the participation page does
-	// (web/event.js): first after 300 ms, then 1.6× longer each time, at
-	// most 4 s apart, and not before the answer's Retry-After (nextPoll),
-	// so the load of the polls is the clients' own. At most
-	// Plan.PollInflight polls are in flight at once.
-	var mu sync.Mutex
-	var pollers sync.WaitGroup
-	inflight := make(chan struct{}, max(1, p.PollInflight))
+	attacker, targeter, pacer, duration := newAttack(c, p, event, runID)
 	pctx, cancelPolls := context.WithTimeout(ctx, drain+time.Duration(p.Requests)*time.Millisecond)
 	defer cancelPolls()
-	attackOver := make(chan struct{})
-	poll := func(a accepted) {
-		if p.PollAfter {
-			select {
-			case <-attackOver:
-			case <-pctx.Done():
-				return
-			}
-		}
-		for delay := 300 * time.Millisecond; ; {
-			select {
-			case <-pctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			var v struct {
-				Status     string `json:"status"`
-				ResultCode string `json:"resultCode"`
-			}
-			inflight <- struct{}{}
-			_, h, err := c.adminHeader(pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v)
-			<-inflight
-			delay = nextPoll(delay, h.Get("Retry-After"))
-			if err == nil && (v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
-				mu.Lock()
-				r.E2E = append(r.E2E, float64(time.Since(a.start).Milliseconds()))
-				r.Results[v.ResultCode]++
-				mu.Unlock()
-				return
-			}
-		}
-	}
+	ar := &attackRun{c: c, p: p, r: r, start: start, pctx: pctx, inflight: make(chan struct{}, max(1, p.PollInflight)), attackOver: make(chan struct{})}
 	sampleDone := make(chan struct{})
 	var sampler sync.WaitGroup
-	sampler.Go(func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var q struct {
-				MainDepth int `json:"mainDepth"`
-				DeadDepth int `json:"deadDepth"`
-			}
-			if _, err := c.admin(ctx, http.MethodGet, "/admin/dlq?max=0", nil, &q); err == nil {
-				s := QueueSample{AtS: time.Since(start).Seconds(), Main: q.MainDepth, Dead: q.DeadDepth, Decided: -1, Workers: -1}
-				if workers != nil {
-					if h, n, err := workers.sample(ctx); err == nil {
-						s.Decided, s.Workers = h, n
-					}
-				}
-				mu.Lock()
-				r.Queue = append(r.Queue, s)
-				mu.Unlock()
-			}
-			select {
-			case <-sampleDone:
-				return
-			case <-t.C:
-			}
-		}
-	})
+	sampler.Go(func() { ar.sampleQueue(ctx, workers, sampleDone) })
 
-	var m vegeta.Metrics
 	progress := time.NewTicker(time.Second)
 	defer progress.Stop()
-	results := attacker.Attack(targeter, pacer, duration, p.Key())
-	sent, ok := 0, 0
-loop:
-	for {
-		select {
-		case res, more := <-results:
-			if !more {
-				break loop
-			}
-			if res.Code == 0 && res.Error == vegeta.ErrNoTargets.Error() {
-				continue // the targeter ran out: no request was sent
-			}
-			m.Add(res)
-			sent++
-			sec := int(res.Timestamp.Sub(start).Seconds())
-			r.addSecond(sec, float64(res.Latency.Microseconds())/1000, res.Code == http.StatusAccepted)
-			if res.Code == http.StatusAccepted {
-				ok++
-				var a struct {
-					RequestID string `json:"requestId"`
-				}
-				if json.Unmarshal(res.Body, &a) == nil && a.RequestID != "" {
-					pollers.Go(func() { poll(accepted{a.RequestID, res.Timestamp.Add(res.Latency)}) })
-				}
-			} else {
-				key := fmt.Sprint(res.Code)
-				if res.Code == 0 {
-					key = "network: " + res.Error
-				}
-				r.Errors[key]++
-			}
-		case <-progress.C:
-			fmt.Fprintf(os.Stderr, "\r[%s] sent %d/%d, 202 %d, errors %d, queue %d   ", p.Key(), sent, p.Requests, ok, sent-ok, r.lastDepth(&mu))
-		case <-ctx.Done():
-			attacker.Stop()
-		}
-	}
-	m.Close()
+	m, sent, ok := ar.attack(ctx, attacker, attacker.Attack(targeter, pacer, duration, p.Key()), progress)
 	attackEnd := time.Now()
-	close(attackOver)
-	done := make(chan struct{})
-	go func() { pollers.Wait(); close(done) }()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		case <-progress.C:
-			mu.Lock()
-			fin := len(r.E2E)
-			mu.Unlock()
-			fmt.Fprintf(os.Stderr, "\r[%s] draining: %d/%d terminal, queue %d   ", p.Key(), fin, ok, r.lastDepth(&mu))
-		}
-	}
+	close(ar.attackOver)
+	ar.drain(progress, ok)
 	close(sampleDone)
 	sampler.Wait()
 	fmt.Fprintln(os.Stderr)
@@ -274,22 +134,67 @@ loop:
 	sort.Float64s(r.E2E)
 	r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs = pct(r.E2E, .5), pct(r.E2E, .95), pct(r.E2E, 1)
 	r.Terminal = len(r.E2E)
+	if err := r.readEvent(ctx, c, ok); err != nil {
+		return nil, err
+	}
+	r.readAPI(ctx, c, apiBefore, apiErr)
+	r.drainRate()
+	r.deadLetters()
+	if workers != nil {
+		r.PeakWorkers = workers.peakWorkers()
+	}
+	return r, nil
+}
+
+// newAttack builds the plan's attacker: a closed model at p.Users
+// workers with no pacing, or an open one at p.Rate arrivals per second
+// for p.For. Its targeter posts one participation per new user id, at
+// most p.Requests.
+func newAttack(c *client, p Plan, event, runID string) (*vegeta.Attacker, vegeta.Targeter, vegeta.Pacer, time.Duration) {
+	var n atomic.Int64
+	targeter := func(t *vegeta.Target) error {
+		i := n.Add(1)
+		if int(i) > p.Requests {
+			return vegeta.ErrNoTargets
+		}
+		t.Method, t.URL = http.MethodPost, c.base+"/events/"+event+"/participations"
+		t.Header = http.Header{"X-Pacer-Dev-User": {fmt.Sprintf("load-%s-%s-%d", runID, p.Key(), i)}}
+		return nil
+	}
+	if p.Users > 0 {
+		attacker := vegeta.NewAttacker(vegeta.Workers(uint64(p.Users)), vegeta.MaxWorkers(uint64(p.Users)), vegeta.Connections(p.Users), vegeta.Timeout(30*time.Second))
+		return attacker, targeter, vegeta.Rate{Freq: 0}, 0
+	}
+	attacker := vegeta.NewAttacker(vegeta.Workers(64), vegeta.Connections(1000), vegeta.Timeout(30*time.Second))
+	return attacker, targeter, vegeta.Rate{Freq: p.Rate, Per: time.Second}, p.For
+}
+
+// readEvent reads the run's event stats for the exact-N check (ok
+// requests were accepted), then closes the event.
+func (r *Report) readEvent(ctx context.Context, c *client, ok int) error {
 	var st struct {
 		ByStatus          map[string]int `json:"byStatus"`
 		CapacityRemaining int            `json:"capacityRemaining"`
 		InvariantOK       bool           `json:"invariantOk"`
 	}
-	if _, err := c.admin(ctx, http.MethodGet, "/admin/events/"+event+"/stats", nil, &st); err != nil {
-		return nil, err
+	if _, err := c.admin(ctx, http.MethodGet, "/admin/events/"+r.Event+"/stats", nil, &st); err != nil {
+		return err
 	}
 	r.Succeeded, r.CapacityRemaining, r.InvariantOK = st.ByStatus["SUCCEEDED"], st.CapacityRemaining, st.InvariantOK
 	// Close the run's event: an open event stays in every capacity
 	// invariant check of the API (up to 100 open events read per check).
-	if _, err := c.admin(ctx, http.MethodPost, "/admin/events/"+event+"/close", nil, nil); err != nil {
+	if _, err := c.admin(ctx, http.MethodPost, "/admin/events/"+r.Event+"/close", nil, nil); err != nil {
 		r.Notes = append(r.Notes, "the run's event is left open: "+err.Error())
 	}
-	want := min(capacity, ok)
-	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == capacity-want
+	want := min(r.Capacity, ok)
+	r.ExactN = st.InvariantOK && r.Succeeded == want && r.CapacityRemaining == r.Capacity-want
+	return nil
+}
+
+// readAPI reads the API's /metrics a second time and splits the ingest
+// time between the two readings (before: apiBefore, or apiErr if that
+// reading failed); it notes a reading that failed.
+func (r *Report) readAPI(ctx context.Context, c *client, apiBefore apiIngest, apiErr error) {
 	// The second reading of the API's /metrics comes after the drain: the
 	// ingest counters no longer move (the polls are GetItems), and a scrape
 	// runs the API's capacity invariant check (a Scan for the open events
@@ -304,12 +209,6 @@ loop:
 	if apiErr != nil {
 		r.Notes = append(r.Notes, "the API's /metrics not read, no split of the ingest time: "+apiErr.Error())
 	}
-	r.drainRate()
-	r.deadLetters()
-	if workers != nil {
-		r.PeakWorkers = workers.peakWorkers()
-	}
-	return r, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
