@@ -239,32 +239,7 @@ func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.Attri
 		at := time.Now().UnixMilli()
 		wins := min(remaining, int64(len(batch)))
 		last := batch[len(batch)-1]
-		cond := "allocFence = :f AND capacityRemaining >= :w AND attribute_not_exists(allocRequestId)"
-		vals := map[string]dtypes.AttributeValue{":f": num(1), ":w": num(wins), ":qa": last["queuedAt"], ":rid": last["requestId"], ":at": num(at)}
-		if prev != "" {
-			cond = "allocFence = :f AND capacityRemaining >= :w AND allocRequestId = :prev"
-			vals[":prev"] = str(prev)
-		}
-		items := []dtypes.TransactWriteItem{{Update: &dtypes.Update{TableName: &s.table, Key: capKey,
-			UpdateExpression:          aws.String("SET capacityRemaining = capacityRemaining - :w, allocQueuedAt = :qa, allocRequestId = :rid, updatedAt = :at"),
-			ConditionExpression:       aws.String(cond),
-			ExpressionAttributeValues: vals}}}
-		for i, it := range batch {
-			r := rawReq{id: attrS(it, "requestId"), event: w.event, user: attrS(it, "userId")}
-			t := at
-			if v, ok := it["startedAt"].(*dtypes.AttributeValueMemberN); ok {
-				started, _ := strconv.ParseInt(v.Value, 10, 64)
-				t = max(t, started+1)
-			}
-			to, ui, code := "SUCCEEDED", "SUCCESS", "SUCCESS"
-			if int64(i) >= wins {
-				to, ui, code = "REJECTED", "REJECTED", "REJECTED_CAPACITY"
-			}
-			items = append(items,
-				s.move(r, "PROCESSING", to, t, "finishedAt = :at, uiPhase = :ph, uiResult = :ui, resultCode = :rc, workerId = :w", " AND uiPhase = :req",
-					map[string]dtypes.AttributeValue{":ph": str("ALLOCATED"), ":req": str("ALLOCATING"), ":ui": str(ui), ":rc": str(code), ":w": str("raw-allocator")}),
-				s.logPut(r, "PROCESSING", to, t, ""))
-		}
+		items := w.allocItems(capKey, batch, wins, prev, at)
 		if err := s.transact(ctx, items); err != nil {
 			w.errs.add(err)
 			wait()
@@ -276,6 +251,42 @@ func (w *rawWorker) allocate(ctx context.Context, capKey map[string]dtypes.Attri
 		prev = attrS(last, "requestId")
 		pos = map[string]dtypes.AttributeValue{"PK": last["PK"], "SK": last["SK"], "GSI2PK": last["GSI2PK"], "GSI2SK": last["GSI2SK"]}
 	}
+}
+
+// allocItems is the transaction deciding batch at time at: the capacity
+// item's update, fenced on the previous batch's last request (prev; none
+// yet: ""), that takes wins, then each request's move to SUCCEEDED (the
+// first wins) or REJECTED, with its log entry.
+func (w *rawWorker) allocItems(capKey map[string]dtypes.AttributeValue, batch []map[string]dtypes.AttributeValue, wins int64, prev string, at int64) []dtypes.TransactWriteItem {
+	s := w.s
+	last := batch[len(batch)-1]
+	cond := "allocFence = :f AND capacityRemaining >= :w AND attribute_not_exists(allocRequestId)"
+	vals := map[string]dtypes.AttributeValue{":f": num(1), ":w": num(wins), ":qa": last["queuedAt"], ":rid": last["requestId"], ":at": num(at)}
+	if prev != "" {
+		cond = "allocFence = :f AND capacityRemaining >= :w AND allocRequestId = :prev"
+		vals[":prev"] = str(prev)
+	}
+	items := []dtypes.TransactWriteItem{{Update: &dtypes.Update{TableName: &s.table, Key: capKey,
+		UpdateExpression:          aws.String("SET capacityRemaining = capacityRemaining - :w, allocQueuedAt = :qa, allocRequestId = :rid, updatedAt = :at"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeValues: vals}}}
+	for i, it := range batch {
+		r := rawReq{id: attrS(it, "requestId"), event: w.event, user: attrS(it, "userId")}
+		t := at
+		if v, ok := it["startedAt"].(*dtypes.AttributeValueMemberN); ok {
+			started, _ := strconv.ParseInt(v.Value, 10, 64)
+			t = max(t, started+1)
+		}
+		to, ui, code := "SUCCEEDED", "SUCCESS", "SUCCESS"
+		if int64(i) >= wins {
+			to, ui, code = "REJECTED", "REJECTED", "REJECTED_CAPACITY"
+		}
+		items = append(items,
+			s.move(r, "PROCESSING", to, t, "finishedAt = :at, uiPhase = :ph, uiResult = :ui, resultCode = :rc, workerId = :w", " AND uiPhase = :req",
+				map[string]dtypes.AttributeValue{":ph": str("ALLOCATED"), ":req": str("ALLOCATING"), ":ui": str(ui), ":rc": str(code), ":w": str("raw-allocator")}),
+			s.logPut(r, "PROCESSING", to, t, ""))
+	}
+	return items
 }
 
 // candidates reads the requests of a GSI2 page (BatchGetItem, strongly
