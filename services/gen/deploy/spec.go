@@ -59,119 +59,160 @@ var serverEnv = map[string]bool{"PACER_JWKS_URL": true, "PACER_JWT_SECRET": true
 // Build fills the deployment's spec from the code's declarations; root is
 // the repository root (analytics/ is read from there).
 func Build(root string) (*stack.Spec, error) {
-	decl := declarations()
-	def := func(bin, env string) string {
-		st, ok := decl[bin][env]
-		if !ok {
-			panic(fmt.Sprintf("deploygen: %s declares no %s", bin, env))
-		}
-		return st.Default
-	}
-	atoi := func(bin, env string) int {
-		n, err := strconv.Atoi(def(bin, env))
-		if err != nil {
-			panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, def(bin, env), err))
-		}
-		return n
-	}
-	dur := func(bin, env string) time.Duration {
-		d, err := time.ParseDuration(def(bin, env))
-		if err != nil {
-			panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, def(bin, env), err))
-		}
-		return d
-	}
-	port := func(bin, env string) int {
-		_, p, err := net.SplitHostPort(def(bin, env))
-		n, err2 := strconv.Atoi(p)
-		if err != nil || err2 != nil {
-			panic(fmt.Sprintf("deploygen: %s's %s default %q is not host:port", bin, env, def(bin, env)))
-		}
-		return n
-	}
-
+	d := decls(declarations())
 	alarms := alarm.Defaults()
 	// The alarms' scaling policy (and so the Prometheus rules) and the
 	// worker must agree on the worker's concurrency.
-	if c := atoi(Worker, "PACER_WORKER_CONCURRENCY"); alarms.Scaling.Concurrency != c {
+	if c := d.atoi(Worker, "PACER_WORKER_CONCURRENCY"); alarms.Scaling.Concurrency != c {
 		return nil, fmt.Errorf("alarm.Defaults().Scaling.Concurrency is %d, the worker's PACER_WORKER_CONCURRENCY default %d: make them agree", alarms.Scaling.Concurrency, c)
 	}
 	if err := alarms.Scaling.Validate(); err != nil {
 		return nil, err
 	}
 
-	table := def(Worker, "PACER_ASYNCEVENT_TABLE") + "-${Stage}"
-	queue := def(Worker, "PACER_ASYNCEVENT_QUEUE")
-	checkpoints := def(Events, "PACER_EVENTS_CHECKPOINT_TABLE") + "-${Stage}"
-	apiPort, photoPort, opsPort := port(AsyncAPI, "PACER_ASYNCEVENT_ADDR"), port(PhotoAPI, "PACER_PHOTO_ADDR"), port(Worker, "PACER_WORKER_OPS_ADDR")
-	eventsOpsPort := port(Events, "PACER_EVENTS_OPS_ADDR")
-	if def(AsyncAPI, "PACER_ASYNCEVENT_TABLE") != def(Worker, "PACER_ASYNCEVENT_TABLE") || def(AsyncAPI, "PACER_ASYNCEVENT_QUEUE") != queue {
+	n := names{
+		table:       d.def(Worker, "PACER_ASYNCEVENT_TABLE") + "-${Stage}",
+		queue:       d.def(Worker, "PACER_ASYNCEVENT_QUEUE"),
+		checkpoints: d.def(Events, "PACER_EVENTS_CHECKPOINT_TABLE") + "-${Stage}",
+	}
+	n.apiPort, n.photoPort, n.opsPort = d.port(AsyncAPI, "PACER_ASYNCEVENT_ADDR"), d.port(PhotoAPI, "PACER_PHOTO_ADDR"), d.port(Worker, "PACER_WORKER_OPS_ADDR")
+	n.eventsOpsPort = d.port(Events, "PACER_EVENTS_OPS_ADDR")
+	if d.def(AsyncAPI, "PACER_ASYNCEVENT_TABLE") != d.def(Worker, "PACER_ASYNCEVENT_TABLE") || d.def(AsyncAPI, "PACER_ASYNCEVENT_QUEUE") != n.queue {
 		return nil, fmt.Errorf("the API and the worker declare different default tables or queues")
 	}
 
-	jwt := []stack.Secret{
-		{Name: "PACER_JWT_SECRET", Param: "JwtSecretArn", Key: "jwt-secret", Optional: true},
-		{Name: "PACER_CURSOR_KEY", Param: "CursorKeySecretArn", Key: "cursor-key"},
-	}
-	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_QUEUE", queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
-	region := env("AWS_REGION", "${AWS::Region}")
-
 	spec := &stack.Spec{
 		Tables: []stack.Table{
-			{ID: stack.IDAsyncTable, Name: table, Schema: &asyncstore.Schema, PITR: true, SSE: true},
-			// The seed's PhotoService table: a stream (NEW_AND_OLD_IMAGES),
+			{ID: stack.IDAsyncTable, Name: n.table, Schema: &asyncstore.Schema, PITR: true, SSE: true},
+			// The PhotoService table has a stream (NEW_AND_OLD_IMAGES),
 			// PITR and AWS-managed encryption, none of which Ensure sets.
 			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true, Stream: "NEW_AND_OLD_IMAGES"},
-			{ID: stack.IDCheckpointTable, Name: checkpoints, Schema: &stream.CheckpointSchema, SSE: true},
+			{ID: stack.IDCheckpointTable, Name: n.checkpoints, Schema: &stream.CheckpointSchema, SSE: true},
 		},
 		Queue: stack.Queue{
-			Name:        queue,
-			MaxReceives: atoi(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES"),
-			Visibility:  dur(Worker, "PACER_WORKER_VISIBILITY"),
+			Name:        n.queue,
+			MaxReceives: d.atoi(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES"),
+			Visibility:  d.dur(Worker, "PACER_WORKER_VISIBILITY"),
 			// sqsqueue.Open creates the DLQ with 14 days' retention, SQS's
 			// maximum; queue_test.go compares both queues with Ensure's.
 			DLQRetention: 14 * 24 * time.Hour,
 		},
-		Scaling: alarms.Scaling,
-		Alarms:  alarms,
-		Services: []stack.Service{
-			{
-				Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: apiPort, Public: true, ListenerPort: apiPort,
-				HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
-				Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
-				Secrets: jwt, Access: Access[AsyncAPI],
-			},
-			{
-				Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: photoPort, Public: true, ListenerPort: photoPort,
-				HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
-				Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
-				Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
-				Access:  Access[PhotoAPI],
-			},
-			{
-				Name: Worker, ID: "Worker", Image: "WorkerImage", Port: opsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
-				Scaled: true, CPU: 256, MemoryMiB: 512,
-				Env:    append([]stack.EnvVar{env("PACER_WORKER_OPS_ADDR", ":"+strconv.Itoa(opsPort)), region}, asyncEnv...),
-				Access: Access[Worker],
-			},
-			{
-				Name: Events, ID: "EventsPublisher", Image: "EventsPublisherImage", Count: 1, Singleton: true, CPU: 256, MemoryMiB: 512,
-				Port: eventsOpsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
-				Env: []stack.EnvVar{
-					env("PACER_EVENTS_OPS_ADDR", ":"+strconv.Itoa(eventsOpsPort)),
-					env("PACER_ASYNCEVENT_TABLE", table), env("PACER_ASYNCEVENT_SETUP", "false"),
-					env("PACER_ASYNCEVENT_MAX_RECEIVES", def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
-					env("PACER_EVENTS_CHECKPOINT_TABLE", checkpoints), env("PACER_EVENTS_SINK", asynceventevents.SinkEventBridge),
-					env("PACER_EVENTS_BUS", "pacer-${Stage}"), region,
-				},
-				Secrets: []stack.Secret{{Name: "PACER_EVENTS_USER_KEY", Param: "EventsUserKeySecretArn", Key: "events-user-key", Optional: true}},
-				Access:  Access[Events],
-			},
-		},
+		Scaling:  alarms.Scaling,
+		Alarms:   alarms,
+		Services: services(d, n),
+	}
+	if err := d.checkEnv(spec.Services); err != nil {
+		return nil, err
 	}
 
-	// Every variable a container gets is one its binary reads.
-	for _, sv := range spec.Services {
+	a, err := analyticsSpec(root)
+	if err != nil {
+		return nil, err
+	}
+	a.BufferBytes = d.atoi(Events, "PACER_EVENTS_BUFFER_BYTES")
+	a.BufferInterval = d.dur(Events, "PACER_EVENTS_BUFFER_INTERVAL")
+	spec.Analytics = a
+	return spec, nil
+}
+
+// names are the resources' names and the services' ports the binaries
+// declare by default, which the services' containers are given.
+type names struct {
+	table, queue, checkpoints                  string
+	apiPort, photoPort, opsPort, eventsOpsPort int
+}
+
+// services are the four ECS services (and Deployments): each binary's
+// image, ports, size, variables, secrets and access.
+func services(d decls, n names) []stack.Service {
+	jwt := []stack.Secret{
+		{Name: "PACER_JWT_SECRET", Param: "JwtSecretArn", Key: "jwt-secret", Optional: true},
+		{Name: "PACER_CURSOR_KEY", Param: "CursorKeySecretArn", Key: "cursor-key"},
+	}
+	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_QUEUE", n.queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
+	region := env("AWS_REGION", "${AWS::Region}")
+	return []stack.Service{
+		{
+			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+			Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
+			Secrets: jwt, Access: Access[AsyncAPI],
+		},
+		{
+			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+			Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
+			Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
+			Access:  Access[PhotoAPI],
+		},
+		{
+			Name: Worker, ID: "Worker", Image: "WorkerImage", Port: n.opsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
+			Scaled: true, CPU: 256, MemoryMiB: 512,
+			Env:    append([]stack.EnvVar{env("PACER_WORKER_OPS_ADDR", ":"+strconv.Itoa(n.opsPort)), region}, asyncEnv...),
+			Access: Access[Worker],
+		},
+		{
+			Name: Events, ID: "EventsPublisher", Image: "EventsPublisherImage", Count: 1, Singleton: true, CPU: 256, MemoryMiB: 512,
+			Port: n.eventsOpsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
+			Env: []stack.EnvVar{
+				env("PACER_EVENTS_OPS_ADDR", ":"+strconv.Itoa(n.eventsOpsPort)),
+				env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_SETUP", "false"),
+				env("PACER_ASYNCEVENT_MAX_RECEIVES", d.def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
+				env("PACER_EVENTS_CHECKPOINT_TABLE", n.checkpoints), env("PACER_EVENTS_SINK", asynceventevents.SinkEventBridge),
+				env("PACER_EVENTS_BUS", "pacer-${Stage}"), region,
+			},
+			Secrets: []stack.Secret{{Name: "PACER_EVENTS_USER_KEY", Param: "EventsUserKeySecretArn", Key: "events-user-key", Optional: true}},
+			Access:  Access[Events],
+		},
+	}
+}
+
+// decls are each binary's settings as it declares them (declarations),
+// read for their defaults. A default that does not parse is a bug in the
+// code, so its readers panic.
+type decls map[string]map[string]config.Setting
+
+// def is bin's default for env; it panics if bin does not declare env.
+func (d decls) def(bin, env string) string {
+	st, ok := d[bin][env]
+	if !ok {
+		panic(fmt.Sprintf("deploygen: %s declares no %s", bin, env))
+	}
+	return st.Default
+}
+
+// atoi is bin's default for env as an integer.
+func (d decls) atoi(bin, env string) int {
+	n, err := strconv.Atoi(d.def(bin, env))
+	if err != nil {
+		panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, d.def(bin, env), err))
+	}
+	return n
+}
+
+// dur is bin's default for env as a duration.
+func (d decls) dur(bin, env string) time.Duration {
+	t, err := time.ParseDuration(d.def(bin, env))
+	if err != nil {
+		panic(fmt.Sprintf("deploygen: %s's %s default %q: %v", bin, env, d.def(bin, env), err))
+	}
+	return t
+}
+
+// port is the port of bin's default host:port for env.
+func (d decls) port(bin, env string) int {
+	_, p, err := net.SplitHostPort(d.def(bin, env))
+	n, err2 := strconv.Atoi(p)
+	if err != nil || err2 != nil {
+		panic(fmt.Sprintf("deploygen: %s's %s default %q is not host:port", bin, env, d.def(bin, env)))
+	}
+	return n
+}
+
+// checkEnv checks that every variable a container gets is one its binary
+// reads.
+func (d decls) checkEnv(services []stack.Service) error {
+	for _, sv := range services {
 		names := []string{}
 		for _, e := range sv.Env {
 			names = append(names, e.Name)
@@ -180,20 +221,12 @@ func Build(root string) (*stack.Spec, error) {
 			names = append(names, s.Name)
 		}
 		for _, n := range names {
-			if _, ok := decl[sv.Name][n]; !ok && !serverEnv[n] && n != "AWS_REGION" && !(sv.Name == Events && n == "PACER_EVENTS_USER_KEY") {
-				return nil, fmt.Errorf("%s's container sets %s, which %s does not read", sv.Name, n, sv.Name)
+			if _, ok := d[sv.Name][n]; !ok && !serverEnv[n] && n != "AWS_REGION" && !(sv.Name == Events && n == "PACER_EVENTS_USER_KEY") {
+				return fmt.Errorf("%s's container sets %s, which %s does not read", sv.Name, n, sv.Name)
 			}
 		}
 	}
-
-	a, err := analyticsSpec(root)
-	if err != nil {
-		return nil, err
-	}
-	a.BufferBytes = atoi(Events, "PACER_EVENTS_BUFFER_BYTES")
-	a.BufferInterval = dur(Events, "PACER_EVENTS_BUFFER_INTERVAL")
-	spec.Analytics = a
-	return spec, nil
+	return nil
 }
 
 // env is a variable whose template value is v (Fn::Sub syntax); the
