@@ -66,6 +66,15 @@ func (s *Spec) analytics(t *Template) error {
 	t.add(idEventsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", 0), DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain"})
 	t.add(idResultsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", 30)})
 
+	firehose(t, a)
+	s.eventsRule(t, a)
+	glueAthena(t, a, g)
+	return nil
+}
+
+// firehose adds the Firehose delivery stream that writes the events, one
+// per line, to the events bucket, and its role.
+func firehose(t *Template, a Analytics) {
 	// Firehose writes to the events bucket only.
 	t.add(idFirehoseRole, Resource{Type: "AWS::IAM::Role", Properties: map[string]any{
 		"AssumeRolePolicyDocument": assumeRole("firehose.amazonaws.com"),
@@ -92,7 +101,11 @@ func (s *Spec) analytics(t *Template) error {
 			}},
 		},
 	}})
+}
 
+// eventsRule adds the EventBridge rule that sends the analytics events to
+// Firehose, its role and the DLQ of its failed deliveries.
+func (s *Spec) eventsRule(t *Template, a Analytics) {
 	// The rule sends the whole event to Firehose; failed deliveries go to
 	// a DLQ after EventBridge's maximum retries.
 	t.add(idRuleDLQ, Resource{Type: "AWS::SQS::Queue", Properties: map[string]any{
@@ -120,7 +133,11 @@ func (s *Spec) analytics(t *Template) error {
 			"RetryPolicy":      map[string]any{"MaximumRetryAttempts": 185, "MaximumEventAgeInSeconds": 86400},
 		}},
 	}})
+}
 
+// glueAthena adds the Glue database and table of the DDL g, the Athena
+// workgroup and a named query for each of a's queries.
+func glueAthena(t *Template, a Analytics, g GlueTable) {
 	// Glue table and Athena workgroup, from the DDL.
 	t.add(idGlueDB, Resource{Type: "AWS::Glue::Database", Properties: map[string]any{
 		"CatalogId":     Ref("AWS::AccountId"),
@@ -171,5 +188,4 @@ func (s *Spec) analytics(t *Template) error {
 			"Description": "analytics/queries/" + n, "QueryString": a.Queries[n],
 		}})
 	}
-	return nil
 }
