@@ -56,14 +56,52 @@ func (s *Spec) services(t *Template) {
 	}
 }
 
+// service adds one ECS service: its log group, roles, task definition,
+// the service itself, its load balancing if public and its scaling if
+// scaled.
 func (s *Spec) service(t *Template, sv Service) {
 	logs := sv.ID + "Logs"
 	t.add(logs, Resource{Type: "AWS::Logs::LogGroup", Properties: map[string]any{
 		"LogGroupName": Sub("/pacer/${Stage}/" + sv.Name), "RetentionInDays": 30,
 	}})
 
-	// The execution role pulls the image, writes logs and reads this
-	// service's secrets only; the task role is what the binary may do.
+	s.roles(t, sv)
+	taskDefinition(t, sv, logs)
+
+	count := sv.Count
+	if sv.Scaled {
+		count = s.Scaling.Min
+	}
+	deploy := map[string]any{"MinimumHealthyPercent": 100, "MaximumPercent": 200,
+		"DeploymentCircuitBreaker": map[string]any{"Enable": true, "Rollback": true}}
+	if sv.Singleton { // stop the old task before starting the new one
+		deploy["MinimumHealthyPercent"], deploy["MaximumPercent"] = 0, 100
+	}
+	props := map[string]any{
+		"ServiceName": sv.Name, "Cluster": Ref(idCluster), "LaunchType": "FARGATE",
+		"TaskDefinition": Ref(sv.ID + "TaskDefinition"), "DesiredCount": count,
+		"DeploymentConfiguration": deploy,
+		"NetworkConfiguration": map[string]any{"AwsvpcConfiguration": map[string]any{
+			"Subnets": Ref("PrivateSubnetIds"), "SecurityGroups": []any{GetAtt(idTaskSG, "GroupId")}, "AssignPublicIp": "DISABLED",
+		}},
+		"PropagateTags": "SERVICE", "Tags": tags(sv.Name),
+	}
+	var dependsOn []string
+	if sv.Public {
+		tg, listener := publicListener(t, sv)
+		props["LoadBalancers"] = []any{map[string]any{"ContainerName": sv.Name, "ContainerPort": sv.Port, "TargetGroupArn": Ref(tg)}}
+		props["HealthCheckGracePeriodSeconds"] = 60
+		dependsOn = append(dependsOn, listener)
+	}
+	t.add(sv.ID+"Service", Resource{Type: "AWS::ECS::Service", DependsOn: dependsOn, Properties: props})
+	if sv.Scaled {
+		s.scaling(t, sv)
+	}
+}
+
+// roles adds sv's execution role, which pulls the image, writes logs and
+// reads sv's secrets only, and its task role: what the binary may do.
+func (s *Spec) roles(t *Template, sv Service) {
 	exec := map[string]any{
 		"AssumeRolePolicyDocument": assumeRole("ecs-tasks.amazonaws.com"),
 		"ManagedPolicyArns":        []any{Sub("arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy")},
@@ -78,7 +116,12 @@ func (s *Spec) service(t *Template, sv Service) {
 		task["Policies"] = inlinePolicy(sv.Name, s.policy(sv.Access))
 	}
 	t.add(sv.ID+"TaskRole", Resource{Type: "AWS::IAM::Role", Properties: task})
+}
 
+// taskDefinition adds sv's Fargate task definition: one container with
+// its variables, its secrets (an optional one only when its parameter is
+// set), its port and its logs in the group logs.
+func taskDefinition(t *Template, sv Service, logs string) {
 	var env []any
 	for _, e := range sv.Env {
 		env = append(env, map[string]any{"Name": e.Name, "Value": Sub(e.CFN)})
@@ -111,54 +154,32 @@ func (s *Spec) service(t *Template, sv Service) {
 		"ExecutionRoleArn": GetAtt(sv.ID+"ExecutionRole", "Arn"), "TaskRoleArn": GetAtt(sv.ID+"TaskRole", "Arn"),
 		"ContainerDefinitions": []any{container}, "Tags": tags(sv.Name),
 	}})
+}
 
-	count := sv.Count
-	if sv.Scaled {
-		count = s.Scaling.Min
-	}
-	deploy := map[string]any{"MinimumHealthyPercent": 100, "MaximumPercent": 200,
-		"DeploymentCircuitBreaker": map[string]any{"Enable": true, "Rollback": true}}
-	if sv.Singleton { // stop the old task before starting the new one
-		deploy["MinimumHealthyPercent"], deploy["MaximumPercent"] = 0, 100
-	}
-	props := map[string]any{
-		"ServiceName": sv.Name, "Cluster": Ref(idCluster), "LaunchType": "FARGATE",
-		"TaskDefinition": Ref(sv.ID + "TaskDefinition"), "DesiredCount": count,
-		"DeploymentConfiguration": deploy,
-		"NetworkConfiguration": map[string]any{"AwsvpcConfiguration": map[string]any{
-			"Subnets": Ref("PrivateSubnetIds"), "SecurityGroups": []any{GetAtt(idTaskSG, "GroupId")}, "AssignPublicIp": "DISABLED",
-		}},
-		"PropagateTags": "SERVICE", "Tags": tags(sv.Name),
-	}
-	var dependsOn []string
-	if sv.Public {
-		tg, listener := sv.ID+"TargetGroup", sv.ID+"Listener"
-		t.add(tg, Resource{Type: "AWS::ElasticLoadBalancingV2::TargetGroup", Properties: map[string]any{
-			"Name": Sub("pacer-${Stage}-" + sv.ID), "Port": sv.Port, "Protocol": "HTTP", "TargetType": "ip", "VpcId": Ref("VpcId"),
-			"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": 10, "HealthyThresholdCount": 2, "UnhealthyThresholdCount": 3,
-			"Matcher":               map[string]any{"HttpCode": "200"},
-			"TargetGroupAttributes": []any{map[string]any{"Key": "deregistration_delay.timeout_seconds", "Value": "30"}},
-			"Tags":                  tags(sv.Name),
-		}})
-		t.add(listener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Properties: map[string]any{
-			"LoadBalancerArn": Ref(idALB), "Port": sv.ListenerPort, "Protocol": "HTTP",
-			"DefaultActions": []any{map[string]any{"Type": "forward", "TargetGroupArn": Ref(tg)}},
-		}})
-		// /metrics is for the scraper inside the VPC, not the internet.
-		t.add(sv.ID+"MetricsRule", Resource{Type: "AWS::ElasticLoadBalancingV2::ListenerRule", Properties: map[string]any{
-			"ListenerArn": Ref(listener), "Priority": 1,
-			"Conditions": []any{map[string]any{"Field": "path-pattern", "PathPatternConfig": map[string]any{"Values": []string{"/metrics", "/metrics/*"}}}},
-			"Actions": []any{map[string]any{"Type": "fixed-response", "FixedResponseConfig": map[string]any{
-				"StatusCode": "404", "ContentType": "text/plain", "MessageBody": "not found"}}},
-		}})
-		props["LoadBalancers"] = []any{map[string]any{"ContainerName": sv.Name, "ContainerPort": sv.Port, "TargetGroupArn": Ref(tg)}}
-		props["HealthCheckGracePeriodSeconds"] = 60
-		dependsOn = append(dependsOn, listener)
-	}
-	t.add(sv.ID+"Service", Resource{Type: "AWS::ECS::Service", DependsOn: dependsOn, Properties: props})
-	if sv.Scaled {
-		s.scaling(t, sv)
-	}
+// publicListener adds a public service's target group and ALB listener,
+// and a rule that keeps /metrics from the internet (it is for the scraper
+// inside the VPC); it returns the target group's and the listener's ids.
+func publicListener(t *Template, sv Service) (tg, listener string) {
+	tg, listener = sv.ID+"TargetGroup", sv.ID+"Listener"
+	t.add(tg, Resource{Type: "AWS::ElasticLoadBalancingV2::TargetGroup", Properties: map[string]any{
+		"Name": Sub("pacer-${Stage}-" + sv.ID), "Port": sv.Port, "Protocol": "HTTP", "TargetType": "ip", "VpcId": Ref("VpcId"),
+		"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": 10, "HealthyThresholdCount": 2, "UnhealthyThresholdCount": 3,
+		"Matcher":               map[string]any{"HttpCode": "200"},
+		"TargetGroupAttributes": []any{map[string]any{"Key": "deregistration_delay.timeout_seconds", "Value": "30"}},
+		"Tags":                  tags(sv.Name),
+	}})
+	t.add(listener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Properties: map[string]any{
+		"LoadBalancerArn": Ref(idALB), "Port": sv.ListenerPort, "Protocol": "HTTP",
+		"DefaultActions": []any{map[string]any{"Type": "forward", "TargetGroupArn": Ref(tg)}},
+	}})
+	// /metrics is for the scraper inside the VPC, not the internet.
+	t.add(sv.ID+"MetricsRule", Resource{Type: "AWS::ElasticLoadBalancingV2::ListenerRule", Properties: map[string]any{
+		"ListenerArn": Ref(listener), "Priority": 1,
+		"Conditions": []any{map[string]any{"Field": "path-pattern", "PathPatternConfig": map[string]any{"Values": []string{"/metrics", "/metrics/*"}}}},
+		"Actions": []any{map[string]any{"Type": "fixed-response", "FixedResponseConfig": map[string]any{
+			"StatusCode": "404", "ContentType": "text/plain", "MessageBody": "not found"}}},
+	}})
+	return tg, listener
 }
 
 // secretPolicy lets the execution role read the service's secrets (a
