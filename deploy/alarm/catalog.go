@@ -19,13 +19,15 @@ const (
 // Signals returns the recording rules in evaluation order (each may use the
 // ones before it).
 func Signals(c Config) []Signal {
-	w := promDuration(c.RateWindow)
-	sqs := func(id, name, queue string) Metric {
-		return Metric{ID: id, Namespace: "AWS/SQS", Name: name, Stat: "Maximum", Dimensions: map[string]string{"QueueName": queue}}
-	}
-	custom := func(id, name, stat string, dims map[string]string) Metric {
-		return Metric{ID: id, Namespace: "Pacer", Name: name, Stat: stat, Dimensions: dims}
-	}
+	var out []Signal
+	out = append(out, backlogSignals(c)...)
+	out = append(out, queueHealthSignals(c)...)
+	return append(out, outcomeSignals(c)...)
+}
+
+// backlogSignals are the queue's depths and the workers running, and the
+// backlog per worker the autoscaler tracks from them.
+func backlogSignals(c Config) []Signal {
 	period := time.Minute
 	return []Signal{
 		{
@@ -49,8 +51,8 @@ func Signals(c Config) []Signal {
 			Help:   "Backlog (visible + in-flight messages of the main queue) per running worker: the autoscaler's tracked metric.",
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{
-					sqs("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
-					sqs("inflight", "ApproximateNumberOfMessagesNotVisible", "{queue}"),
+					sqsMetric("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
+					sqsMetric("inflight", "ApproximateNumberOfMessagesNotVisible", "{queue}"),
 					{ID: "tasks", Namespace: "ECS/ContainerInsights", Name: "RunningTaskCount", Stat: "Average",
 						Dimensions: map[string]string{"ClusterName": "{cluster}", "ServiceName": "{service}"}},
 				},
@@ -58,6 +60,14 @@ func Signals(c Config) []Signal {
 				Period:     period,
 			},
 		},
+	}
+}
+
+// queueHealthSignals say whether the main queue drains (QueueStalled) and
+// whether messages reach the DLQ (DLQDelta).
+func queueHealthSignals(c Config) []Signal {
+	w := promDuration(c.RateWindow)
+	return []Signal{
 		{
 			Record: QueueStalled,
 			Expr: fmt.Sprintf(`(sum(queue_state:pacer_queue_messages:max{queue="main", state="visible"}) > bool 0)`+
@@ -65,7 +75,7 @@ func Signals(c Config) []Signal {
 			Help: "1 while the main queue has visible messages and no worker finished one (succeeded, rejected or final) in the window, else 0.",
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{
-					sqs("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
+					sqsMetric("visible", "ApproximateNumberOfMessagesVisible", "{queue}"),
 					{ID: "deleted", Namespace: "AWS/SQS", Name: "NumberOfMessagesDeleted", Stat: "Sum", Dimensions: map[string]string{"QueueName": "{queue}"}},
 				},
 				Expression: "IF(visible > 0 AND deleted == 0, 1, 0)",
@@ -77,11 +87,20 @@ func Signals(c Config) []Signal {
 			Expr:   fmt.Sprintf(`sum(delta(queue:pacer_queue_messages:sum{queue="dlq"}[%s]))`, w),
 			Help:   "Change of the DLQ's depth over the window: above 0 when messages arrived (net of redrives).",
 			CloudWatch: CloudWatch{
-				Metrics:    []Metric{sqs("dlq", "ApproximateNumberOfMessagesVisible", "{dlq}")},
+				Metrics:    []Metric{sqsMetric("dlq", "ApproximateNumberOfMessagesVisible", "{dlq}")},
 				Expression: "DIFF(dlq)",
 				Period:     c.RateWindow,
 			},
 		},
+	}
+}
+
+// outcomeSignals are the shares of failed answers and of FAILED_FINAL
+// messages, and the capacity invariant.
+func outcomeSignals(c Config) []Signal {
+	w := promDuration(c.RateWindow)
+	period := time.Minute
+	return []Signal{
 		{
 			Record: HTTP5xxRatio,
 			Expr: fmt.Sprintf(`sum by (service) (rate(pacer_http_request_duration_seconds_count{code_class="5xx"}[%s]))`+
@@ -105,9 +124,9 @@ func Signals(c Config) []Signal {
 			Help: fmt.Sprintf("Share of finished messages that ended FAILED_FINAL; absent below %s finished messages/s.", num(c.WorkerMinRate)),
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{
-					custom("final", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "final"}),
-					custom("succeeded", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "succeeded"}),
-					custom("rejected", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "rejected"}),
+					customMetric("final", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "final"}),
+					customMetric("succeeded", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "succeeded"}),
+					customMetric("rejected", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "rejected"}),
 				},
 				Expression: fmt.Sprintf("IF(final + succeeded + rejected > %s, final / (final + succeeded + rejected), 0)", num(c.WorkerMinRate*c.RateWindow.Seconds())),
 				Period:     c.RateWindow,
@@ -118,12 +137,23 @@ func Signals(c Config) []Signal {
 			Expr:   "min(pacer_event_capacity_invariant_ok)",
 			Help:   "0 if any open FIRST_COME event has capacityTotal - capacityRemaining != SUCCEEDED, else 1.",
 			CloudWatch: CloudWatch{
-				Metrics:    []Metric{custom("ok", "pacer_event_capacity_invariant_ok", "Minimum", nil)},
+				Metrics:    []Metric{customMetric("ok", "pacer_event_capacity_invariant_ok", "Minimum", nil)},
 				Expression: "ok",
 				Period:     period,
 			},
 		},
 	}
+}
+
+// sqsMetric is the Maximum of the SQS metric name for queue.
+func sqsMetric(id, name, queue string) Metric {
+	return Metric{ID: id, Namespace: "AWS/SQS", Name: name, Stat: "Maximum", Dimensions: map[string]string{"QueueName": queue}}
+}
+
+// customMetric is one of Pacer's own metrics (namespace Pacer), by stat
+// and dimensions.
+func customMetric(id, name, stat string, dims map[string]string) Metric {
+	return Metric{ID: id, Namespace: "Pacer", Name: name, Stat: stat, Dimensions: dims}
 }
 
 // Alerts returns the alerts, each on one of Signals(c).
