@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/standin"
 )
@@ -62,75 +64,25 @@ func run(ctx context.Context, cfg Config) (err error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 
-	// Claim every port before anything starts, and keep the listeners: a
-	// second `make run` fails at once instead of after starting Java, and no
-	// other process can take a service's port while the stand-ins start.
-	ln := cfg.Listener
-	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
-			return portError("the dev runner's health endpoint", cfg.Addr, "PACER_DEV_ADDR or -addr", err)
-		}
+	ln, listeners, err := claimPorts(cfg)
+	if err != nil {
+		return err
 	}
 	defer ln.Close()
-	listeners := make([]net.Listener, len(cfg.Services))
-	defer func() {
-		for _, l := range listeners {
-			if l != nil {
-				_ = l.Close() // the service normally closed it already
-			}
-		}
-	}()
-	for i, s := range cfg.Services {
-		if s.Addr == "" {
-			continue
-		}
-		if listeners[i], err = net.Listen("tcp", s.Addr); err != nil {
-			return portError(s.Name, s.Addr, s.AddrVar, err)
-		}
-	}
+	defer closeListeners(listeners)
 
 	// Health answers from now on: "starting" until everything is up.
-	endpoint := &healthEndpoint{services: make([]serviceReport, len(cfg.Services))}
-	for i, s := range cfg.Services {
-		endpoint.services[i] = serviceReport{Name: s.Name}
-		if l := listeners[i]; l != nil {
-			endpoint.services[i].URL = "http://" + l.Addr().String()
-		}
-	}
-	srv := &http.Server{
-		Handler:           endpoint.routes(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
-		IdleTimeout:       60 * time.Second,
-	}
+	endpoint := newHealthEndpoint(cfg.Services, listeners)
+	srv := newHealthServer(endpoint)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	defer srv.Close() // on an early return; normally shut down gracefully below
 
-	// Postgres first: a dev database another stack owns is refused before
-	// Java and Node start.
-	userDB := os.Getenv("DATABASE_URL") != ""
-	adminURL := cfg.PostgresURL
-	if adminURL == "" || userDB {
-		var pg *standin.Stack
-		if pg, err = standin.Start(ctx, standin.Config{Postgres: true, Log: cfg.StandinLog}); err != nil {
-			return fmt.Errorf("start the stand-ins: %w", err)
-		}
-		defer closeStandins(pg, &err)
-		adminURL = pg.DatabaseURL
+	dbURL, releaseDB, err := startDatabase(ctx, cfg, holderName(ln.Addr().String()))
+	if err != nil {
+		return err
 	}
-	dbURL := adminURL
-	if !userDB {
-		var db *devDatabase
-		if db, err = claimDatabase(ctx, adminURL, cfg.Database, holderName(ln.Addr().String())); err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, db.release()) }()
-		if dbURL, err = db.recreate(ctx); err != nil {
-			return err
-		}
-	}
+	defer releaseDB(&err)
 	cloud, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true, Throughput: true, Log: cfg.StandinLog})
 	if err != nil {
 		return fmt.Errorf("start the stand-ins: %w", err)
@@ -153,13 +105,7 @@ func run(ctx context.Context, cfg Config) (err error) {
 		AWS:              awsCfg,
 	}
 
-	h := &health{
-		dynamo:   awsclient.DynamoDB(awsCfg),
-		sqs:      awsclient.SQS(awsCfg),
-		env:      env,
-		services: endpoint.services,
-		ready:    make([]atomic.Bool, len(cfg.Services)),
-	}
+	h := newHealth(awsCfg, env, endpoint.services)
 	endpoint.h.Store(h)
 
 	// Services run until ctx is cancelled or one of them fails.
@@ -167,6 +113,156 @@ func run(ctx context.Context, cfg Config) (err error) {
 	defer cancelServices(nil)
 	readyc := make(chan struct{}, len(cfg.Services))
 	var wg sync.WaitGroup
+	startServices(svcCtx, cancelServices, cfg, env, listeners, h, readyc, &wg)
+
+	// The banner comes once every service serves (or never, if one fails or
+	// Ctrl-C comes first): the URLs it prints answer.
+	healthURL := "http://" + ln.Addr().String() + "/healthz"
+	if waitReady(svcCtx, readyc, len(cfg.Services)) {
+		printBanner(cfg.Out, time.Since(began), healthURL, stack, env, h.services)
+		cfg.Log.Info("stack up", "startup", time.Since(began).Round(time.Millisecond).String())
+		if cfg.OnReady != nil {
+			cfg.OnReady(healthURL)
+		}
+	}
+
+	err = waitStop(svcCtx, serveErr)
+	cancelServices(nil)
+	fmt.Fprintln(cfg.Out, "Stopping...")
+	shutdown(ctx, srv, &wg, &err)
+	return err
+}
+
+// newHealthServer is the HTTP server of the runner's health endpoint.
+func newHealthServer(endpoint *healthEndpoint) *http.Server {
+	return &http.Server{
+		Handler:           endpoint.routes(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+	}
+}
+
+// newHealth is the health check of the running stack: the stand-ins it
+// pings with awsCfg, env, and services' reports and readiness.
+func newHealth(awsCfg aws.Config, env Env, services []serviceReport) *health {
+	return &health{
+		dynamo:   awsclient.DynamoDB(awsCfg),
+		sqs:      awsclient.SQS(awsCfg),
+		env:      env,
+		services: services,
+		ready:    make([]atomic.Bool, len(services)),
+	}
+}
+
+// waitStop waits until the services stop (svcCtx ends) or the health
+// server fails, and returns the server's error joined with the services'
+// cause, unless that is a plain cancellation.
+func waitStop(svcCtx context.Context, serveErr <-chan error) (err error) {
+	select {
+	case <-svcCtx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("health server: %w", err)
+	}
+	if cause := context.Cause(svcCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = errors.Join(err, cause)
+	}
+	return err
+}
+
+// claimPorts listens on the runner's health address (unless cfg.Listener
+// is set) and on each service's address, before anything starts, and
+// keeps the listeners: a second `make run` fails at once instead of after
+// starting Java, and no other process can take a service's port while the
+// stand-ins start. A service without an address has a nil listener. On an
+// error it closes what it opened, and cfg.Listener.
+func claimPorts(cfg Config) (ln net.Listener, listeners []net.Listener, err error) {
+	ln = cfg.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return nil, nil, portError("the dev runner's health endpoint", cfg.Addr, "PACER_DEV_ADDR or -addr", err)
+		}
+	}
+	listeners = make([]net.Listener, len(cfg.Services))
+	for i, s := range cfg.Services {
+		if s.Addr == "" {
+			continue
+		}
+		if listeners[i], err = net.Listen("tcp", s.Addr); err != nil {
+			closeListeners(listeners)
+			_ = ln.Close()
+			return nil, nil, portError(s.Name, s.Addr, s.AddrVar, err)
+		}
+	}
+	return ln, listeners, nil
+}
+
+// closeListeners closes the services' listeners that are open.
+func closeListeners(listeners []net.Listener) {
+	for _, l := range listeners {
+		if l != nil {
+			_ = l.Close() // the service normally closed it already
+		}
+	}
+}
+
+// newHealthEndpoint is the health endpoint of services, each with the URL
+// of its listener (none for a service without one).
+func newHealthEndpoint(services []Service, listeners []net.Listener) *healthEndpoint {
+	endpoint := &healthEndpoint{services: make([]serviceReport, len(services))}
+	for i, s := range services {
+		endpoint.services[i] = serviceReport{Name: s.Name}
+		if l := listeners[i]; l != nil {
+			endpoint.services[i].URL = "http://" + l.Addr().String()
+		}
+	}
+	return endpoint
+}
+
+// startDatabase starts Postgres first, so that a dev database another
+// stack owns is refused before Java and Node start: the stand-in's
+// Postgres unless cfg.PostgresURL is set, and the dev database on it
+// (claimed for holder, recreated empty) unless DATABASE_URL is set. It
+// returns the database's URL and release, which releases the database and
+// stops the stand-in, adding their errors to *err.
+func startDatabase(ctx context.Context, cfg Config, holder string) (dbURL string, release func(err *error), err error) {
+	userDB := os.Getenv("DATABASE_URL") != ""
+	adminURL := cfg.PostgresURL
+	var pg *standin.Stack
+	if adminURL == "" || userDB {
+		if pg, err = standin.Start(ctx, standin.Config{Postgres: true, Log: cfg.StandinLog}); err != nil {
+			return "", nil, fmt.Errorf("start the stand-ins: %w", err)
+		}
+		adminURL = pg.DatabaseURL
+	}
+	var db *devDatabase
+	release = func(err *error) {
+		if db != nil {
+			*err = errors.Join(*err, db.release())
+		}
+		if pg != nil {
+			closeStandins(pg, err)
+		}
+	}
+	dbURL = adminURL
+	if !userDB {
+		if db, err = claimDatabase(ctx, adminURL, cfg.Database, holder); err != nil {
+			release(&err)
+			return "", nil, err
+		}
+		if dbURL, err = db.recreate(ctx); err != nil {
+			release(&err)
+			return "", nil, err
+		}
+	}
+	return dbURL, release, nil
+}
+
+// startServices runs each service in its own goroutine on wg, with its
+// listener, its logger and its ready signal (to readyc, once): a service
+// that fails, or stops while svcCtx is live, cancels svcCtx with why.
+func startServices(svcCtx context.Context, cancelServices context.CancelCauseFunc, cfg Config, env Env, listeners []net.Listener, h *health, readyc chan<- struct{}, wg *sync.WaitGroup) {
 	for i, s := range cfg.Services {
 		e := env
 		e.Addr, e.Listener = s.Addr, listeners[i]
@@ -195,42 +291,24 @@ func run(ctx context.Context, cfg Config) (err error) {
 			}
 		})
 	}
+}
 
-	// The banner comes once every service serves (or never, if one fails or
-	// Ctrl-C comes first): the URLs it prints answer.
-	healthURL := "http://" + ln.Addr().String() + "/healthz"
-	if waitReady(svcCtx, readyc, len(cfg.Services)) {
-		printBanner(cfg.Out, time.Since(began), healthURL, stack, env, h.services)
-		cfg.Log.Info("stack up", "startup", time.Since(began).Round(time.Millisecond).String())
-		if cfg.OnReady != nil {
-			cfg.OnReady(healthURL)
-		}
-	}
-
-	select {
-	case <-svcCtx.Done():
-	case err = <-serveErr:
-		err = fmt.Errorf("health server: %w", err)
-	}
-	if cause := context.Cause(svcCtx); cause != nil && !errors.Is(cause, context.Canceled) {
-		err = errors.Join(err, cause)
-	}
-	cancelServices(nil)
-	fmt.Fprintln(cfg.Out, "Stopping...")
-
+// shutdown shuts the health server down and waits for the services to
+// stop, each within its budget (shutdownTimeout, serviceTimeout), even
+// after ctx is cancelled; it adds what failed to *err.
+func shutdown(ctx context.Context, srv *http.Server, wg *sync.WaitGroup, err *error) {
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	if serr := srv.Shutdown(shutCtx); serr != nil {
-		err = errors.Join(err, fmt.Errorf("health server shutdown: %w", serr))
+		*err = errors.Join(*err, fmt.Errorf("health server shutdown: %w", serr))
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(serviceTimeout):
-		err = errors.Join(err, fmt.Errorf("services did not stop within %s", serviceTimeout))
+		*err = errors.Join(*err, fmt.Errorf("services did not stop within %s", serviceTimeout))
 	}
-	return err
 }
 
 // closeStandins stops a stack of stand-ins and adds its error to *err.
