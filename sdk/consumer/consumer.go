@@ -126,85 +126,27 @@ func Run(ctx context.Context, src Source, h Handler, cfg Config) error {
 	buf := make(chan Message, cap(slots))
 	var wg sync.WaitGroup
 	for range cfg.Concurrency {
-		wg.Go(func() {
-			for m := range buf {
-				if h(hctx, m) {
-					acks <- m.ReceiptHandle
-				}
-				<-slots
-			}
-		})
+		wg.Go(func() { handle(hctx, h, buf, slots, acks) })
 	}
-	var mu sync.Mutex
-	backoff := time.Duration(0) // after a failed receive; under mu
-	inflight := make(chan struct{}, receivers)
-	var rwg sync.WaitGroup
+	r := &receiver{src: src, cfg: cfg, slots: slots, buf: buf, inflight: make(chan struct{}, receivers)}
 	for ctx.Err() == nil {
 		select {
-		case inflight <- struct{}{}:
+		case r.inflight <- struct{}{}:
 		case <-ctx.Done():
 			continue
 		}
-		// Wait for one free slot, then take as many as are free, up to a
-		// batch. While handlers still have messages waiting, wait for
-		// half a batch of free slots, so that receives stay batched.
-		n := 0
-	fill:
-		for n < cfg.Batch {
-			select {
-			case slots <- struct{}{}:
-				n++
-				continue
-			default:
-			}
-			if n > 0 && (len(buf) == 0 || n >= cfg.Batch/2) {
-				break fill
-			}
-			select {
-			case slots <- struct{}{}:
-				n++
-			case <-ctx.Done():
-				break fill
-			}
-		}
-		mu.Lock()
-		wait := backoff
-		mu.Unlock()
-		if wait > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(wait):
-			}
-		}
+		n := takeSlots(ctx, slots, buf, cfg.Batch)
+		r.pause(ctx)
 		if ctx.Err() != nil {
 			for range n {
 				<-slots
 			}
-			<-inflight
+			<-r.inflight
 			break
 		}
-		rwg.Go(func() {
-			defer func() { <-inflight }()
-			msgs, err := src.Receive(ctx, n, cfg.Wait, cfg.Visibility)
-			for range n - len(msgs) {
-				<-slots
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if ctx.Err() == nil {
-					cfg.Log.Error("consumer: receive", "err", err)
-					backoff = min(max(backoff*2, 100*time.Millisecond), 5*time.Second)
-				}
-				return
-			}
-			backoff = 0
-			for _, m := range msgs {
-				buf <- m
-			}
-		})
+		r.wg.Go(func() { r.receive(ctx, n) })
 	}
-	rwg.Wait()
+	r.wg.Wait()
 	close(buf)
 	wg.Wait()
 	close(acks)
