@@ -127,39 +127,20 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 	if err != nil {
 		return nil, translate(err)
 	}
-	owner := map[ddb.Key]int{}
-	var bibPuts []ddb.Item
-	for i, pi := range items {
+	for i := range items {
 		if have[i] != nil {
 			out[i] = photo.WriteResult{Status: photo.Exists, Photo: have[i].toPhoto()}
-			continue
 		}
-		for _, b := range bibItems(pi) {
-			it, err := v.bibs.Marshal(b)
-			if err != nil {
-				return nil, err
-			}
-			owner[bibItemKey(b)] = i
-			bibPuts = append(bibPuts, it)
-		}
+	}
+	bibPuts, owner, err := v.bibPuts(items, have)
+	if err != nil {
+		return nil, err
 	}
 	failed := map[int]error{}
-	markFailed := func(err error) error {
-		var be *ddb.BatchError
-		if !errors.As(err, &be) {
-			return err
-		}
-		for _, it := range be.Puts {
-			if i, ok := owner[itemKey(it)]; ok {
-				failed[i] = fmt.Errorf("dynamostore: batch write did not complete: %w", err)
-			}
-		}
-		return nil
-	}
 	// 1. Every BIB_INDEX item.
 	if len(bibPuts) > 0 {
 		if err := v.t.BatchWrite(ctx, bibPuts, nil); err != nil {
-			if err := markFailed(err); err != nil {
+			if err := markFailed(err, owner, failed); err != nil {
 				return nil, err
 			}
 		}
@@ -177,18 +158,7 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 			todo = append(todo, i)
 		}
 	}
-	storedBy := make([]*PhotoItem, len(items))
-	errBy := make([]error, len(items))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, batchPutConcurrency)
-	for _, i := range todo {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			storedBy[i], errBy[i] = s.commit(ctx, v, items[i])
-		})
-	}
-	wg.Wait()
+	storedBy, errBy := s.commitAll(ctx, v, items, todo)
 	for _, i := range todo {
 		switch {
 		case errBy[i] != nil:
@@ -208,6 +178,61 @@ func (s *Store) CreateBatch(ctx context.Context, org string, ps []*photo.Photo) 
 		}
 	}
 	return out, nil
+}
+
+// bibPuts marshals the BIB_INDEX items of the photos that do not exist
+// yet (have[i] nil), and returns which photo each item's key belongs to.
+func (v view) bibPuts(items, have []*PhotoItem) (puts []ddb.Item, owner map[ddb.Key]int, err error) {
+	owner = map[ddb.Key]int{}
+	for i, pi := range items {
+		if have[i] != nil {
+			continue
+		}
+		for _, b := range bibItems(pi) {
+			it, err := v.bibs.Marshal(b)
+			if err != nil {
+				return nil, nil, err
+			}
+			owner[bibItemKey(b)] = i
+			puts = append(puts, it)
+		}
+	}
+	return puts, owner, nil
+}
+
+// markFailed records in failed the photos (by owner) whose items a batch
+// write left unwritten; an error other than a ddb.BatchError is returned
+// as is.
+func markFailed(err error, owner map[ddb.Key]int, failed map[int]error) error {
+	var be *ddb.BatchError
+	if !errors.As(err, &be) {
+		return err
+	}
+	for _, it := range be.Puts {
+		if i, ok := owner[itemKey(it)]; ok {
+			failed[i] = fmt.Errorf("dynamostore: batch write did not complete: %w", err)
+		}
+	}
+	return nil
+}
+
+// commitAll commits the photos items[i] for each i of todo,
+// batchPutConcurrency at a time; each goroutine writes only its own
+// slots of the stored photo (when another post won) and the error.
+func (s *Store) commitAll(ctx context.Context, v view, items []*PhotoItem, todo []int) (storedBy []*PhotoItem, errBy []error) {
+	storedBy = make([]*PhotoItem, len(items))
+	errBy = make([]error, len(items))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, batchPutConcurrency)
+	for _, i := range todo {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			storedBy[i], errBy[i] = s.commit(ctx, v, items[i])
+		})
+	}
+	wg.Wait()
+	return storedBy, errBy
 }
 
 // batchPutConcurrency bounds CreateBatch's PHOTO puts in flight: a batch
