@@ -243,26 +243,15 @@ func (b *prepared) results(ws []WriteResult) []IngestResult {
 	return out
 }
 
-// prepare validates records (prefix is a format with one %d for the
-// record's index, or "" for a single record) against the truth.
-func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, prefix string) (*prepared, error) {
-	var ps problems
-	checkID(&ps, "eventId", event)
-	if err := ps.err(); err != nil {
-		return nil, err
-	}
-	now := s.now()
-	recs := make([]Record, len(rs))
+// validateRecords validates records, each under its prefix pfx(i), and
+// adds a repeated ulid to ps; it stops after 100 problems. It returns the
+// records as validated and the photographers and bibs they name, each
+// once.
+func validateRecords(ps *problems, rs []Record, pfx func(int) string, now time.Time) (recs []Record, phIDs, bibs []string) {
+	recs = make([]Record, len(rs))
 	seen := make(map[string]int, len(rs))
-	var phIDs, bibs []string
-	pfx := func(i int) string {
-		if prefix == "" {
-			return ""
-		}
-		return fmt.Sprintf(prefix, i)
-	}
 	for i, r := range rs {
-		recs[i] = r.validate(&ps, pfx(i), now)
+		recs[i] = r.validate(ps, pfx(i), now)
 		if j, dup := seen[recs[i].ULID]; dup {
 			ps.add(pfx(i)+"ulid", fmt.Sprintf("repeats %sulid", pfx(j)), recs[i].ULID)
 		}
@@ -279,6 +268,48 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 			break
 		}
 	}
+	return recs, phIDs, bibs
+}
+
+// splitBibs splits record i's bibs by the truth: a bib whose runner asked
+// for deletion marks the photo deleted, a hidden one is suppressed and
+// returned in hidden, and any other is kept (and noted unmatched if no
+// runner wears it).
+func (b *prepared) splitBibs(i int, bibs []string, truth IngestTruth) (kept, hidden []string) {
+	kept = make([]string, 0, len(bibs))
+	for _, bib := range bibs {
+		switch truth.Hidden[bib] {
+		case DeleteMode:
+			b.suppressed[i] = append(b.suppressed[i], bib)
+			b.deleted[i] = true
+		case HideMode:
+			b.suppressed[i] = append(b.suppressed[i], bib)
+			hidden = append(hidden, bib)
+		default:
+			kept = append(kept, bib)
+			if _, ok := truth.Runners[bib]; !ok {
+				b.unmatched[i] = append(b.unmatched[i], bib)
+			}
+		}
+	}
+	return kept, hidden
+}
+
+// prepare validates records (prefix is a format with one %d for the
+// record's index, or "" for a single record) against the truth.
+func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, prefix string) (*prepared, error) {
+	var ps problems
+	checkID(&ps, "eventId", event)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	pfx := func(i int) string {
+		if prefix == "" {
+			return ""
+		}
+		return fmt.Sprintf(prefix, i)
+	}
+	recs, phIDs, bibs := validateRecords(&ps, rs, pfx, s.now())
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
@@ -308,23 +339,7 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 			ph = &p
 			b.versions[id] = p.Version
 		}
-		kept := make([]string, 0, len(r.Bibs))
-		var hiddenHere []string
-		for _, bib := range r.Bibs {
-			switch truth.Hidden[bib] {
-			case DeleteMode:
-				b.suppressed[i] = append(b.suppressed[i], bib)
-				b.deleted[i] = true
-			case HideMode:
-				b.suppressed[i] = append(b.suppressed[i], bib)
-				hiddenHere = append(hiddenHere, bib)
-			default:
-				kept = append(kept, bib)
-				if _, ok := truth.Runners[bib]; !ok {
-					b.unmatched[i] = append(b.unmatched[i], bib)
-				}
-			}
-		}
+		kept, hiddenHere := b.splitBibs(i, r.Bibs, truth)
 		r.Bibs = kept
 		b.photos[i] = r.photo(org, event, ph)
 		b.photos[i].HiddenBibs = hiddenHere
