@@ -47,6 +47,37 @@ type Outcome struct {
 	QueuedAt, FinishedAt int64
 }
 
+// startTransition is the transition that starts processing msg at now:
+// RECEIVED/QUEUED → PROCESSING, keeping the request's queuedAt; a lottery
+// entry enters uiPhase COLLECTING, on condition that the event is still
+// OPEN.
+func startTransition(msg Message, d Delivery, now, queuedAt int64, shards int) *Transition {
+	start := &Transition{
+		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
+		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
+		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: d.ReceiveCount, IndexShards: shards,
+	}
+	if msg.EventType == Lottery {
+		start.UIPhase = PhaseCollecting
+		start.RequireEventOpen = true
+	}
+	return start
+}
+
+// begin applies start. A lottery entry refused because the draw has
+// started (EventStateError) is moved to PROCESSING without the lottery's
+// phase or condition instead, and reported closed.
+func (s *Service) begin(ctx context.Context, start *Transition) (closed bool, err error) {
+	err = s.transition(ctx, start)
+	var ese *EventStateError
+	if errors.As(err, &ese) {
+		closed = true
+		start.UIPhase, start.RequireEventOpen = "", false
+		err = s.transition(ctx, start)
+	}
+	return closed, err
+}
+
 // Process handles one delivery of a participation message. It is
 // idempotent: a redelivery finds the request PROCESSING (and continues) or
 // terminal (and acks).
@@ -89,23 +120,8 @@ func (s *Service) Process(ctx context.Context, d Delivery) (out Outcome) {
 	if d.SentAt.IsZero() {
 		queuedAt = now
 	}
-	start := &Transition{
-		RequestID: msg.RequestID, EventID: msg.EventID, UserID: msg.UserID,
-		From: []Status{StatusQueued, StatusReceived}, To: StatusProcessing, At: now,
-		StartedAt: now, QueuedAt: queuedAt, KeepQueuedAt: true, Attempts: d.ReceiveCount, IndexShards: shards,
-	}
-	if msg.EventType == Lottery {
-		start.UIPhase = PhaseCollecting
-		start.RequireEventOpen = true
-	}
-	closed := false // a lottery entry that arrived after the draw started
-	err = s.transition(ctx, start)
-	var ese *EventStateError
-	if errors.As(err, &ese) {
-		closed = true
-		start.UIPhase, start.RequireEventOpen = "", false
-		err = s.transition(ctx, start)
-	}
+	start := startTransition(msg, d, now, queuedAt, shards)
+	closed, err := s.begin(ctx, start) // closed: a lottery entry that arrived after the draw started
 	defer func() {
 		out.EventType, out.QueuedAt = msg.EventType, queuedAt
 	}()
