@@ -58,107 +58,128 @@ type NewEvent struct {
 func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, error) {
 	now := s.now()
 	cfg := &EventConfig{EventID: in.EventID, EventType: in.EventType, Title: in.Title, Status: EventOpen, CreatedAt: now, UpdatedAt: now}
-	bad := func(field, format string, args ...any) error {
-		return &EventError{Field: field, Reason: fmt.Sprintf(format, args...)}
-	}
 	if !ValidID(in.EventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
 	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) {
-		return nil, bad("title", "title must be UTF-8 without control characters")
+		return nil, badEvent("title", "title must be UTF-8 without control characters")
 	}
 	if utf8.RuneCountInString(in.Title) > 200 { // characters (code points), as the schema's maxLength counts
-		return nil, bad("title", "title longer than 200 characters")
+		return nil, badEvent("title", "title longer than 200 characters")
 	}
 	for _, t := range []struct {
 		name string
 		at   int64
 	}{{"opensAt", in.OpensAt}, {"closesAt", in.ClosesAt}, {"lotteryCutoffAt", in.LotteryCutoffAt}, {"announcedAt", in.AnnouncedAt}} {
 		if t.at < 0 || t.at > MaxTime {
-			return nil, bad(t.name, "%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
+			return nil, badEvent(t.name, "%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
 		}
 	}
 	switch in.EventType {
 	case FirstCome:
-		if in.Capacity < 1 || in.Capacity > MaxCapacity {
-			return nil, bad("capacity", "capacity must be 1..%d", MaxCapacity)
-		}
-		for _, f := range []struct {
-			name string
-			set  bool
-		}{{"lotteryCutoffAt", in.LotteryCutoffAt != 0}, {"winners", in.Winners != 0}, {"announcedAt", in.AnnouncedAt != 0}, {"seedCommitment", in.SeedCommitment != ""}} {
-			if f.set {
-				return nil, bad(f.name, "lottery settings on a FIRST_COME event")
-			}
-		}
-		if in.ClosesAt != 0 && in.ClosesAt <= max(in.OpensAt, now) {
-			return nil, bad("closesAt", "closesAt must be after opensAt and now")
-		}
-		if in.Ordering == "" {
-			in.Ordering = DefaultOrdering
-		}
-		if !in.Ordering.Valid() {
-			return nil, bad("ordering", "ordering must be %s or %s", OrderArrival, OrderDelivery)
-		}
-		if in.IndexShards == 0 {
-			in.IndexShards = 1
-		}
-		if in.IndexShards < 1 || in.IndexShards > MaxIndexShards {
-			return nil, bad("indexShards", "indexShards must be 1..%d", MaxIndexShards)
-		}
-		if in.ClosesAt == 0 { // every event ends: see MaxEventLifetime
-			in.ClosesAt = max(in.OpensAt, now) + MaxEventLifetime.Milliseconds()
-		}
-		cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt, cfg.Ordering = in.Capacity, in.OpensAt, in.ClosesAt, in.Ordering
-		if in.IndexShards > 1 {
-			cfg.IndexShards = in.IndexShards
+		if err := in.firstCome(cfg, now); err != nil {
+			return nil, err
 		}
 	case Lottery:
-		if in.Capacity != 0 || in.ClosesAt != 0 {
-			field := "capacity"
-			if in.Capacity == 0 {
-				field = "closesAt"
-			}
-			return nil, bad(field, "capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
-		}
-		if in.Ordering != "" {
-			return nil, bad("ordering", "ordering is a FIRST_COME setting")
-		}
-		if in.IndexShards != 0 {
-			return nil, bad("indexShards", "indexShards is a FIRST_COME setting")
-		}
-		if in.LotteryCutoffAt <= now {
-			return nil, bad("lotteryCutoffAt", "lotteryCutoffAt must be in the future")
-		}
-		if in.Winners < 1 || in.Winners > MaxWinners {
-			return nil, bad("winners", "winners must be 1..%d", MaxWinners)
-		}
-		if in.OpensAt != 0 && in.OpensAt >= in.LotteryCutoffAt {
-			return nil, bad("opensAt", "opensAt must be before lotteryCutoffAt")
-		}
-		if in.AnnouncedAt == 0 {
-			in.AnnouncedAt = in.LotteryCutoffAt
-		}
-		if in.AnnouncedAt < in.LotteryCutoffAt {
-			return nil, bad("announcedAt", "announcedAt must not be before lotteryCutoffAt")
-		}
-		cfg.OpensAt, cfg.LotteryCutoffAt, cfg.Winners, cfg.AnnouncedAt = in.OpensAt, in.LotteryCutoffAt, in.Winners, in.AnnouncedAt
-		if in.SeedCommitment != "" {
-			if b, err := hex.DecodeString(in.SeedCommitment); err != nil || len(b) != 32 {
-				return nil, bad("seedCommitment", "seedCommitment must be 64 hex digits (SHA-256)")
-			}
-			cfg.SeedCommitment = in.SeedCommitment
-		} else {
-			cfg.Seed, cfg.SeedCommitment = NewSeed()
+		if err := in.lottery(cfg, now); err != nil {
+			return nil, err
 		}
 	default:
-		return nil, bad("eventType", "eventType must be FIRST_COME or LOTTERY")
+		return nil, badEvent("eventType", "eventType must be FIRST_COME or LOTTERY")
 	}
 	cfg.TTL = (cfg.EndsAt() + RequestTTL.Milliseconds()) / 1000
 	if err := s.store.CreateEvent(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// badEvent is the EventError of field, its reason formatted.
+func badEvent(field, format string, args ...any) error {
+	return &EventError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// firstCome checks a FIRST_COME event's settings at now, fills in their
+// defaults (every event ends: see MaxEventLifetime) and sets them on cfg.
+func (in NewEvent) firstCome(cfg *EventConfig, now int64) error {
+	if in.Capacity < 1 || in.Capacity > MaxCapacity {
+		return badEvent("capacity", "capacity must be 1..%d", MaxCapacity)
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"lotteryCutoffAt", in.LotteryCutoffAt != 0}, {"winners", in.Winners != 0}, {"announcedAt", in.AnnouncedAt != 0}, {"seedCommitment", in.SeedCommitment != ""}} {
+		if f.set {
+			return badEvent(f.name, "lottery settings on a FIRST_COME event")
+		}
+	}
+	if in.ClosesAt != 0 && in.ClosesAt <= max(in.OpensAt, now) {
+		return badEvent("closesAt", "closesAt must be after opensAt and now")
+	}
+	if in.Ordering == "" {
+		in.Ordering = DefaultOrdering
+	}
+	if !in.Ordering.Valid() {
+		return badEvent("ordering", "ordering must be %s or %s", OrderArrival, OrderDelivery)
+	}
+	if in.IndexShards == 0 {
+		in.IndexShards = 1
+	}
+	if in.IndexShards < 1 || in.IndexShards > MaxIndexShards {
+		return badEvent("indexShards", "indexShards must be 1..%d", MaxIndexShards)
+	}
+	if in.ClosesAt == 0 { // every event ends: see MaxEventLifetime
+		in.ClosesAt = max(in.OpensAt, now) + MaxEventLifetime.Milliseconds()
+	}
+	cfg.CapacityTotal, cfg.OpensAt, cfg.ClosesAt, cfg.Ordering = in.Capacity, in.OpensAt, in.ClosesAt, in.Ordering
+	if in.IndexShards > 1 {
+		cfg.IndexShards = in.IndexShards
+	}
+	return nil
+}
+
+// lottery checks a LOTTERY event's settings at now, fills in their
+// defaults and sets them on cfg, with the seed's commitment: the
+// creator's, or that of a seed the server generates.
+func (in NewEvent) lottery(cfg *EventConfig, now int64) error {
+	if in.Capacity != 0 || in.ClosesAt != 0 {
+		field := "capacity"
+		if in.Capacity == 0 {
+			field = "closesAt"
+		}
+		return badEvent(field, "capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
+	}
+	if in.Ordering != "" {
+		return badEvent("ordering", "ordering is a FIRST_COME setting")
+	}
+	if in.IndexShards != 0 {
+		return badEvent("indexShards", "indexShards is a FIRST_COME setting")
+	}
+	if in.LotteryCutoffAt <= now {
+		return badEvent("lotteryCutoffAt", "lotteryCutoffAt must be in the future")
+	}
+	if in.Winners < 1 || in.Winners > MaxWinners {
+		return badEvent("winners", "winners must be 1..%d", MaxWinners)
+	}
+	if in.OpensAt != 0 && in.OpensAt >= in.LotteryCutoffAt {
+		return badEvent("opensAt", "opensAt must be before lotteryCutoffAt")
+	}
+	if in.AnnouncedAt == 0 {
+		in.AnnouncedAt = in.LotteryCutoffAt
+	}
+	if in.AnnouncedAt < in.LotteryCutoffAt {
+		return badEvent("announcedAt", "announcedAt must not be before lotteryCutoffAt")
+	}
+	cfg.OpensAt, cfg.LotteryCutoffAt, cfg.Winners, cfg.AnnouncedAt = in.OpensAt, in.LotteryCutoffAt, in.Winners, in.AnnouncedAt
+	if in.SeedCommitment != "" {
+		if b, err := hex.DecodeString(in.SeedCommitment); err != nil || len(b) != 32 {
+			return badEvent("seedCommitment", "seedCommitment must be 64 hex digits (SHA-256)")
+		}
+		cfg.SeedCommitment = in.SeedCommitment
+	} else {
+		cfg.Seed, cfg.SeedCommitment = NewSeed()
+	}
+	return nil
 }
 
 // CloseEvent stops a FIRST_COME event from taking participations before its
