@@ -128,49 +128,14 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	}
 
 	// Phase DRAWING for everyone still collecting, then the results.
-	err = s.each(ctx, ranked, func(ctx context.Context, i int, t Ticket) error {
-		r := state[t.RequestID]
-		if r.Status != StatusProcessing || r.UIPhase != PhaseCollecting {
-			return nil
-		}
-		err := s.store.SetPhase(ctx, t.RequestID, PhaseCollecting, PhaseDrawing)
-		var se *StateError
-		if errors.As(err, &se) {
-			return nil // moved on already (a concurrent or earlier draw)
-		}
-		return err
+	err = s.each(ctx, ranked, func(ctx context.Context, _ int, t Ticket) error {
+		return s.setDrawing(ctx, state[t.RequestID], t)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: draw: %v", ErrUnavailable, err)
 	}
 	err = s.each(ctx, ranked, func(ctx context.Context, i int, t Ticket) error {
-		r := state[t.RequestID]
-		win := i < k
-		if r.Status != StatusProcessing {
-			if (r.ResultCode == CodeLotteryWin) != win {
-				return fmt.Errorf("request %s has result %s, the draw says win=%v", r.RequestID, r.ResultCode, win)
-			}
-			return nil
-		}
-		now := max(s.now(), r.LastChange()+1)
-		tr := &Transition{
-			RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
-			From: []Status{StatusProcessing}, To: StatusSucceeded, At: now, FinishedAt: now,
-			UIPhase: PhaseAnnounced, UIResult: ResultSuccess, ResultCode: CodeLotteryWin,
-			Ticket: hex.EncodeToString(t.Hash[:]), Rank: i + 1, Message: "lottery draw",
-		}
-		if !win {
-			tr.To, tr.UIResult, tr.ResultCode = StatusRejected, ResultRejected, CodeRejectedLotteryLose
-		}
-		err := s.store.Transition(ctx, tr)
-		var se *StateError
-		if errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal() {
-			if (se.Current.ResultCode == CodeLotteryWin) != win {
-				return fmt.Errorf("request %s has result %s, the draw says win=%v", r.RequestID, se.Current.ResultCode, win)
-			}
-			return nil
-		}
-		return err
+		return s.announce(ctx, eventID, state[t.RequestID], t, i, i < k)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: draw: %v", ErrUnavailable, err)
@@ -189,6 +154,51 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	s.forgetEvent(eventID)
 	res.DrawnAt = now
 	return res, nil
+}
+
+// setDrawing moves r, the entry of ticket t, from phase COLLECTING to
+// DRAWING, unless it has moved on already.
+func (s *Service) setDrawing(ctx context.Context, r *Request, t Ticket) error {
+	if r.Status != StatusProcessing || r.UIPhase != PhaseCollecting {
+		return nil
+	}
+	err := s.store.SetPhase(ctx, t.RequestID, PhaseCollecting, PhaseDrawing)
+	var se *StateError
+	if errors.As(err, &se) {
+		return nil // moved on already (a concurrent or earlier draw)
+	}
+	return err
+}
+
+// announce finishes r, the entry of ticket t ranked i (from 0) in event
+// eventID's draw: SUCCEEDED if win, else REJECTED, with its ticket and
+// rank. An entry finished already must agree with win.
+func (s *Service) announce(ctx context.Context, eventID string, r *Request, t Ticket, i int, win bool) error {
+	if r.Status != StatusProcessing {
+		if (r.ResultCode == CodeLotteryWin) != win {
+			return fmt.Errorf("request %s has result %s, the draw says win=%v", r.RequestID, r.ResultCode, win)
+		}
+		return nil
+	}
+	now := max(s.now(), r.LastChange()+1)
+	tr := &Transition{
+		RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
+		From: []Status{StatusProcessing}, To: StatusSucceeded, At: now, FinishedAt: now,
+		UIPhase: PhaseAnnounced, UIResult: ResultSuccess, ResultCode: CodeLotteryWin,
+		Ticket: hex.EncodeToString(t.Hash[:]), Rank: i + 1, Message: "lottery draw",
+	}
+	if !win {
+		tr.To, tr.UIResult, tr.ResultCode = StatusRejected, ResultRejected, CodeRejectedLotteryLose
+	}
+	err := s.store.Transition(ctx, tr)
+	var se *StateError
+	if errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal() {
+		if (se.Current.ResultCode == CodeLotteryWin) != win {
+			return fmt.Errorf("request %s has result %s, the draw says win=%v", r.RequestID, se.Current.ResultCode, win)
+		}
+		return nil
+	}
+	return err
 }
 
 // entries reads the draw's entries from the event index. The index (GSI2)
