@@ -113,22 +113,12 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		return res, err
 	}
 	st.fence = cp.AllocFence
-	defer func() {
-		if err := s.store.ReleaseAllocation(context.WithoutCancel(ctx), eventID, s.owner, st.fence); err != nil {
-			s.cfg.Log.Warn("asyncevent: could not release the allocation lease", "eventId", eventID, "err", err)
-		}
-	}()
+	defer s.releaseLease(ctx, eventID, st)
 	pos := Position{cp.AllocQueuedAt, cp.AllocRequestID}
 	remaining := cp.CapacityRemaining
 	watermark := now - s.cfg.MaxLateness().Milliseconds()
-	// The first pass looks behind the position too, for late requests:
-	// 2 × MaxLateness back, at most once per MaxLateness (each look reads
-	// the decided requests of that span again).
-	from := pos.QueuedAt
-	if lateness := s.cfg.MaxLateness().Milliseconds(); now-st.lateChecked >= lateness {
-		from -= 2 * lateness
-		st.lateChecked = now
-	}
+	// The first pass looks behind the position too, for late requests.
+	from := s.lateFrom(st, pos, now)
 	// The next batch, read while the current one is written (see below);
 	// nil when it is not being read.
 	var next chan nextBatch
@@ -158,26 +148,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if len(batch) == 0 {
 			return res, nil
 		}
-		a := &Allocation{EventID: eventID, Fence: st.fence, From: pos, To: pos, Late: int64(late)}
-		for _, r := range batch {
-			at := max(s.now(), r.LastChange()+1)
-			t := &Transition{
-				RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
-				From: []Status{StatusProcessing}, At: at, FinishedAt: at, Attempts: r.Attempts,
-				UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating, WorkerID: s.cfg.WorkerID,
-			}
-			if remaining > 0 {
-				remaining--
-				a.Wins++
-				t.To, t.UIResult, t.ResultCode = StatusSucceeded, ResultSuccess, CodeSuccess
-			} else {
-				t.To, t.UIResult, t.ResultCode = StatusRejected, ResultRejected, CodeRejectedCapacity
-			}
-			a.Decisions = append(a.Decisions, t)
-			if p := PositionOf(r); p.Compare(a.To) > 0 {
-				a.To = p
-			}
-		}
+		a := s.decide(eventID, st.fence, pos, batch, late, &remaining)
 		// A full batch is likely followed by another: read it while this
 		// one is written, so that the allocator's reads and writes overlap.
 		// It starts at this batch's end, and passes over this batch's
@@ -185,16 +156,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		// If the write fails, the run ends and the read is dropped (its
 		// promotions of QUEUED requests are what any allocator would do).
 		if len(batch) == MaxAllocBatch {
-			deciding := make(map[string]bool, len(batch))
-			for _, r := range batch {
-				deciding[r.RequestID] = true
-			}
-			next = make(chan nextBatch, 1)
-			go func(pos Position, ch chan<- nextBatch) {
-				var nb nextBatch
-				nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
-				ch <- nb
-			}(a.To, next)
+			next = s.readAhead(ctx, eventID, a.To, watermark, batch)
 		}
 		err = s.store.Allocate(ctx, a)
 		var se *StateError
@@ -206,21 +168,99 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if err != nil {
 			return res, err
 		}
-		if o, ok := s.cfg.Observer.(DecisionObserver); ok {
-			for _, t := range a.Decisions {
-				o.Decided(Decision{EventType: FirstCome, Status: t.To})
-			}
-		}
+		s.observe(a)
 		// The next batch is read from the new position on (not from the
 		// old one: that would read this batch's requests again).
 		pos, from = a.To, a.To.QueuedAt
-		res.Batches++
-		res.Decided += len(a.Decisions)
-		res.Won += int(a.Wins)
-		res.Late += late
+		res.add(a, late)
 		s.late.Add(int64(late))
 	}
 	return res, ctx.Err()
+}
+
+// releaseLease releases the event's allocation lease held under st's
+// fence, even after ctx is cancelled; a failure is only logged (the lease
+// expires).
+func (s *Service) releaseLease(ctx context.Context, eventID string, st *allocState) {
+	if err := s.store.ReleaseAllocation(context.WithoutCancel(ctx), eventID, s.owner, st.fence); err != nil {
+		s.cfg.Log.Warn("asyncevent: could not release the allocation lease", "eventId", eventID, "err", err)
+	}
+}
+
+// lateFrom is where an allocator run at now starts reading: at its
+// position pos, or, to look for late requests, 2 × MaxLateness behind it,
+// at most once per MaxLateness (each look reads the decided requests of
+// that span again).
+func (s *Service) lateFrom(st *allocState, pos Position, now int64) int64 {
+	from := pos.QueuedAt
+	if lateness := s.cfg.MaxLateness().Milliseconds(); now-st.lateChecked >= lateness {
+		from -= 2 * lateness
+		st.lateChecked = now
+	}
+	return from
+}
+
+// decide is the allocation of batch, read from pos (late of its requests
+// were late), under fence: winners in order while seats are left
+// (*remaining, taken), then REJECTED_CAPACITY; it ends at the batch's
+// furthest position.
+func (s *Service) decide(eventID string, fence int64, pos Position, batch []*Request, late int, remaining *int64) *Allocation {
+	a := &Allocation{EventID: eventID, Fence: fence, From: pos, To: pos, Late: int64(late)}
+	for _, r := range batch {
+		at := max(s.now(), r.LastChange()+1)
+		t := &Transition{
+			RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
+			From: []Status{StatusProcessing}, At: at, FinishedAt: at, Attempts: r.Attempts,
+			UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating, WorkerID: s.cfg.WorkerID,
+		}
+		if *remaining > 0 {
+			*remaining--
+			a.Wins++
+			t.To, t.UIResult, t.ResultCode = StatusSucceeded, ResultSuccess, CodeSuccess
+		} else {
+			t.To, t.UIResult, t.ResultCode = StatusRejected, ResultRejected, CodeRejectedCapacity
+		}
+		a.Decisions = append(a.Decisions, t)
+		if p := PositionOf(r); p.Compare(a.To) > 0 {
+			a.To = p
+		}
+	}
+	return a
+}
+
+// readAhead starts reading the batch that follows a full one, from pos
+// (its end) below watermark, passing over batch's requests, which the
+// index shows undecided until its write lands. The read is delivered on
+// the channel returned.
+func (s *Service) readAhead(ctx context.Context, eventID string, pos Position, watermark int64, batch []*Request) chan nextBatch {
+	deciding := make(map[string]bool, len(batch))
+	for _, r := range batch {
+		deciding[r.RequestID] = true
+	}
+	next := make(chan nextBatch, 1)
+	go func(pos Position, ch chan<- nextBatch) {
+		var nb nextBatch
+		nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
+		ch <- nb
+	}(pos, next)
+	return next
+}
+
+// observe tells the observer, if it watches decisions, of a's.
+func (s *Service) observe(a *Allocation) {
+	if o, ok := s.cfg.Observer.(DecisionObserver); ok {
+		for _, t := range a.Decisions {
+			o.Decided(Decision{EventType: FirstCome, Status: t.To})
+		}
+	}
+}
+
+// add counts the written allocation a (late of its requests were late).
+func (r *AllocResult) add(a *Allocation, late int) {
+	r.Batches++
+	r.Decided += len(a.Decisions)
+	r.Won += int(a.Wins)
+	r.Late += late
 }
 
 // nextBatch is a read of candidates.
