@@ -31,7 +31,7 @@ type Table struct {
 	Schema *ddb.Schema
 	// Deployment-only settings, which Ensure does not set: PITR, server-side
 	// encryption with the AWS managed KMS key, and a stream the schema does
-	// not declare (the seed asks PhotoService for one).
+	// not declare (PhotoService has one; docs/photo.md).
 	PITR, SSE bool
 	Stream    string
 }
@@ -111,7 +111,7 @@ const (
 	TargetEventBus    Target = "event-bus"
 )
 
-// Analytics is the G1 pipeline: EventBridge rule → Firehose → S3 → Glue
+// Analytics is the analytics-events pipeline: EventBridge rule → Firehose → S3 → Glue
 // table and Athena workgroup (docs/events.md).
 type Analytics struct {
 	Source      string   // the events' source

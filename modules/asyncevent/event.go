@@ -39,7 +39,8 @@ type NewEvent struct {
 	Ordering Ordering
 	// IndexShards (FIRST_COME) is how many partitions the event's index
 	// entries are written over (see EventConfig.IndexShards): 1..
-	// MaxIndexShards, default 1, the seed's one partition per event.
+	// MaxIndexShards, default 1: one partition per event, EVENT#<eventId>
+	// (docs/asyncevent.md).
 	IndexShards int
 
 	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;

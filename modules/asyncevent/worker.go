@@ -40,8 +40,9 @@ type Outcome struct {
 	// (its finishedAt as written). QueuedAt is the request's queuedAt as
 	// this delivery knows it (the stored one when it read the request,
 	// else the message's SentAt), which times an arrival candidate's
-	// redelivery (RetryAfter). The seed's delays are measured from the
-	// stored times instead, by the analytics publisher.
+	// redelivery (RetryAfter). The two delays (QueueDelay, E2EDelay;
+	// docs/metrics.md) are measured from the stored times instead, by the
+	// analytics publisher.
 	EventType            EventType
 	Status               Status
 	QueuedAt, FinishedAt int64
