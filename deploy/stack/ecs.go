@@ -184,6 +184,10 @@ func publicListener(t *Template, sv Service) (tg, listener string) {
 
 // secretPolicy lets the execution role read the service's secrets (a
 // Secrets Manager secret or an SSM parameter: ECS accepts either ARN).
+// Each is granted as given and with Secrets Manager's random suffix
+// (<arn>-??????), so that the complete ARN the console shows and the
+// partial one without the suffix both work: IAM authorizes GetSecretValue
+// on the complete ARN.
 func (s *Spec) secretPolicy(sv Service) any {
 	if len(sv.Secrets) == 0 {
 		return nil
@@ -191,11 +195,12 @@ func (s *Spec) secretPolicy(sv Service) any {
 	var res []any
 	allOptional := true
 	for _, sc := range sv.Secrets {
+		suffixed := Sub("${" + sc.Param + "}-??????")
 		if sc.Optional {
-			res = append(res, If(condHas(sc.Param), Ref(sc.Param), NoValue))
+			res = append(res, If(condHas(sc.Param), Ref(sc.Param), NoValue), If(condHas(sc.Param), suffixed, NoValue))
 		} else {
 			allOptional = false
-			res = append(res, Ref(sc.Param))
+			res = append(res, Ref(sc.Param), suffixed)
 		}
 	}
 	pol := inlinePolicy("secrets", map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
