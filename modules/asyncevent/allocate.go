@@ -238,11 +238,11 @@ func (s *Service) readAhead(ctx context.Context, eventID string, pos Position, w
 		deciding[r.RequestID] = true
 	}
 	next := make(chan nextBatch, 1)
-	go func(pos Position, ch chan<- nextBatch) {
+	go func() {
 		var nb nextBatch
 		nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
-		ch <- nb
-	}(pos, next)
+		next <- nb
+	}()
 	return next
 }
 

@@ -129,7 +129,7 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 
 	// Phase DRAWING for everyone still collecting, then the results.
 	err = s.each(ctx, ranked, func(ctx context.Context, _ int, t Ticket) error {
-		return s.setDrawing(ctx, state[t.RequestID], t)
+		return s.setDrawing(ctx, state[t.RequestID])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: draw: %v", ErrUnavailable, err)
@@ -156,13 +156,13 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	return res, nil
 }
 
-// setDrawing moves r, the entry of ticket t, from phase COLLECTING to
+// setDrawing moves the entry r from phase COLLECTING to
 // DRAWING, unless it has moved on already.
-func (s *Service) setDrawing(ctx context.Context, r *Request, t Ticket) error {
+func (s *Service) setDrawing(ctx context.Context, r *Request) error {
 	if r.Status != StatusProcessing || r.UIPhase != PhaseCollecting {
 		return nil
 	}
-	err := s.store.SetPhase(ctx, t.RequestID, PhaseCollecting, PhaseDrawing)
+	err := s.store.SetPhase(ctx, r.RequestID, PhaseCollecting, PhaseDrawing)
 	var se *StateError
 	if errors.As(err, &se) {
 		return nil // moved on already (a concurrent or earlier draw)

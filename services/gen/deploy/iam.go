@@ -47,6 +47,8 @@ func iamActions(prefix, op string, params any) []string {
 				a = "dynamodb:DeleteItem"
 			case it.ConditionCheck != nil:
 				a = "dynamodb:ConditionCheckItem"
+			default:
+				a = "unknown-transaction-item"
 			}
 			if !seen[a] {
 				seen[a] = true
