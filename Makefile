@@ -31,7 +31,9 @@ GOTESTFLAGS ?= -count=1 -race
 TESTGOFLAGS = $(strip $(shell $(GO) env GOFLAGS) -trimpath)
 # gotestsum (pinned as a tool in tools/go.mod) runs go test, prints its usual
 # output, and keeps each module's test2json stream in TESTJSON, from which
-# `make test` prints the slowest tests at its end.
+# `make test` prints the slowest tests at its end and, after a failure, each
+# failed test's last reported lines (tools/failures), so that the end of a
+# long log says why it failed.
 GOTESTSUM = $(CURDIR)/.cache/bin/gotestsum
 GOLANGCI = $(CURDIR)/.cache/bin/golangci-lint
 TESTJSON = $(CURDIR)/.cache/test
@@ -67,6 +69,7 @@ run: deps ## Start the whole platform locally on the stand-ins (Ctrl-C stops it)
 .PHONY: test
 test: deps ## Run every test (and the fuzz seed corpora) against the real stand-ins, and the analytics and bench modules'; then list the SLOWEST (20) tests
 	@$(GO) -C tools build -o $(GOTESTSUM) gotest.tools/gotestsum
+	@$(GO) -C tools build -o $(CURDIR)/.cache/bin/failures ./failures
 	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
 	@export GOFLAGS="$(TESTGOFLAGS)"; status=0; \
 	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) ./..."; \
@@ -80,6 +83,8 @@ test: deps ## Run every test (and the fuzz seed corpora) against the real stand-
 	  $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
 	echo; echo "The $(SLOWEST) slowest tests and subtests (seconds; all runs' test2json in $(TESTJSON)):"; \
 	cat $(TESTJSON)/*.json | $(GOTESTSUM) tool slowest --threshold 0s --num $(SLOWEST); \
+	if [ $$status != 0 ]; then echo; echo "Why they failed (each failed test's last reported lines):"; \
+	  $(CURDIR)/.cache/bin/failures $(TESTJSON)/*.json; fi; \
 	exit $$status
 
 # analytics/ is a module of its own (DuckDB is cgo; the rest stays

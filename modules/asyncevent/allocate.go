@@ -87,6 +87,14 @@ func (s *Service) allocState(eventID string) *allocState {
 // total (Capacity.AllocLate).
 func (s *Service) LateArrivals() int64 { return s.late.Load() }
 
+// QueuedAtUnsure is how many of this service's queuedAt writes (ingest's
+// RECEIVED → QUEUED, a worker's RECEIVED → PROCESSING) failed other than
+// by their condition: at WriteTimeout, or on a broken connection. Such a
+// write may still land, and land later than MaxLateness allows, so each
+// may become one late arrival; every late arrival comes from one. A
+// process starved of CPU for longer than WriteTimeout is the usual cause.
+func (s *Service) QueuedAtUnsure() int64 { return s.unsure.Load() }
+
 // Allocate runs the arrival allocator of a FIRST_COME event once: it takes
 // the event's lease, walks the undecided requests in (queuedAt,
 // requestId) order from its position up to the watermark now −

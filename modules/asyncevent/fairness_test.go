@@ -60,7 +60,8 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 
 // arrivalConfig is the service configuration of the arrival tests: one
 // machine's clock and DynamoDB Local's index have no skew and no lag, and
-// DynamoDB Local answers within a second even on a loaded machine.
+// DynamoDB Local answers within a second on a loaded machine, nearly
+// always (checkArrival allows for the writes that do not).
 var arrivalConfig = asyncevent.Config{WriteTimeout: time.Second, ClockSkew: -1, IndexLag: -1,
 	AllocLease: 2 * time.Second, AllocEvery: 50 * time.Millisecond}
 
@@ -72,19 +73,29 @@ func arrivalEvent(t *testing.T, env *asynceventtest.Env, id string, capacity int
 	}
 }
 
-// checkArrival checks an arrival run: exactly N winners, the first N in
-// (queuedAt, requestId) order, no late arrivals, every log consistent.
+// checkArrival checks an arrival run: exactly N winners and every log
+// consistent, in every run; the first N in (queuedAt, requestId) order and
+// no late arrival while every queuedAt write landed within WriteTimeout.
+// A write that failed at its timeout (a process starved of CPU for longer,
+// seen on a loaded CI machine) may land late: then the event's late
+// arrivals may be up to the number of such writes, and only those may
+// break the order (asyncevent.Service.QueuedAtUnsure).
 func checkArrival(t *testing.T, env *asynceventtest.Env, id string, res asynceventtest.AdversarialResult, capacity int) {
 	t.Helper()
-	if res.Winners != capacity || res.Losers != res.Fairness.Requests-capacity || !res.FirstN() || res.Inversions != 0 {
-		t.Errorf("%s: %s, want %d winners, the first %d, no inversion", id, res.Fairness, capacity, capacity)
-	}
 	cp, err := env.Store.GetCapacity(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp.CapacityRemaining != 0 || cp.AllocLate != 0 {
-		t.Errorf("%s: capacity %+v: want 0 remaining and 0 late arrivals", id, cp)
+	if res.Winners != capacity || res.Losers != res.Fairness.Requests-capacity || cp.CapacityRemaining != 0 {
+		t.Errorf("%s: %s, capacity %+v: want %d winners and 0 remaining", id, res.Fairness, cp, capacity)
+	}
+	switch {
+	case cp.AllocLate > res.QueuedAtUnsure:
+		t.Errorf("%s: %d late arrivals, but only %d queuedAt writes could land late", id, cp.AllocLate, res.QueuedAtUnsure)
+	case cp.AllocLate > 0:
+		t.Logf("%s: %d late arrivals from %d queuedAt writes that failed at WriteTimeout; order not checked: %s", id, cp.AllocLate, res.QueuedAtUnsure, res.Fairness)
+	case !res.FirstN() || res.Inversions != 0:
+		t.Errorf("%s: %s, want the first %d, no inversion", id, res.Fairness, capacity)
 	}
 	for _, r := range res.Final {
 		if r.UIPhase != asyncevent.PhaseAllocated {

@@ -125,6 +125,8 @@ func (s *Service) enqueue(ctx context.Context, r *Request, floor int64, shards i
 	default:
 		// The message is on the queue: a worker will process the request
 		// and record queuedAt from the message. The request is accepted.
+		// The write may still land, late (QueuedAtUnsure).
+		s.unsure.Add(1)
 		s.cfg.Log.Warn("asyncevent: could not mark request queued; the worker will", "requestId", r.RequestID, "err", err)
 	}
 	return nil

@@ -299,8 +299,10 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	}
 }
 
-// Ingest dying after the send and before RECEIVED → QUEUED: the worker
-// still completes the request, taking queuedAt from the message.
+// Ingest dying after the send and before RECEIVED → QUEUED (here, its
+// write failing): the worker still completes the request, taking queuedAt
+// from the message, and the service counts the write whose outcome it does
+// not know.
 func TestIngestDiesAfterSend(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
@@ -319,6 +321,9 @@ func TestIngestDiesAfterSend(t *testing.T) {
 	env.Dynamo.SetTxFault(nil)
 	if r := env.Request(t, p.RequestID); r.Status != asyncevent.StatusReceived || r.QueuedAt != 0 {
 		t.Fatalf("after the simulated crash: %+v", r)
+	}
+	if n := env.Service.QueuedAtUnsure(); n != 1 {
+		t.Fatalf("QueuedAtUnsure %d, want 1: the failed QUEUED write may still land", n)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 	r := waitTerminal(t, env, []string{p.RequestID}, 20*time.Second)[0]

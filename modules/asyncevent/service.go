@@ -110,6 +110,9 @@ type Service struct {
 	allocMu    sync.Mutex
 	allocating map[string]*allocState
 	late       atomic.Int64
+	// unsure counts queuedAt writes of unknown outcome (see
+	// QueuedAtUnsure).
+	unsure atomic.Int64
 
 	// CheckCapacity's events: those the store listed open at openAt, and
 	// those noted since (see Config.OpenEventsEvery); noting starts with

@@ -213,6 +213,9 @@ func (s *Service) candidate(ctx context.Context, msg Message, d Delivery, shards
 		err = s.transition(wctx, t)
 		cancel()
 		queuedAt = now
+		if err != nil && !errors.As(err, new(*StateError)) {
+			s.unsure.Add(1) // it may still land, late (QueuedAtUnsure)
+		}
 	}
 	switch {
 	case err == nil:

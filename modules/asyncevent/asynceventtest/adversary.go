@@ -57,6 +57,10 @@ type AdversarialResult struct {
 	Outcomes, Errors map[string]int
 	// Final are the event's requests at the end.
 	Final []*asyncevent.Request
+	// QueuedAtUnsure sums the ingest's and every worker's
+	// Service.QueuedAtUnsure: the queuedAt writes that may have landed
+	// late, the bound on the event's late arrivals.
+	QueuedAtUnsure int64
 }
 
 // RunAdversarial runs a against eventID (which must exist) and waits until
@@ -93,12 +97,16 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 		return time.Duration(rng.Int64N(int64(a.MaxHandleDelay)))
 	}
 	outcomes, errs := map[string]int{}, map[string]int{}
+	var svcs []*asyncevent.Service // every service started, under mu
 	var wg sync.WaitGroup
 	cancels := make([]context.CancelFunc, a.Workers)
 	startWorker := func(i int) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels[i] = cancel
 		svc := asyncevent.New(&killable{Store: e.Store, dead: ctx.Done()}, q, nil, e.opts.Service)
+		mu.Lock()
+		svcs = append(svcs, svc)
+		mu.Unlock()
 		handle := func(hctx context.Context, m consumer.Message) bool {
 			select {
 			case <-time.After(delay()):
@@ -155,6 +163,9 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	}
 
 	ingest := asyncevent.New(e.Store, q, nil, e.opts.Service)
+	mu.Lock()
+	svcs = append(svcs, ingest)
+	mu.Unlock()
 	users := make(chan int)
 	var ing sync.WaitGroup
 	for range a.Ingesters {
@@ -180,8 +191,12 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	})
 	mu.Lock()
 	defer mu.Unlock()
+	var unsure int64
+	for _, svc := range svcs {
+		unsure += svc.QueuedAtUnsure()
+	}
 	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Final: rs,
-		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs), E2EP95: e2eP95(rs)}
+		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs), E2EP95: e2eP95(rs), QueuedAtUnsure: unsure}
 }
 
 // killable is a worker's store: once dead is closed, every write fails as
