@@ -24,6 +24,8 @@ type Check struct {
 	Error string
 }
 
+// String renders the check for a test failure: "DynamoDB.Query:
+// dynamodb:Query on arn:… denied", or the operation and its Error.
 func (c Check) String() string {
 	if c.Error != "" {
 		return c.Operation + ": " + c.Error
