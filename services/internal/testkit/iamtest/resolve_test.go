@@ -108,7 +108,9 @@ func TestResolveTemplateTaskRoles(t *testing.T) {
 			continue
 		}
 		var role struct {
-			Properties struct{ Policies []struct{ PolicyDocument any } }
+			Properties struct {
+				Policies []struct{ PolicyDocument any }
+			}
 		}
 		if err := json.Unmarshal(r, &role); err != nil || len(role.Properties.Policies) == 0 {
 			t.Fatalf("%s: %v, %d policies", id, err, len(role.Properties.Policies))
