@@ -3,12 +3,15 @@ package main
 import "github.com/pacerhq/pacer/deploy/stack"
 
 // Access is each binary's IAM policy: the IAM actions AWS authorizes its
-// calls by (iamActions: a transaction item by item, an SQS batch as its
-// single-message action), each on the resources it calls it on, and
-// nothing else. access_test.go runs every binary against the stand-ins
-// with a recorder on its AWS clients and fails when a call is not granted
-// here (on that resource) or a grant here is never called; every action
-// is checked against AWS's own list (deploy/stack's
+// calls by (a transaction item by item, an SQS batch as its single-message
+// action, a redrive's actions on both queues), each on the resources it
+// calls it on, and nothing else. access_test.go runs every binary against
+// the stand-ins under its generated policy, enforced as AWS would
+// (services/internal/testkit/iamtest, whose Authorizations is the table of
+// what AWS checks for each call), and fails when a call is refused, a
+// call is not granted here (on that resource), a grant here is never
+// called, or a policy without one of its actions still allows every call;
+// every action is checked against AWS's own list (deploy/stack's
 // TestEveryPolicyActionIsAnIAMAction, in make verify).
 //
 // Not granted: what only the binaries' setup calls (PACER_ASYNCEVENT_SETUP,

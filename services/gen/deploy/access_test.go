@@ -14,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/pacerhq/pacer/deploy/stack"
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	asyncstore "github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
@@ -29,16 +33,22 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 	"github.com/pacerhq/pacer/services/internal/server"
+	"github.com/pacerhq/pacer/services/internal/testkit/iamtest"
 )
 
 // TestAccessIsExactlyWhatTheBinariesCall runs the four binaries' Run
-// functions against the stand-ins, each with a recorder on its AWS
-// clients, drives their flows (participations of both event types
-// through the API and the worker, the admin, DLQ and sweep paths, the
-// publisher reading the table's stream into EventBridge, the photo API's
-// ingest, search, privacy and sync), and compares what each called, on
-// which resource, with its policy (Access): every call must be granted,
-// and every grant must have been called.
+// functions against the stand-ins, each under its generated task-role
+// policy (read from the committed template) enforced the way AWS would
+// (iamtest: each call's IAM actions, a transaction item by item, on the
+// ARNs of its table, index, stream, queue or bus), drives their flows
+// (participations of both event types through the API and the worker,
+// the admin, DLQ, redrive and sweep paths, the draw, the publisher reading
+// the table's stream into EventBridge, the photo API's ingest, search,
+// delete, privacy with a stale index entry, and sync), and checks that:
+// no call was refused; what each called, on which resource, is exactly
+// its Access (every call granted, every grant called); and each action of
+// each policy is needed: without it, a call the binary made is refused
+// (logged with the calls, for each binary).
 func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -68,9 +78,19 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	suffix := fmt.Sprintf("acc%d", time.Now().UnixNano()%1e9)
 	table, queue, checkpoints, bus := "AsyncEventTable-"+suffix, "participations-"+suffix, "Checkpoints-"+suffix, "pacer-"+suffix
 	photoTable := photostore.TableName(suffix)
-	names := map[string]stack.Target{
-		table: stack.TargetTable, photoTable: stack.TargetPhotoTable, checkpoints: stack.TargetCheckpoints,
-		queue: stack.TargetQueue, queue + "-dlq": stack.TargetDLQ, bus: stack.TargetEventBus,
+	// The binaries run under their generated task-role policies, their
+	// resources given the ARNs they would have on AWS.
+	arns := iamtest.ARNs{Region: "us-east-1", Account: "123456789012"}
+	policies := taskPolicies(t, map[string]string{
+		"AWS::Partition": "aws", "AWS::Region": arns.Region, "AWS::AccountId": arns.Account,
+		stack.IDAsyncTable + ".Arn": arns.Table(table), stack.IDAsyncTable + ".StreamArn": arns.Stream(table),
+		stack.IDPhotoTable + ".Arn": arns.Table(photoTable), stack.IDCheckpointTable + ".Arn": arns.Table(checkpoints),
+		stack.IDQueue + ".Arn": arns.Queue(queue), stack.IDDLQ + ".Arn": arns.Queue(queue + "-dlq"), "EventBus.Arn": arns.Bus(bus),
+	})
+	targets := map[string]stack.Target{
+		arns.Table(table): stack.TargetTable, arns.Stream(table): stack.TargetTableStream, arns.Table(photoTable): stack.TargetPhotoTable,
+		arns.Table(checkpoints): stack.TargetCheckpoints, arns.Queue(queue): stack.TargetQueue, arns.Queue(queue + "-dlq"): stack.TargetDLQ,
+		arns.Bus(bus): stack.TargetEventBus,
 	}
 
 	// What the stack creates is created here, unrecorded: the containers
@@ -90,12 +110,14 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := map[string]*recorder{}
+	enf, cfg := map[string]*iamtest.Enforcer{}, map[string]*aws.Config{}
 	for _, b := range []string{AsyncAPI, Worker, Events, PhotoAPI} {
-		rec[b] = newRecorder(names)
+		enf[b] = iamtest.New(policies[b], arns)
+		c := enf[b].Attach(base)
+		cfg[b] = &c
 	}
 	backend := func(bin string) asynceventbackend.Config {
-		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: rec[bin].attach(base), Log: quiet}
+		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: cfg[bin], Log: quiet}
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done, started := make(chan error, 4), 0
@@ -136,7 +158,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	})
 	dbURL := pgtest.NewDatabase(t)
 	serve(PhotoAPI, func() error {
-		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: rec[PhotoAPI].attach(base),
+		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: cfg[PhotoAPI],
 			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
 				defer close(photoReady)
 				_, err := photoapi.SeedDemo(ctx, d.Service)
@@ -293,7 +315,25 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	org.do("GET", "/photographers/ph_kim/photos", 200, "")
 	client{t: t, base: org.base}.do("GET", "/public"+ev+"/bibs/1008/photos", 200, "")
 	org.do("DELETE", ev+"/photos/"+gallery.Photos[1].ULID, 200, "")
+	// A stale BIB_INDEX entry (its PHOTO never written: a lost write),
+	// written unrecorded: hiding the bib drops it with a DeleteItem.
+	staleKey := photostore.BibKey("demo-org", "seoul-marathon-2024", "1001", "01STALE0000000000000000000")
+	if _, err := awsclient.DynamoDB(base).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(photoTable), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: staleKey.PK}, "SK": &types.AttributeValueMemberS{Value: staleKey.SK},
+		"EntityType": &types.AttributeValueMemberS{Value: photostore.BibType},
+		"GSI1PK":     &types.AttributeValueMemberS{Value: photostore.BibGSI1PK.Build("seoul-marathon-2024", "1001")},
+		"GSI1SK":     &types.AttributeValueMemberS{Value: photostore.BibGSI1SK.Build("01STALE0000000000000000000")},
+		"ulid":       &types.AttributeValueMemberS{Value: "01STALE0000000000000000000"}, "orgId": &types.AttributeValueMemberS{Value: "demo-org"},
+		"eventId": &types.AttributeValueMemberS{Value: "seoul-marathon-2024"}, "bib": &types.AttributeValueMemberS{Value: "1001"},
+		"createdAt": &types.AttributeValueMemberS{Value: "2024-01-01T00:00:00.000Z"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	org.do("POST", ev+"/bibs/1001/privacy", 200, `{"mode":"hide"}`)
+	if out, err := awsclient.DynamoDB(base).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(photoTable), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: staleKey.PK}, "SK": &types.AttributeValueMemberS{Value: staleKey.SK}}}); err != nil || out.Item != nil {
+		t.Fatalf("the stale entry is still there (%v): hiding the bib did not drop it", err)
+	}
 	org.do("POST", ev+"/bibs/1002/privacy", 200, `{"mode":"delete"}`)
 	org.do("PATCH", "/photographers/ph_lee", 200, `{"displayName":"Lee Shoots Again"}`)
 	org.do("POST", "/photographers/ph_lee/sync", 200, "")
@@ -301,9 +341,12 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	org.do("GET", "/metrics", 200, "")
 
 	stop()
-	for b, r := range rec {
-		want, bad := declared(b), false
-		for _, g := range r.observed() {
+	for b, e := range enf {
+		for _, c := range e.Denied() {
+			t.Errorf("%s: its generated policy refused %s", b, c)
+		}
+		got, want, bad := observed(e.Checks(), targets), declared(b), false
+		for g := range got {
 			if !want[g] {
 				bad = true
 				t.Errorf("%s calls %s, which its policy (Access in access.go) does not grant", b, g)
@@ -315,8 +358,9 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 			t.Errorf("%s's policy grants %s, which it never called: remove it, or drive the flow that calls it", b, g)
 		}
 		if bad {
-			t.Logf("%s called:\n%s", b, r)
+			t.Logf("%s called:\n%s", b, sortedGrants(got))
 		}
+		eachActionNeeded(t, b, e.Policy(), e.Checks())
 	}
 }
 
