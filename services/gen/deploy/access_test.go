@@ -360,6 +360,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		if bad {
 			t.Logf("%s called:\n%s", b, sortedGrants(got))
 		}
+		t.Logf("%s's calls and the actions AWS authorizes them by:\n%s", b, callTable(e.Checks()))
 		eachActionNeeded(t, b, e.Policy(), e.Checks())
 	}
 }

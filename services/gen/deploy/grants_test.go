@@ -107,3 +107,27 @@ func eachActionNeeded(t *testing.T, bin string, p iamtest.Policy, checks []iamte
 	}
 	t.Logf("%s under its generated policy, one action dropped at a time:\n%s", bin, b.String())
 }
+
+// callTable lists each operation a binary called with the IAM actions AWS
+// authorized it by, one per line: "DynamoDB.TransactWriteItems →
+// dynamodb:ConditionCheckItem, dynamodb:PutItem".
+func callTable(checks []iamtest.Check) string {
+	acts := map[string]map[string]bool{}
+	for _, c := range checks {
+		if acts[c.Operation] == nil {
+			acts[c.Operation] = map[string]bool{}
+		}
+		acts[c.Operation][c.Action] = true
+	}
+	lines := make([]string, 0, len(acts))
+	for op, as := range acts {
+		names := make([]string, 0, len(as))
+		for a := range as {
+			names = append(names, a)
+		}
+		sort.Strings(names)
+		lines = append(lines, "  "+op+" → "+strings.Join(names, ", "))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
