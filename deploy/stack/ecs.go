@@ -15,16 +15,9 @@ const (
 )
 
 func (s *Spec) network(t *Template) {
-	var ingress []any
-	for _, sv := range s.Services {
-		if sv.Public {
-			ingress = append(ingress, map[string]any{"IpProtocol": "tcp", "FromPort": sv.ListenerPort, "ToPort": sv.ListenerPort,
-				"CidrIp": "0.0.0.0/0", "Description": sv.Name})
-		}
-	}
 	t.add(idALBSG, Resource{Type: "AWS::EC2::SecurityGroup", Properties: map[string]any{
 		"GroupDescription": Sub("pacer-${Stage} load balancer"), "VpcId": Ref("VpcId"),
-		"SecurityGroupIngress": ingress, "Tags": tags("network"),
+		"SecurityGroupIngress": s.edgeIngress(), "Tags": tags("network"),
 	}})
 	t.add(idTaskSG, Resource{Type: "AWS::EC2::SecurityGroup", Properties: map[string]any{
 		"GroupDescription": Sub("pacer-${Stage} tasks: reachable from the load balancer only"), "VpcId": Ref("VpcId"), "Tags": tags("network"),
@@ -40,7 +33,9 @@ func (s *Spec) network(t *Template) {
 	t.add(idALB, Resource{Type: "AWS::ElasticLoadBalancingV2::LoadBalancer", Properties: map[string]any{
 		"Name": Sub("pacer-${Stage}"), "Scheme": "internet-facing", "Type": "application",
 		"Subnets": Ref("PublicSubnetIds"), "SecurityGroups": []any{GetAtt(idALBSG, "GroupId")}, "Tags": tags("network"),
+		"LoadBalancerAttributes": lbAttributes,
 	}})
+	edgeListeners(t)
 	t.add(idCluster, Resource{Type: "AWS::ECS::Cluster", Properties: map[string]any{
 		"ClusterName": Sub("pacer-${Stage}"),
 		// RunningTaskCount, the worker scaling's denominator, is a
@@ -88,10 +83,10 @@ func (s *Spec) service(t *Template, sv Service) {
 	}
 	var dependsOn []string
 	if sv.Public {
-		tg, listener := publicListener(t, sv)
+		tg, route := s.publicRoutes(t, sv)
 		props["LoadBalancers"] = []any{map[string]any{"ContainerName": sv.Name, "ContainerPort": sv.Port, "TargetGroupArn": Ref(tg)}}
 		props["HealthCheckGracePeriodSeconds"] = 60
-		dependsOn = append(dependsOn, listener)
+		dependsOn = append(dependsOn, route)
 	}
 	t.add(sv.ID+"Service", Resource{Type: "AWS::ECS::Service", DependsOn: dependsOn, Properties: props})
 	if sv.Scaled {
@@ -154,32 +149,6 @@ func taskDefinition(t *Template, sv Service, logs string) {
 		"ExecutionRoleArn": GetAtt(sv.ID+"ExecutionRole", "Arn"), "TaskRoleArn": GetAtt(sv.ID+"TaskRole", "Arn"),
 		"ContainerDefinitions": []any{container}, "Tags": tags(sv.Name),
 	}})
-}
-
-// publicListener adds a public service's target group and ALB listener,
-// and a rule that keeps /metrics from the internet (it is for the scraper
-// inside the VPC); it returns the target group's and the listener's ids.
-func publicListener(t *Template, sv Service) (tg, listener string) {
-	tg, listener = sv.ID+"TargetGroup", sv.ID+"Listener"
-	t.add(tg, Resource{Type: "AWS::ElasticLoadBalancingV2::TargetGroup", Properties: map[string]any{
-		"Name": Sub("pacer-${Stage}-" + sv.ID), "Port": sv.Port, "Protocol": "HTTP", "TargetType": "ip", "VpcId": Ref("VpcId"),
-		"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": 10, "HealthyThresholdCount": 2, "UnhealthyThresholdCount": 3,
-		"Matcher":               map[string]any{"HttpCode": "200"},
-		"TargetGroupAttributes": []any{map[string]any{"Key": "deregistration_delay.timeout_seconds", "Value": "30"}},
-		"Tags":                  tags(sv.Name),
-	}})
-	t.add(listener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Properties: map[string]any{
-		"LoadBalancerArn": Ref(idALB), "Port": sv.ListenerPort, "Protocol": "HTTP",
-		"DefaultActions": []any{map[string]any{"Type": "forward", "TargetGroupArn": Ref(tg)}},
-	}})
-	// /metrics is for the scraper inside the VPC, not the internet.
-	t.add(sv.ID+"MetricsRule", Resource{Type: "AWS::ElasticLoadBalancingV2::ListenerRule", Properties: map[string]any{
-		"ListenerArn": Ref(listener), "Priority": 1,
-		"Conditions": []any{map[string]any{"Field": "path-pattern", "PathPatternConfig": map[string]any{"Values": []string{"/metrics", "/metrics/*"}}}},
-		"Actions": []any{map[string]any{"Type": "fixed-response", "FixedResponseConfig": map[string]any{
-			"StatusCode": "404", "ContentType": "text/plain", "MessageBody": "not found"}}},
-	}})
-	return tg, listener
 }
 
 // secretPolicy lets the execution role read the service's secrets (a

@@ -50,7 +50,9 @@ type Service struct {
 	ID    string // logical id prefix, e.g. "AsyncEventApi"
 	Image string // the template parameter holding its image URI
 	// Port is the container port; Public puts it behind the load balancer
-	// on ListenerPort with health checks on HealthPath.
+	// with health checks on HealthPath: on HTTPS by host name, or on
+	// ListenerPort in plain HTTP when the stack has no certificate
+	// (edge.go).
 	Port         int
 	Public       bool
 	ListenerPort int

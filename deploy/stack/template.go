@@ -14,6 +14,9 @@ type Template struct {
 	Conditions               map[string]any       `json:"Conditions,omitempty"`
 	Resources                map[string]Resource  `json:"Resources"`
 	Outputs                  map[string]Output    `json:"Outputs"`
+	// Rules refuse parameter values that contradict each other before
+	// anything is created.
+	Rules map[string]any `json:"Rules,omitempty"`
 }
 
 // Parameter is a template parameter.
@@ -22,6 +25,9 @@ type Parameter struct {
 	Description    string  `json:"Description"`
 	Default        *string `json:"Default,omitempty"`
 	AllowedPattern string  `json:"AllowedPattern,omitempty"`
+	// ConstraintDescription is what CloudFormation says when a value
+	// does not match AllowedPattern.
+	ConstraintDescription string `json:"ConstraintDescription,omitempty"`
 }
 
 // Resource is one resource: its type and properties.
@@ -33,6 +39,8 @@ type Resource struct {
 	// when the stack is deleted or a replacement is needed.
 	DeletionPolicy      string `json:"DeletionPolicy,omitempty"`
 	UpdateReplacePolicy string `json:"UpdateReplacePolicy,omitempty"`
+	// Condition, if set, names the condition the resource is created on.
+	Condition string `json:"Condition,omitempty"`
 }
 
 // Output is a stack output.
