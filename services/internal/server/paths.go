@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -14,6 +16,12 @@ import (
 //   - answers a request whose path is not clean (an empty segment as in
 //     /events//participations, or . and .. segments) with a 404: without
 //     it, http.ServeMux answers those with a 307 redirect and an HTML body;
+//   - answers a request whose path escapes a character that needs no
+//     escape (a letter, a digit or "-._~", RFC 3986 §2.3) with a 400: a
+//     load balancer's rules match the path as sent while net/http decodes
+//     it, so /%6detrics would pass a rule refusing /metrics and be served
+//     as /metrics. Other escapes (%2F, %23, ...) decode to characters no
+//     id allows and are refused by validation, naming the parameter;
 //   - turns the 404 and 405 the mux itself writes (text/plain "404 page
 //     not found", "Method Not Allowed") into problem+json like Huma's other
 //     errors, keeping the 405's Allow header;
@@ -32,6 +40,10 @@ func guard(next http.Handler) http.Handler {
 		if strings.Contains(p, "//") || strings.Contains(p, "/./") || strings.Contains(p, "/../") ||
 			strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..") {
 			writeProblem(w, r, http.StatusNotFound, "no such path: it has an empty, '.' or '..' segment (is an id missing?)")
+			return
+		}
+		if c, ok := needlessEscape(r.URL.EscapedPath()); ok {
+			writeProblem(w, r, http.StatusBadRequest, fmt.Sprintf("the path escapes %q, which needs no escape: send the path unescaped", c))
 			return
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
@@ -54,6 +66,20 @@ func guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(&problemWriter{ResponseWriter: w, r: r, body: body}, r)
 	})
+}
+
+// needlessEscape returns the first character a path percent-escapes that
+// needs no escape: an unreserved character (RFC 3986 §2.3).
+func needlessEscape(path string) (byte, bool) {
+	for i := strings.IndexByte(path, '%'); i >= 0 && i+2 < len(path); i = strings.IndexByte(path, '%') {
+		if b, err := strconv.ParseUint(path[i+1:i+3], 16, 8); err == nil {
+			if c := byte(b); c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+				return c, true
+			}
+		}
+		path = path[i+1:]
+	}
+	return 0, false
 }
 
 // normalizeMediaType lower-cases the type/subtype of a Content-Type value
