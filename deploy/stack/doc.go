@@ -2,7 +2,9 @@
 // CloudFormation template (AWS: DynamoDB tables, the participation queue
 // and its DLQ, ECS Fargate services behind a load balancer, the worker's
 // target tracking, CloudWatch alarms, the analytics pipeline, least-privilege
-// roles) and Kubernetes manifests (Deployments, a KEDA ScaledObject).
+// roles) and Kubernetes manifests (a namespace, restricted non-root
+// Deployments with their disruption budgets, an ALB Ingress with TLS, the
+// worker's KEDA ScaledObject).
 //
 // Nothing in the output is typed twice: the generator (services/gen/deploy)
 // fills a [Spec] from what the code declares — table schemas (ddb.Schema),

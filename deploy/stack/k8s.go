@@ -3,9 +3,7 @@ package stack
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -17,35 +15,48 @@ const Namespace = "pacer"
 // (fill it from the secret store, e.g. with External Secrets).
 const SecretName = "pacer"
 
-// Manifests returns the Kubernetes manifests by file name: one file per
-// binary (ServiceAccount, Deployment and, for an API, a Service) and
-// keda.yaml (the worker's ScaledObject). ${VAR} placeholders (STAGE,
-// AWS_REGION, AWS_ACCOUNT_ID, the images and roles) are filled by envsubst.
+// The manifests' files that are not one binary's.
+const (
+	// NamespaceFile creates the namespace. `kubectl apply -f deploy/k8s/`
+	// (and a shell loop over deploy/k8s/*.yaml) takes the files in lexical
+	// order, and this name sorts before every other file's, so the
+	// namespace exists before anything is created in it.
+	NamespaceFile = "00-namespace.yaml"
+	IngressFile   = "ingress.yaml"
+	KedaFile      = "keda.yaml"
+)
+
+// Manifests returns the Kubernetes manifests by file name: NamespaceFile;
+// one file per binary (ServiceAccount, Deployment, PodDisruptionBudget
+// and, for an API, a Service); IngressFile (the APIs behind the AWS Load
+// Balancer Controller's ALB, with TLS) and KedaFile (the worker's
+// ScaledObject and its TriggerAuthentication). ${VAR} placeholders (STAGE,
+// AWS_REGION, AWS_ACCOUNT_ID, the images, roles and hosts, the TLS
+// certificate) are filled by envsubst.
 func (s *Spec) Manifests() (map[string][]byte, error) {
-	out := map[string][]byte{}
+	files := map[string][]any{NamespaceFile: {namespace()}}
+	var public []Service
 	for _, sv := range s.Services {
-		docs := []any{s.serviceAccount(sv), s.deployment(sv)}
+		docs := []any{s.serviceAccount(sv), s.deployment(sv), s.disruptionBudget(sv)}
 		if sv.Public {
-			docs = append(docs, map[string]any{
-				"apiVersion": "v1", "kind": "Service",
-				"metadata": s.meta(sv.Name),
-				"spec": map[string]any{
-					"selector": map[string]any{"app": sv.Name},
-					"ports":    []any{map[string]any{"name": "http", "port": 80, "targetPort": sv.Port}},
-				},
-			})
+			docs = append(docs, s.kubeService(sv))
+			public = append(public, sv)
+		}
+		files[sv.Name+".yaml"] = docs
+	}
+	files[IngressFile] = []any{s.ingress(public)}
+	files[KedaFile] = s.keda()
+	out := map[string][]byte{}
+	for name, docs := range files {
+		if name < NamespaceFile {
+			return nil, fmt.Errorf("stack: manifest %s would be applied before %s creates the namespace", name, NamespaceFile)
 		}
 		b, err := yamlDocs(docs)
 		if err != nil {
 			return nil, err
 		}
-		out[sv.Name+".yaml"] = b
+		out[name] = b
 	}
-	b, err := yamlDocs(s.keda())
-	if err != nil {
-		return nil, err
-	}
-	out["keda.yaml"] = b
 	return out, nil
 }
 
@@ -54,97 +65,6 @@ func EnvName(binary string) string { return strings.ToUpper(strings.ReplaceAll(b
 
 func (s *Spec) meta(name string) map[string]any {
 	return map[string]any{"name": name, "namespace": Namespace, "labels": map[string]any{"app": name, "pacer/stage": "${STAGE}"}}
-}
-
-func (s *Spec) serviceAccount(sv Service) map[string]any {
-	m := s.meta(sv.Name)
-	// IRSA: the role holds the same policy as the ECS task role.
-	m["annotations"] = map[string]any{"eks.amazonaws.com/role-arn": "${" + EnvName(sv.Name) + "_ROLE_ARN}"}
-	return map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": m}
-}
-
-func (s *Spec) deployment(sv Service) map[string]any {
-	var env []any
-	for _, e := range sv.Env {
-		env = append(env, map[string]any{"name": e.Name, "value": e.K8s})
-	}
-	for _, sc := range sv.Secrets {
-		ref := map[string]any{"name": SecretName, "key": sc.Key}
-		if sc.Optional {
-			ref["optional"] = true
-		}
-		env = append(env, map[string]any{"name": sc.Name, "valueFrom": map[string]any{"secretKeyRef": ref}})
-	}
-	c := map[string]any{
-		"name": sv.Name, "image": "${" + EnvName(sv.Name) + "_IMAGE}", "env": env,
-		"resources": map[string]any{
-			"requests": map[string]any{"cpu": fmt.Sprintf("%dm", sv.CPU*1000/1024), "memory": fmt.Sprintf("%dMi", sv.MemoryMiB)},
-			"limits":   map[string]any{"memory": fmt.Sprintf("%dMi", sv.MemoryMiB)},
-		},
-	}
-	if sv.Port > 0 {
-		c["ports"] = []any{map[string]any{"name": "http", "containerPort": sv.Port}}
-		probe := func(path string) map[string]any {
-			return map[string]any{"httpGet": map[string]any{"path": path, "port": "http"}, "periodSeconds": 10, "failureThreshold": 3}
-		}
-		c["livenessProbe"] = probe(sv.HealthPath)
-		c["readinessProbe"] = probe(sv.ReadyPath)
-	}
-	spec := map[string]any{
-		"selector": map[string]any{"matchLabels": map[string]any{"app": sv.Name}},
-		"template": map[string]any{
-			"metadata": map[string]any{"labels": map[string]any{"app": sv.Name}},
-			"spec": map[string]any{
-				"serviceAccountName": sv.Name, "terminationGracePeriodSeconds": 30,
-				"containers": []any{c},
-			},
-		},
-	}
-	switch {
-	case sv.Scaled: // replicas are KEDA's: none here, so an apply does not reset them
-	case sv.Singleton:
-		spec["replicas"] = 1
-		spec["strategy"] = map[string]any{"type": "Recreate"}
-	default:
-		spec["replicas"] = sv.Count
-	}
-	return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": s.meta(sv.Name), "spec": spec}
-}
-
-// keda is the worker's ScaledObject: KEDA's aws-sqs-queue scaler with
-// queueLength = the target backlog per worker, Min..Max replicas and the
-// scale-in stabilization window (docs/autoscaling.md).
-func (s *Spec) keda() []any {
-	w := s.worker()
-	auth := map[string]any{
-		"apiVersion": "keda.sh/v1alpha1", "kind": "TriggerAuthentication",
-		"metadata": s.meta(w.Name + "-aws"),
-		"spec":     map[string]any{"podIdentity": map[string]any{"provider": "aws"}},
-	}
-	target := s.Scaling.TargetBacklogPerWorker()
-	so := map[string]any{
-		"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
-		"metadata": s.meta(w.Name),
-		"spec": map[string]any{
-			"scaleTargetRef":  map[string]any{"name": w.Name},
-			"minReplicaCount": s.Scaling.Min, "maxReplicaCount": s.Scaling.Max,
-			"pollingInterval": 15,
-			"advanced": map[string]any{"horizontalPodAutoscalerConfig": map[string]any{"behavior": map[string]any{
-				"scaleDown": map[string]any{"stabilizationWindowSeconds": int(s.Scaling.ScaleInWindow / time.Second)},
-			}}},
-			"triggers": []any{map[string]any{
-				"type":              "aws-sqs-queue",
-				"authenticationRef": map[string]any{"name": w.Name + "-aws"},
-				"metadata": map[string]any{
-					"queueURL":        "https://sqs.${AWS_REGION}.amazonaws.com/${AWS_ACCOUNT_ID}/" + s.Queue.Name + "-${STAGE}",
-					"queueLength":     strconv.FormatFloat(target, 'f', -1, 64),
-					"awsRegion":       "${AWS_REGION}",
-					"scaleOnInFlight": "true",
-				},
-			}},
-		},
-	}
-	return []any{auth, so}
 }
 
 func yamlDocs(docs []any) ([]byte, error) {
