@@ -1,9 +1,9 @@
 // Command deploygen writes Pacer's deployment from what the code declares:
 // deploy/aws/pacer.template.json (CloudFormation, one stack per stage) and
-// deploy/k8s/*.yaml (Kubernetes Deployments and the worker's KEDA
-// ScaledObject). `make deploy-gen` runs it; `make deploy-check` (part of
-// `make verify`) runs it with -check, which fails when a committed file
-// differs from what the code generates.
+// deploy/k8s/*.yaml (Kubernetes: the namespace, Deployments, an ALB
+// Ingress and the worker's KEDA ScaledObject). `make deploy-gen` runs it;
+// `make deploy-check` (part of `make verify`) runs it with -check, which
+// fails when a committed file differs from what the code generates.
 //
 // Sources: the tables' ddb.Schema (their CreateTableInput, what Ensure
 // sends), the binaries' declared settings and defaults (config.Set), the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -18,34 +19,90 @@ import (
 	"github.com/pacerhq/pacer/services/internal/config"
 )
 
-// readManifests parses every committed deploy/k8s file into its documents.
-func readManifests(t *testing.T) map[string]map[string]any {
+// manifest is one document of a deploy/k8s file.
+type manifest struct {
+	File string // the file's name, e.g. "asyncevent-api.yaml"
+	Doc  map[string]any
+}
+
+func (m manifest) kind() string      { return fmt.Sprint(m.Doc["kind"]) }
+func (m manifest) name() string      { return str(path(m.Doc, "metadata", "name")) }
+func (m manifest) namespace() string { return str(path(m.Doc, "metadata", "namespace")) }
+func (m manifest) String() string    { return m.kind() + "/" + m.name() + " (" + m.File + ")" }
+
+// str is v as a string, "" when it is nil.
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// committedManifests reads every committed deploy/k8s file, by name.
+func committedManifests(t *testing.T) map[string][]byte {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(repoRoot(t), "deploy", "k8s", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests: %v", err)
 	}
-	docs := map[string]map[string]any{} // kind/name → document
+	out := map[string][]byte{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
+		out[filepath.Base(f)] = b
+	}
+	return out
+}
+
+// applyOrder parses files into their documents in the order `kubectl
+// apply -f deploy/k8s/` applies them: the files by name (kubectl walks
+// the directory in lexical order, as a shell glob does), each file's
+// documents in turn.
+func applyOrder(files map[string][]byte) ([]manifest, error) {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []manifest
+	for _, n := range names {
+		dec := yaml.NewDecoder(bytes.NewReader(files[n]))
 		for {
 			var d map[string]any
 			if err := dec.Decode(&d); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
-				t.Fatalf("%s: %v", f, err)
+				return nil, fmt.Errorf("%s: %w", n, err)
 			}
 			for _, k := range []string{"apiVersion", "kind", "metadata"} {
 				if d[k] == nil {
-					t.Fatalf("%s: a document without %s", f, k)
+					return nil, fmt.Errorf("%s: a document without %s", n, k)
 				}
 			}
-			docs[fmt.Sprint(d["kind"], "/", d["metadata"].(map[string]any)["name"])] = d
+			out = append(out, manifest{File: n, Doc: d})
 		}
+	}
+	return out, nil
+}
+
+// loadManifests is the committed manifests in apply order.
+func loadManifests(t *testing.T) []manifest {
+	t.Helper()
+	ms, err := applyOrder(committedManifests(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// readManifests is the committed manifests by kind/name.
+func readManifests(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	docs := map[string]map[string]any{}
+	for _, m := range loadManifests(t) {
+		docs[m.kind()+"/"+m.name()] = m.Doc
 	}
 	return docs
 }
