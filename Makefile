@@ -126,7 +126,7 @@ load: ## Load the running local stack (make run): closed 200 and 500 users, an o
 	cd bench && $(GO) run ./cmd/load -thresholds cmd/load/thresholds.json $(LOADFLAGS)
 
 .PHONY: verify
-verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test deploy-check iam-check ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs, the alert rules and the deployment (its IAM actions against AWS's list)
+verify: fmt-check vet arch lint openapi-check openapi-lint rules-check rules-test deploy-check iam-check deploy-lint ## Check formatting, vet, import rules, lint, generated files, the OpenAPI specs, the alert rules and the deployment (its IAM actions against AWS's list, the template and manifests against AWS's and Kubernetes's specs)
 
 .PHONY: fmt
 fmt: ## Format the Go code
@@ -221,6 +221,24 @@ deploy-check: ## Fail if deploy/aws or deploy/k8s differs from what the code gen
 .PHONY: iam-check
 iam-check: deps ## Fail if the deployment grants an action IAM does not know (AWS's action list, pinned)
 	$(GO) test -count=1 -run 'TestEveryPolicyActionIsAnIAMAction|TestIAMActionCheckRefusesMadeUpActions' ./deploy/stack
+
+# The deployment against maintained specifications: the template against
+# CloudFormation's resource specification (@aws-cdk/aws-service-spec, pinned
+# in tools/standin/package.json), the manifests with kubeconform in strict
+# mode against JSON schemas that tools/kubeschema builds offline from the
+# pinned k8s.io/kubernetes (its OpenAPI document) and KEDA (its CRDs)
+# modules, fetched through the Go module proxy, into .cache/kubeschema.
+KUBESCHEMA = $(CURDIR)/.cache/kubeschema
+
+.PHONY: deploy-schemas
+deploy-schemas: ## Build the Kubernetes and KEDA schemas the manifests are checked against (.cache/kubeschema, once per pinned version)
+	@$(GO) -C tools run ./kubelint -schemas $(KUBESCHEMA)
+
+.PHONY: deploy-lint
+deploy-lint: deps deploy-schemas ## Check the template against CloudFormation's resource specification and the manifests with kubeconform (strict), and that both checks find planted mistakes
+	$(GO) test -count=1 -run 'TestTemplateAgainstResourceSpec|TestTemplateCheck' ./deploy/stack
+	$(GO) -C tools test -count=1 ./kubeschema
+	@$(GO) -C tools run ./kubelint -schemas $(KUBESCHEMA) $(CURDIR)/deploy/k8s/*.yaml
 
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries
