@@ -12,6 +12,7 @@ import (
 	"github.com/pacerhq/pacer/internal/repo"
 )
 
+// readTemplate decodes the committed template, numbers as json.Number.
 func readTemplate(t *testing.T) map[string]any {
 	t.Helper()
 	path, err := repo.File("deploy", "aws", "pacer.template.json")
@@ -31,6 +32,8 @@ func readTemplate(t *testing.T) map[string]any {
 	return tpl
 }
 
+// The committed template is what CloudFormation's resource specification
+// allows (see checkTemplate); make deploy-lint runs this.
 func TestTemplateAgainstResourceSpec(t *testing.T) {
 	spec := loadResourceSpec(t)
 	tpl := readTemplate(t)
@@ -53,6 +56,22 @@ func firstOf(t *testing.T, tpl map[string]any, typ string) (string, map[string]a
 	return "", nil
 }
 
+// mutation is a change made to a copy of the committed template.
+type mutation func(t *testing.T, tpl map[string]any)
+
+// set sets a property of the first resource of type typ to v's value.
+func set(typ, prop string, v func(t *testing.T, tpl map[string]any) any) mutation {
+	return func(t *testing.T, tpl map[string]any) {
+		_, props := firstOf(t, tpl, typ)
+		props[prop] = v(t, tpl)
+	}
+}
+
+// is is a value that does not depend on the template.
+func is(v any) func(*testing.T, map[string]any) any {
+	return func(*testing.T, map[string]any) any { return v }
+}
+
 // The check finds each kind of mistake, made in a copy of the committed
 // template.
 func TestTemplateCheckRefusesMistakes(t *testing.T) {
@@ -63,18 +82,9 @@ func TestTemplateCheckRefusesMistakes(t *testing.T) {
 		task  = "AWS::ECS::TaskDefinition"
 	)
 	queueID := func(t *testing.T, tpl map[string]any) string { id, _ := firstOf(t, tpl, queue); return id }
-	set := func(typ, prop string, v func(t *testing.T, tpl map[string]any) any) func(*testing.T, map[string]any) {
-		return func(t *testing.T, tpl map[string]any) {
-			_, props := firstOf(t, tpl, typ)
-			props[prop] = v(t, tpl)
-		}
-	}
-	is := func(v any) func(*testing.T, map[string]any) any {
-		return func(*testing.T, map[string]any) any { return v }
-	}
 	for _, c := range []struct {
 		name   string
-		mutate func(*testing.T, map[string]any)
+		mutate mutation
 		want   string
 	}{
 		{"unknown property", set(queue, "VisibilityTimeOut", is(json.Number("30"))), "unknown property VisibilityTimeOut"},
