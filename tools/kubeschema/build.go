@@ -26,7 +26,7 @@ const (
 // are there already, printing its progress to progress. The first build
 // downloads the two modules (about 18 MB and 3 MB) into the Go module
 // cache; it writes a new folder and renames it into place, so that an
-// interrupted build leaves no half a folder behind.
+// interrupted or concurrent build leaves no half a folder behind.
 func Build(ctx context.Context, c Config, progress io.Writer) error {
 	k8s, keda := c.versions()
 	folder := c.Folder()
@@ -39,23 +39,26 @@ func Build(ctx context.Context, c Config, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tmp := folder + ".partial"
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	written := 0
-	for _, k := range kinds {
+	tmp, err := os.MkdirTemp(c.Dir, "building-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // left only when the build fails
+	for i, k := range kinds {
 		if err := writeSchema(schemaFile(tmp, k), k.Schema); err != nil {
 			return err
 		}
-		if written++; written%50 == 0 || written == len(kinds) {
-			fmt.Fprintf(progress, "kubeschema: %d of %d schemas written and compiled\n", written, len(kinds))
+		if n := i + 1; n%50 == 0 || n == len(kinds) {
+			fmt.Fprintf(progress, "kubeschema: %d of %d schemas written and compiled\n", n, len(kinds))
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(folder), 0o755); err != nil {
-		return err
-	}
 	if err := os.Rename(tmp, folder); err != nil {
+		if _, statErr := os.Stat(folder); statErr == nil {
+			return nil // built meanwhile by another build
+		}
 		return err
 	}
 	fmt.Fprintf(progress, "kubeschema: %d schemas in %s (%.1f s)\n", len(kinds), folder, time.Since(began).Seconds())

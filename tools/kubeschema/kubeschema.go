@@ -28,6 +28,9 @@ const (
 	// KEDA is the github.com/kedacore/keda/v2 module version whose CRDs
 	// give keda.sh's kinds.
 	KEDA = "v2.21.0"
+	// format names the conversion: bump it when a change to this package
+	// changes the schemas it writes, so that Build writes them anew.
+	format = "1"
 )
 
 // Config says where the schemas are and from which versions.
@@ -53,7 +56,7 @@ func (c Config) versions() (k8s, keda string) {
 // Folder is the folder of the schemas of c's versions.
 func (c Config) Folder() string {
 	k8s, keda := c.versions()
-	return filepath.Join(c.Dir, "kubernetes-"+k8s+"_keda-"+keda)
+	return filepath.Join(c.Dir, "kubernetes-"+k8s+"_keda-"+keda+"_format-"+format)
 }
 
 // location is kubeconform's schema location template for Folder: one file
