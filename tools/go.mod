@@ -1,6 +1,7 @@
 // The development tools, in a module of their own so that the root
 // module's requirements are what Pacer's code needs. make builds them into
-// .cache/bin (see the Makefile's lint and test targets).
+// .cache/bin (see the Makefile's lint and test targets), or runs them
+// (kubelint, with kubeconform: make deploy-lint).
 module github.com/pacerhq/pacer/tools
 
 go 1.26.0
