@@ -439,11 +439,6 @@ func intrinsic(v any) (fn string, arg any, ok bool) {
 	return "", nil, false
 }
 
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
 func sortedKeys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {

@@ -12,8 +12,8 @@ import (
 	"github.com/pacerhq/pacer/internal/repo"
 )
 
-// readTemplate decodes the committed template, numbers as json.Number.
-func readTemplate(t *testing.T) map[string]any {
+// readTemplateNumbers decodes the committed template, numbers as json.Number.
+func readTemplateNumbers(t *testing.T) map[string]any {
 	t.Helper()
 	path, err := repo.File("deploy", "aws", "pacer.template.json")
 	if err != nil {
@@ -36,7 +36,7 @@ func readTemplate(t *testing.T) map[string]any {
 // allows (see checkTemplate); make deploy-lint runs this.
 func TestTemplateAgainstResourceSpec(t *testing.T) {
 	spec := loadResourceSpec(t)
-	tpl := readTemplate(t)
+	tpl := readTemplateNumbers(t)
 	for _, f := range checkTemplate(spec, tpl) {
 		t.Error(f)
 	}
@@ -139,7 +139,7 @@ func TestTemplateCheckRefusesMistakes(t *testing.T) {
 		{"unknown function", set(queue, "QueueName", is(map[string]any{"Fn::Concat": []any{"a", "b"}})), "Fn::Concat is not a CloudFormation function"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tpl := readTemplate(t)
+			tpl := readTemplateNumbers(t)
 			c.mutate(t, tpl)
 			found := checkTemplate(spec, tpl)
 			for _, f := range found {
@@ -158,7 +158,7 @@ func TestTemplateCheckRefusesMistakes(t *testing.T) {
 // the other forms of Fn::GetAtt and Fn::Sub.
 func TestTemplateCheckAcceptsValidAdditions(t *testing.T) {
 	spec := loadResourceSpec(t)
-	tpl := readTemplate(t)
+	tpl := readTemplateNumbers(t)
 	res := tpl["Resources"].(map[string]any)
 	var lb, tg, queue string
 	for _, c := range []struct {
