@@ -220,3 +220,9 @@ func TestK8sIngressExposesTheAPIsOnly(t *testing.T) {
 		setIn("stop an API pod at once", "Deployment", AsyncAPI, nil, "spec", "template", "spec", "containers", 0, "lifecycle"),
 	)
 }
+
+// anyList is v as a list, or nil.
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
