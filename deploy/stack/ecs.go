@@ -113,9 +113,10 @@ func (s *Spec) roles(t *Template, sv Service) {
 	t.add(sv.ID+"TaskRole", Resource{Type: "AWS::IAM::Role", Properties: task})
 }
 
-// taskDefinition adds sv's Fargate task definition: one container with
-// its variables, its secrets (an optional one only when its parameter is
-// set), its port and its logs in the group logs.
+// taskDefinition adds sv's Fargate task definition, Linux on the CPU the
+// CpuArchitecture parameter names: one container with its variables, its
+// secrets (an optional one only when its parameter is set), its port and
+// its logs in the group logs.
 func taskDefinition(t *Template, sv Service, logs string) {
 	var env []any
 	for _, e := range sv.Env {
@@ -146,6 +147,7 @@ func taskDefinition(t *Template, sv Service, logs string) {
 	t.add(sv.ID+"TaskDefinition", Resource{Type: "AWS::ECS::TaskDefinition", Properties: map[string]any{
 		"Family": Sub("pacer-${Stage}-" + sv.Name), "Cpu": strconv.Itoa(sv.CPU), "Memory": strconv.Itoa(sv.MemoryMiB),
 		"NetworkMode": "awsvpc", "RequiresCompatibilities": []string{"FARGATE"},
+		"RuntimePlatform":  map[string]any{"OperatingSystemFamily": "LINUX", "CpuArchitecture": Ref(ParamCPU)},
 		"ExecutionRoleArn": GetAtt(sv.ID+"ExecutionRole", "Arn"), "TaskRoleArn": GetAtt(sv.ID+"TaskRole", "Arn"),
 		"ContainerDefinitions": []any{container}, "Tags": tags(sv.Name),
 	}})

@@ -49,6 +49,19 @@ const Generator = "go run ./services/gen/deploy (make deploy-gen)"
 
 func str(s string) *string { return &s }
 
+// ImageByDigest is the pattern of the image parameters: a repository and
+// a sha256 digest, never a tag, so a stack runs exactly the image that was
+// built and a redeploy cannot pick up a moved tag.
+const ImageByDigest = `^[^@\s]+@sha256:[0-9a-f]{64}$`
+
+// ParamCPU is the parameter choosing the tasks' CPU architecture, one of
+// CPUArm64 (the default) and CPUX86: Fargate's RuntimePlatform values.
+const (
+	ParamCPU = "CpuArchitecture"
+	CPUArm64 = "ARM64"
+	CPUX86   = "X86_64"
+)
+
 func (s *Spec) parameters() map[string]Parameter {
 	p := map[string]Parameter{
 		"Stage": {Type: "String", Description: "Stage name, the suffix of every resource name (dev, staging, prod)",
@@ -57,11 +70,16 @@ func (s *Spec) parameters() map[string]Parameter {
 		"PublicSubnetIds":  {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the internet-facing load balancer (two or more AZs)"},
 		"PrivateSubnetIds": {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the tasks, with a route to AWS APIs and the image registry (NAT gateway or VPC endpoints)"},
 		"JwksUrl":          {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL); empty: HS256 with JwtSecretArn"},
+		ParamCPU: {Type: "String", Default: str(CPUArm64), AllowedValues: []string{CPUArm64, CPUX86},
+			Description: "CPU architecture of the tasks (Fargate RuntimePlatform): ARM64 (Graviton, cheaper) or X86_64; make images builds both"},
 	}
 	s.edgeParameters(p)
 	seen := map[string]bool{}
 	for _, sv := range s.Services {
-		p[sv.Image] = Parameter{Type: "String", Description: "Image URI of " + sv.Name + " (e.g. <account>.dkr.ecr.<region>.amazonaws.com/pacer:" + sv.Name + "-<version>)"}
+		p[sv.Image] = Parameter{Type: "String", AllowedPattern: ImageByDigest,
+			Description: "Image of " + sv.Name + " by digest, as make images and crane push print it: " +
+				"<account>.dkr.ecr.<region>.amazonaws.com/pacer/" + sv.Name + "@sha256:<64 hex digits> (a tag is refused: a digest pins what runs)",
+			ConstraintDescription: "an image by digest, <repository>@sha256:<64 lowercase hex digits>"}
 		for _, sc := range sv.Secrets {
 			if seen[sc.Param] {
 				continue

@@ -21,12 +21,13 @@ type Template struct {
 
 // Parameter is a template parameter.
 type Parameter struct {
-	Type           string  `json:"Type"`
-	Description    string  `json:"Description"`
-	Default        *string `json:"Default,omitempty"`
-	AllowedPattern string  `json:"AllowedPattern,omitempty"`
+	Type           string   `json:"Type"`
+	Description    string   `json:"Description"`
+	Default        *string  `json:"Default,omitempty"`
+	AllowedPattern string   `json:"AllowedPattern,omitempty"`
+	AllowedValues  []string `json:"AllowedValues,omitempty"`
 	// ConstraintDescription is what CloudFormation says when a value
-	// does not match AllowedPattern.
+	// breaks AllowedPattern or AllowedValues.
 	ConstraintDescription string `json:"ConstraintDescription,omitempty"`
 }
 
