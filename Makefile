@@ -240,6 +240,14 @@ deploy-lint: deps deploy-schemas ## Check the template against CloudFormation's 
 	$(GO) -C tools test -count=1 ./kubeschema
 	@$(GO) -C tools run ./kubelint -schemas $(KUBESCHEMA) $(CURDIR)/deploy/k8s/*.yaml
 
+# One OCI image per deployed binary (linux/amd64 and linux/arm64), built
+# without Docker by services/gen/images; IMAGESFLAGS adds flags, e.g.
+# IMAGESFLAGS='-binaries asyncevent-api -platforms linux/arm64'. Push
+# them with crane or skopeo (docs/deploy.md).
+.PHONY: images
+images: ## Build each deployed binary's image index (linux/amd64, linux/arm64) as an OCI layout under .cache/images and print the digests
+	$(GO) run ./services/gen/images -out .cache/images $(IMAGESFLAGS)
+
 .PHONY: clean
 clean: ## Remove the installed stand-ins, local caches and test binaries
 	rm -rf tools/standin/node_modules tools/standin/dynamodb-local tools/standin/dynamodb-local.partial .cache bin
