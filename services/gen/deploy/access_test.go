@@ -187,7 +187,11 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	user := func(id string) client { return client{t: t, base: api.base, user: id} }
 	now := time.Now().UnixMilli()
 	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"fc","eventType":"FIRST_COME","capacity":2,"ordering":"arrival","closesAt":%d}`, now+3600_000))
-	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"lot","eventType":"LOTTERY","winners":1,"lotteryCutoffAt":%d}`, now+2000))
+	// The lottery's entries close 8 s from now: its three entries come
+	// first even on a loaded machine (a 2 s cutoff closed before them in
+	// a clean-clone run), and the draw after the flows below rarely waits.
+	const cutoff = 8000
+	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"lot","eventType":"LOTTERY","winners":1,"lotteryCutoffAt":%d}`, now+cutoff))
 	var reqs []string
 	for i := range 3 {
 		for _, ev := range []string{"fc", "lot"} {
@@ -256,7 +260,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	api.do("POST", "/admin/requests/"+failed.RequestID+"/requeue", 200, "")
-	time.Sleep(time.Until(time.UnixMilli(now + 2200))) // the cutoff and the API's DrawGrace
+	time.Sleep(time.Until(time.UnixMilli(now + cutoff + 200))) // the cutoff and the API's DrawGrace
 	api.do("POST", "/admin/events/lot/draw", 200, `{}`)
 	waitFor(t, ctx, "lottery decided", decided(true))
 	// A dead letter, for the worker's tagged DLQ send and the API's DLQ
