@@ -99,3 +99,20 @@ func TestControllerReportsMetric(t *testing.T) {
 		t.Errorf("no worker: BacklogPerWorker %v, want the whole backlog 7", d.BacklogPerWorker)
 	}
 }
+
+// Hold is the windowed recommendation whatever runs: out at once, in to
+// the highest recommendation of the window, and the running count
+// (absent from what workers know) changes nothing.
+func TestControllerHold(t *testing.T) {
+	c, clk := newTestController(t, time.Minute)
+	var got []int
+	for i, b := range []int{0, 50_000, 20_000, 20_000, 0, 0, 0, 0} {
+		got = append(got, c.Hold(Load{Visible: b, Running: i % 3}))
+		clk.advance(20 * time.Second)
+	}
+	// t=0:1  20:9  40:9(rec 4)  60:9(rec 4; the 9 is 40 s old)  80:4(the 9
+	// of t=20 is 60 s old)  100:4  120:1(the 4 of t=60 is 60 s old)  140:1
+	if want := []int{1, 9, 9, 9, 4, 4, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("Hold %v, want %v", got, want)
+	}
+}
