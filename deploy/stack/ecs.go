@@ -7,11 +7,10 @@ import (
 
 // Logical ids of the shared ECS and network resources.
 const (
-	idCluster     = "Cluster"
-	idALB         = "LoadBalancer"
-	idALBSG       = "LoadBalancerSecurityGroup"
-	idTaskSG      = "TaskSecurityGroup"
-	idScaleTarget = "WorkerScalableTarget"
+	idCluster = "Cluster"
+	idALB     = "LoadBalancer"
+	idALBSG   = "LoadBalancerSecurityGroup"
+	idTaskSG  = "TaskSecurityGroup"
 )
 
 func (s *Spec) network(t *Template) {
@@ -63,10 +62,6 @@ func (s *Spec) service(t *Template, sv Service) {
 	s.roles(t, sv)
 	taskDefinition(t, sv, logs)
 
-	count := sv.Count
-	if sv.Scaled {
-		count = s.Scaling.Min
-	}
 	deploy := map[string]any{"MinimumHealthyPercent": 100, "MaximumPercent": 200,
 		"DeploymentCircuitBreaker": map[string]any{"Enable": true, "Rollback": true}}
 	if sv.Singleton { // stop the old task before starting the new one
@@ -74,12 +69,18 @@ func (s *Spec) service(t *Template, sv Service) {
 	}
 	props := map[string]any{
 		"ServiceName": sv.Name, "Cluster": Ref(idCluster), "LaunchType": "FARGATE",
-		"TaskDefinition": Ref(sv.ID + "TaskDefinition"), "DesiredCount": count,
-		"DeploymentConfiguration": deploy,
+		"TaskDefinition": Ref(sv.ID + "TaskDefinition"), "DeploymentConfiguration": deploy,
 		"NetworkConfiguration": map[string]any{"AwsvpcConfiguration": map[string]any{
 			"Subnets": Ref("PrivateSubnetIds"), "SecurityGroups": []any{GetAtt(idTaskSG, "GroupId")}, "AssignPublicIp": "DISABLED",
 		}},
 		"PropagateTags": "SERVICE", "Tags": tags(sv.Name),
+	}
+	if !autoscaled(sv) {
+		props["DesiredCount"] = sv.Count
+	}
+	if sv.Autoscale != nil { // the CPU policy's 20-second metric
+		props["Monitoring"] = map[string]any{"MetricConfigurations": []any{map[string]any{
+			"MetricNames": []string{"CPUUtilization"}, "ResolutionSeconds": int(apiCPUPeriod / time.Second)}}}
 	}
 	var dependsOn []string
 	if sv.Public {
@@ -89,9 +90,7 @@ func (s *Spec) service(t *Template, sv Service) {
 		dependsOn = append(dependsOn, route)
 	}
 	t.add(sv.ID+"Service", Resource{Type: "AWS::ECS::Service", DependsOn: dependsOn, Properties: props})
-	if sv.Scaled {
-		s.scaling(t, sv)
-	}
+	s.scaling(t, sv)
 }
 
 // roles adds sv's execution role, which pulls the image, writes logs and
@@ -184,37 +183,3 @@ func (s *Spec) secretPolicy(sv Service) any {
 }
 
 func condHas(param string) string { return "Has" + param }
-
-// scaling is the worker's target tracking on backlog per task: the metric
-// math of the QueueBacklogPerWorkerHigh signal, target
-// Scaling.TargetBacklogPerWorker, capacity Min..Max, scale-in cooldown
-// ScaleInWindow.
-func (s *Spec) scaling(t *Template, sv Service) {
-	t.add(idScaleTarget, Resource{Type: "AWS::ApplicationAutoScaling::ScalableTarget", Properties: map[string]any{
-		"MinCapacity": s.Scaling.Min, "MaxCapacity": s.Scaling.Max,
-		"ResourceId":        Join("/", "service", Ref(idCluster), GetAtt(sv.ID+"Service", "Name")),
-		"ScalableDimension": "ecs:service:DesiredCount", "ServiceNamespace": "ecs",
-		// Application Auto Scaling's service-linked role for ECS (created
-		// on first use).
-		"RoleARN": Sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:role/aws-service-role/ecs.application-autoscaling.amazonaws.com/AWSServiceRoleForApplicationAutoScaling_ECSService"),
-	}})
-	sig := s.backlogSignal()
-	var metrics []any
-	for _, m := range sig.Metrics {
-		metrics = append(metrics, map[string]any{
-			"Id": m.ID, "ReturnData": false,
-			"MetricStat": map[string]any{"Stat": m.Stat, "Metric": s.metric(m, sv)},
-		})
-	}
-	metrics = append(metrics, map[string]any{"Id": "backlogpertask", "Expression": sig.Expression, "Label": "Backlog per task", "ReturnData": true})
-	t.add("WorkerScalingPolicy", Resource{Type: "AWS::ApplicationAutoScaling::ScalingPolicy", Properties: map[string]any{
-		"PolicyName": Sub("pacer-${Stage}-worker-backlog-per-task"), "PolicyType": "TargetTrackingScaling",
-		"ScalingTargetId": Ref(idScaleTarget),
-		"TargetTrackingScalingPolicyConfiguration": map[string]any{
-			"TargetValue":                   s.Scaling.TargetBacklogPerWorker(),
-			"ScaleInCooldown":               int(s.Scaling.ScaleInWindow / time.Second),
-			"ScaleOutCooldown":              60,
-			"CustomizedMetricSpecification": map[string]any{"Metrics": metrics},
-		},
-	}})
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The edge: how the internet reaches the public services through the
@@ -47,6 +48,13 @@ var lbAttributes = []any{
 	map[string]any{"Key": "routing.http.drop_invalid_header_fields.enabled", "Value": "true"},
 	map[string]any{"Key": "routing.http.desync_mitigation_mode", "Value": "strictest"},
 }
+
+// The target groups' health checks: a new task takes requests once
+// healthyThreshold checks, healthCheckInterval apart, have passed.
+const (
+	healthCheckInterval = 10 * time.Second
+	healthyThreshold    = 2
+)
 
 func hostParam(sv Service) string { return sv.ID + "HostName" }
 
@@ -168,7 +176,8 @@ func (s *Spec) publicRoutes(t *Template, sv Service) (tg, route string) {
 	tg, listener := sv.ID+"TargetGroup", sv.ID+"Listener"
 	t.add(tg, Resource{Type: "AWS::ElasticLoadBalancingV2::TargetGroup", Properties: map[string]any{
 		"Name": Sub("pacer-${Stage}-" + sv.ID), "Port": sv.Port, "Protocol": "HTTP", "TargetType": "ip", "VpcId": Ref("VpcId"),
-		"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": 10, "HealthyThresholdCount": 2, "UnhealthyThresholdCount": 3,
+		"HealthCheckPath": sv.HealthPath, "HealthCheckIntervalSeconds": int(healthCheckInterval / time.Second),
+		"HealthyThresholdCount": healthyThreshold, "UnhealthyThresholdCount": 3,
 		"Matcher":               map[string]any{"HttpCode": "200"},
 		"TargetGroupAttributes": []any{map[string]any{"Key": "deregistration_delay.timeout_seconds", "Value": "30"}},
 		"Tags":                  tags(sv.Name),

@@ -34,6 +34,9 @@ type Table struct {
 	// not declare (PhotoService has one; docs/photo.md).
 	PITR, SSE bool
 	Stream    string
+	// Warm gives the table <ID>WarmReadUnits and <ID>WarmWriteUnits
+	// parameters: its WarmThroughput, for a sale day (tables.go).
+	Warm bool
 }
 
 // Queue is the participation queue and its DLQ (<name>-dlq).
@@ -65,15 +68,33 @@ type Service struct {
 	Env []EnvVar
 	// Secrets are environment variables taken from the secret store.
 	Secrets []Secret
-	// Count is the desired count of a service that is not scaled; a scaled
-	// service (Scaled) runs Spec.Scaling.Min..Max.
+	// Count is the ECS desired count of a service that does not
+	// autoscale, and the replicas of its Kubernetes Deployment. The queue
+	// worker (Scaled) runs Spec.Scaling.Min..Max tasks, an API with
+	// Autoscale its Min..Max; neither has an ECS desired count, which
+	// would reset the running count on every deploy (scaling.go).
 	Count  int
 	Scaled bool
+	// Autoscale, if set, scales an API (Public) on its load.
+	Autoscale *Autoscale
 	// Singleton: at most one task at a time (no overlap during a deploy).
 	Singleton      bool
 	CPU, MemoryMiB int
 	// Access is what the binary may do on which resource: its IAM policy.
 	Access []Grant
+}
+
+// Autoscale is how an API scales: its task bounds (the defaults of its
+// <ID>MinTasks and <ID>MaxTasks parameters) and the targets of its two
+// target tracking policies, whichever asks for more tasks winning.
+type Autoscale struct {
+	Min, Max int
+	// CPUPercent is the target average CPU utilization, on ECS's
+	// 20-second CPU metric: the policy that reacts to a spike.
+	CPUPercent float64
+	// RequestsPerTask is the target of ALB requests per task per minute
+	// (ALBRequestCountPerTarget, a 1-minute metric): steady state.
+	RequestsPerTask float64
 }
 
 // EnvVar is one environment variable.

@@ -70,13 +70,68 @@ func attrDefs(in *dynamodb.CreateTableInput) []any {
 
 func (s *Spec) tables(t *Template) {
 	for _, tb := range s.Tables {
+		props := withTags(TableProperties(tb, Sub(tb.Name)), "data")
+		if tb.Warm {
+			props["WarmThroughput"] = warmThroughput(tb)
+		}
 		t.add(tb.ID, Resource{
 			Type:                "AWS::DynamoDB::Table",
-			Properties:          withTags(TableProperties(tb, Sub(tb.Name)), "data"),
+			Properties:          props,
 			DeletionPolicy:      "Retain",
 			UpdateReplacePolicy: "Retain",
 		})
 	}
+}
+
+// A table's warm throughput: the reads and writes per second it serves at
+// once, without the throttling of an on-demand table scaling up to a
+// sale's opening (a new on-demand table is warm for 12,000 reads and 4,000
+// writes per second). Raising it is billed once per increase, takes
+// effect within minutes, and cannot be undone: warm throughput is never
+// lowered, and setting the parameters back to 0 leaves the table as warm
+// as it is. Each partition still serves at most 3,000 reads and 1,000
+// writes per second (docs/capacity.md's hot items are not helped).
+
+func warmReadParam(tb Table) string  { return tb.ID + "WarmReadUnits" }
+func warmWriteParam(tb Table) string { return tb.ID + "WarmWriteUnits" }
+func condWarm(tb Table) string       { return "Has" + tb.ID + "WarmThroughput" }
+
+// warmParameters adds each Warm table's two parameters, 0 (off) by default.
+func (s *Spec) warmParameters(p map[string]Parameter) {
+	for _, tb := range s.Tables {
+		if !tb.Warm {
+			continue
+		}
+		for _, w := range []struct{ name, what string }{{warmReadParam(tb), "read"}, {warmWriteParam(tb), "write"}} {
+			p[w.name] = Parameter{Type: "Number", Default: str("0"), MinValue: num(0),
+				Description: "Warm throughput of " + tb.ID + " in " + w.what + " units per second, for a sale day: " +
+					"raise it hours before (billed once per increase, never lowered again); 0 leaves it as it is"}
+		}
+	}
+}
+
+// warmConditions adds, per Warm table, Has<param> for each parameter set
+// and Has<ID>WarmThroughput for either.
+func (s *Spec) warmConditions(t *Template) {
+	for _, tb := range s.Tables {
+		if !tb.Warm {
+			continue
+		}
+		for _, p := range []string{warmReadParam(tb), warmWriteParam(tb)} {
+			t.Conditions[condHas(p)] = map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{Ref(p), "0"}}}}
+		}
+		t.Conditions[condWarm(tb)] = map[string]any{"Fn::Or": []any{
+			map[string]any{"Condition": condHas(warmReadParam(tb))}, map[string]any{"Condition": condHas(warmWriteParam(tb))}}}
+	}
+}
+
+// warmThroughput is a Warm table's WarmThroughput: the parameters that
+// are set, or nothing.
+func warmThroughput(tb Table) any {
+	units := func(p string) any { return If(condHas(p), Ref(p), NoValue) }
+	return If(condWarm(tb), map[string]any{
+		"ReadUnitsPerSecond": units(warmReadParam(tb)), "WriteUnitsPerSecond": units(warmWriteParam(tb)),
+	}, NoValue)
 }
 
 func withTags(p map[string]any, component string) map[string]any {

@@ -27,8 +27,11 @@ type Parameter struct {
 	AllowedPattern string   `json:"AllowedPattern,omitempty"`
 	AllowedValues  []string `json:"AllowedValues,omitempty"`
 	// ConstraintDescription is what CloudFormation says when a value
-	// breaks AllowedPattern or AllowedValues.
+	// breaks AllowedPattern or AllowedValues (or is out of MinValue..MaxValue).
 	ConstraintDescription string `json:"ConstraintDescription,omitempty"`
+	// MinValue and MaxValue bound a Number parameter.
+	MinValue *int `json:"MinValue,omitempty"`
+	MaxValue *int `json:"MaxValue,omitempty"`
 }
 
 // Resource is one resource: its type and properties.

@@ -167,14 +167,24 @@ func TestScalingThresholdsAreTheSettings(t *testing.T) {
 	}
 	st := path(res, "WorkerScalableTarget", "Properties")
 	pol := path(res, "WorkerScalingPolicy", "Properties", "TargetTrackingScalingPolicyConfiguration")
+	spike := path(res, "WorkerSpikeAlarm", "Properties")
+	// The bounds are parameters (WorkerMinTasks, WorkerMaxTasks): their
+	// defaults are the settings'.
+	deref := func(v any) any {
+		if name, ok := path(v, "Ref").(string); ok {
+			return path(tpl, "Parameters", name, "Default")
+		}
+		return v
+	}
 	checks = append(checks, []struct {
 		what      string
 		got, want any
 	}{
 		{"ECS TargetValue", num(path(pol, "TargetValue")), target},
 		{"ECS ScaleInCooldown", num(path(pol, "ScaleInCooldown")), sc.ScaleInWindow.Seconds()},
-		{"ECS MinCapacity", num(path(st, "MinCapacity")), float64(sc.Min)},
-		{"ECS MaxCapacity", num(path(st, "MaxCapacity")), float64(sc.Max)},
+		{"ECS MinCapacity", num(deref(path(st, "MinCapacity"))), float64(sc.Min)},
+		{"ECS MaxCapacity", num(deref(path(st, "MaxCapacity"))), float64(sc.Max)},
+		{"ECS spike alarm threshold (above Min)", num(path(spike, "Threshold")), float64(sc.Min)},
 	}...)
 	for _, a := range alarm.Alerts(alarm.Defaults()) {
 		var props any

@@ -83,7 +83,8 @@ func Build(root string) (*stack.Spec, error) {
 
 	spec := &stack.Spec{
 		Tables: []stack.Table{
-			{ID: stack.IDAsyncTable, Name: n.table, Schema: &asyncstore.Schema, PITR: true, SSE: true},
+			// Warm: the participation table is the one a sale's opening hits.
+			{ID: stack.IDAsyncTable, Name: n.table, Schema: &asyncstore.Schema, PITR: true, SSE: true, Warm: true},
 			// The PhotoService table has a stream (NEW_AND_OLD_IMAGES),
 			// PITR and AWS-managed encryption, none of which Ensure sets.
 			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true, Stream: "NEW_AND_OLD_IMAGES"},
@@ -122,6 +123,17 @@ type names struct {
 	apiPort, photoPort, opsPort, eventsOpsPort int
 }
 
+// The APIs' autoscaling: at least two tasks (one per zone), 60 % CPU on
+// ECS's 20-second metric for a spike, and 100 requests per second per
+// task (6,000 per minute, ALBRequestCountPerTarget's unit) as a planning
+// figure until measured on AWS. The AsyncEvent API's 20 tasks at that rate
+// take 2,000 participations per second, about what one table's default
+// write quota lets through (docs/capacity.md).
+var (
+	asyncAPIScaling = stack.Autoscale{Min: 2, Max: 20, CPUPercent: 60, RequestsPerTask: 6000}
+	photoAPIScaling = stack.Autoscale{Min: 2, Max: 10, CPUPercent: 60, RequestsPerTask: 6000}
+)
+
 // services are the four ECS services (and Deployments): each binary's
 // image, ports, size, variables, secrets and access.
 func services(d decls, n names) []stack.Service {
@@ -134,13 +146,13 @@ func services(d decls, n names) []stack.Service {
 	return []stack.Service{
 		{
 			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
-			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &asyncAPIScaling,
 			Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
 			Secrets: jwt, Access: Access[AsyncAPI],
 		},
 		{
 			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,
-			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &photoAPIScaling,
 			Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
 			Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
 			Access:  Access[PhotoAPI],
