@@ -6,9 +6,11 @@ import (
 )
 
 // keda is the worker's ScaledObject: KEDA's aws-sqs-queue scaler with
-// queueLength = the target backlog per worker, Min..Max replicas and the
-// scale-in stabilization window (docs/autoscaling.md), scaling the
-// worker's Deployment. Its TriggerAuthentication has the scaler read the
+// queueLength = the target backlog per worker, Min..Max replicas, the
+// scale-in stabilization window and a scale-out that may reach Max in one
+// step (docs/autoscaling.md), scaling the worker's Deployment. The HPA
+// asks KEDA every 15 s, and KEDA reads the queue's attributes then (no
+// CloudWatch delay). Its TriggerAuthentication has the scaler read the
 // queue as the worker (KEDA 2.13 or later: podIdentity aws with
 // identityOwner workload): KEDA assumes the IRSA role on the worker's
 // ServiceAccount, whose policy already allows sqs:GetQueueAttributes on
@@ -31,6 +33,10 @@ func (s *Spec) keda() []any {
 			"pollingInterval": 15,
 			"advanced": map[string]any{"horizontalPodAutoscalerConfig": map[string]any{"behavior": map[string]any{
 				"scaleDown": map[string]any{"stabilizationWindowSeconds": int(s.Scaling.ScaleInWindow / time.Second)},
+				// Out to the recommendation in one step (the HPA's default
+				// adds at most 4 pods or 100 % per 15 s).
+				"scaleUp": map[string]any{"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
+					"policies": []any{map[string]any{"type": "Pods", "value": s.Scaling.Max, "periodSeconds": 15}}},
 			}}},
 			"triggers": []any{map[string]any{
 				"type":              "aws-sqs-queue",
