@@ -130,20 +130,16 @@ func (s *simulation) ticks(t int) {
 	}
 }
 
-// ship is an awslogs flush at t: the lines written before t become
+// ship is an awslogs flush at t: the lines written so far (before t:
+// ticks runs it before the publication of the same second) become
 // datapoints of their 10-s buckets, available emfExtraction later.
 func (s *simulation) ship(t int) {
-	keep, keepT := s.lines[:0], s.linesT[:0]
 	for i, v := range s.lines {
 		at := s.linesT[i]
-		if at >= t {
-			keep, keepT = append(keep, v), append(keepT, at)
-			continue
-		}
 		b := at - mod(at, int(spikeAlarmPeriod/time.Second))
 		s.points[b] = append(s.points[b], dp{v, t + int(emfExtraction/time.Second)})
 	}
-	s.lines, s.linesT = keep, keepT
+	s.lines, s.linesT = s.lines[:0], s.linesT[:0]
 }
 
 // spikeAlarm evaluates the spike and spike-end alarms at t on the last
