@@ -52,6 +52,24 @@ type Config struct {
 	FromLatest bool
 	// Log receives handler retries and shard changes (default slog.Default).
 	Log *slog.Logger
+	// Progress, if set, hears after each read of a shard how far the
+	// consumer has handled it (Progress). A reader that hangs or fails
+	// stops reporting, so the time since a shard's Through is the
+	// consumer's lag on it, the iterator age of a Lambda trigger. Called
+	// from the shard's reader goroutine: keep it short.
+	Progress func(Progress)
+}
+
+// Progress is how far a consumer has handled one shard.
+type Progress struct {
+	Shard string
+	// Through is the time up to which every change of the shard is
+	// handled and checkpointed: the approximate time of the last record
+	// of the batch just handled, or when the read that found nothing new
+	// was sent.
+	Through time.Time
+	// Ended: the shard is read to its end and will not be read again.
+	Ended bool
 }
 
 // Run reads the stream until ctx is cancelled, then waits for the batches
@@ -179,6 +197,7 @@ func (r *runner) read(ctx context.Context, shard string, cp Checkpoint) {
 				return
 			}
 		}
+		sent := time.Now()
 		out, err := r.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it, Limit: aws.Int32(r.cfg.Limit)})
 		var expired *streamtypes.ExpiredIteratorException
 		var trimmed *streamtypes.TrimmedDataAccessException
@@ -222,11 +241,15 @@ func (r *runner) read(ctx context.Context, shard string, cp Checkpoint) {
 			if !r.save(ctx, log, shard, cp) {
 				return
 			}
+			r.progress(Progress{Shard: shard, Through: batch[len(batch)-1].At})
+		} else {
+			r.progress(Progress{Shard: shard, Through: sent})
 		}
 		it = out.NextShardIterator
 		if it == nil { // the shard is closed and read to its end
 			cp.Closed = true
 			if r.save(ctx, log, shard, cp) {
+				r.progress(Progress{Shard: shard, Through: sent, Ended: true})
 				log.Info("stream: shard ended")
 				select {
 				case r.ended <- shard:
@@ -238,6 +261,12 @@ func (r *runner) read(ctx context.Context, shard string, cp Checkpoint) {
 		if len(out.Records) == 0 {
 			sleep(ctx, r.cfg.Poll)
 		}
+	}
+}
+
+func (r *runner) progress(p Progress) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(p)
 	}
 }
 
