@@ -10,7 +10,8 @@ type Severity string
 
 // Severities.
 const (
-	// Critical pages: users are affected now.
+	// Critical pages: users are affected now, or data is lost for good
+	// within a day (analytics events that AWS keeps for 24 hours only).
 	Critical Severity = "critical"
 	// Warning opens a ticket: act within working hours, before it gets worse.
 	Warning Severity = "warning"
@@ -18,11 +19,14 @@ const (
 
 // Signal is a quantity derived from the metrics: a Prometheus recording
 // rule, and the same quantity in CloudWatch. Helper signals (no CloudWatch
-// equivalent) only feed other signals.
+// equivalent) only feed other signals; CloudWatch-only signals (no Expr)
+// read what only AWS measures (the load balancer's own answers, the age of
+// queued messages, Firehose), which no Pacer process exports to Prometheus.
 type Signal struct {
-	// Record is the recording rule's name (level:metric:operations).
+	// Record is the recording rule's name (level:metric:operations), or
+	// for a CloudWatch-only signal its name in the alarm ("cloudwatch:…").
 	Record string
-	// Expr is its PromQL.
+	// Expr is its PromQL; "" for a CloudWatch-only signal.
 	Expr string
 	// Help says what it is; it is the rule's comment in the rule file.
 	Help string
@@ -37,14 +41,26 @@ type CloudWatch struct {
 	Metrics    []Metric
 	Expression string // metric math over the Metrics' IDs
 	Period     time.Duration
+	// MissingIsBreaching makes a period without data count as breaching
+	// (TreatMissingData breaching): for a metric Pacer emits on a timer
+	// even when nothing happens, whose absence means its emitter is gone.
+	// Otherwise no data is no problem (notBreaching): AWS publishes its
+	// counts only when something was counted.
+	MissingIsBreaching bool
 }
 
 // Metric is one CloudWatch metric a signal reads. Dimension values in
 // braces ({queue}, {dlq}, {service}, {cluster}, {targetGroup},
-// {loadBalancer}) are the deployment's names, filled in by its generator.
+// {loadBalancer}, {table}, {stage}, {deliveryStream}, {eventsRuleDLQ})
+// are the deployment's names, filled in by its generator; a signal with
+// {targetGroup} gets an alarm per public service, one with {table} an
+// alarm per table.
 type Metric struct {
 	ID, Namespace, Name, Stat string
 	Dimensions                map[string]string
+	// Unit is the CloudWatch unit of a custom metric (Namespace): the one
+	// its emitter writes ("Count", "Seconds", "None"); "" for AWS's.
+	Unit string
 }
 
 // Alert is one alerting rule: Signal Op Threshold, held For.

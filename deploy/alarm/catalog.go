@@ -14,15 +14,27 @@ const (
 	HTTP5xxRatio     = "service:pacer_http_5xx:ratio_rate"
 	FinalRatio       = "pacer:worker_final:ratio_rate"
 	InvariantOK      = "pacer:capacity_invariant_ok:min"
+	APIUp            = "service:up:sum"
+	LB5xxRatio       = "cloudwatch:lb_5xx:ratio"
+	QueueAge         = "cloudwatch:queue_oldest_message_age:max"
+	DLQAge           = "cloudwatch:dlq_oldest_message_age:max"
+	DynamoDBThrottle = "pacer:dynamodb_throttled:rate"
+	PublisherLag     = "pacer:events_publisher_lag_seconds:max"
+	DeliveryFailing  = "cloudwatch:events_delivery_failing"
+	RuleDLQDepth     = "cloudwatch:events_rule_dlq_messages:max"
 )
 
 // Signals returns the recording rules in evaluation order (each may use the
-// ones before it).
+// ones before it), and the CloudWatch-only signals.
 func Signals(c Config) []Signal {
 	var out []Signal
 	out = append(out, backlogSignals(c)...)
 	out = append(out, queueHealthSignals(c)...)
-	return append(out, outcomeSignals(c)...)
+	out = append(out, outcomeSignals(c)...)
+	out = append(out, apiSignals(c)...)
+	out = append(out, queueAgeSignals(c)...)
+	out = append(out, tableSignals(c)...)
+	return append(out, analyticsSignals(c)...)
 }
 
 // backlogSignals are the queue's depths and the workers running, and the
@@ -124,9 +136,9 @@ func outcomeSignals(c Config) []Signal {
 			Help: fmt.Sprintf("Share of finished messages that ended FAILED_FINAL; absent below %s finished messages/s.", num(c.WorkerMinRate)),
 			CloudWatch: CloudWatch{
 				Metrics: []Metric{
-					customMetric("final", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "final"}),
-					customMetric("succeeded", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "succeeded"}),
-					customMetric("rejected", "pacer_worker_messages_total", "Sum", map[string]string{"outcome": "rejected"}),
+					customMetric("final", "pacer_worker_messages_total", "Sum", "Count", map[string]string{"outcome": "final"}),
+					customMetric("succeeded", "pacer_worker_messages_total", "Sum", "Count", map[string]string{"outcome": "succeeded"}),
+					customMetric("rejected", "pacer_worker_messages_total", "Sum", "Count", map[string]string{"outcome": "rejected"}),
 				},
 				Expression: fmt.Sprintf("IF(final + succeeded + rejected > %s, final / (final + succeeded + rejected), 0)", num(c.WorkerMinRate*c.RateWindow.Seconds())),
 				Period:     c.RateWindow,
@@ -137,9 +149,14 @@ func outcomeSignals(c Config) []Signal {
 			Expr:   "min(pacer_event_capacity_invariant_ok)",
 			Help:   "0 if any open FIRST_COME event has capacityTotal - capacityRemaining != SUCCEEDED, else 1.",
 			CloudWatch: CloudWatch{
-				Metrics:    []Metric{customMetric("ok", "pacer_event_capacity_invariant_ok", "Minimum", nil)},
+				Metrics:    []Metric{customMetric("ok", "pacer_event_capacity_invariant_ok", "Minimum", "None", nil)},
 				Expression: "ok",
 				Period:     period,
+				// The APIs write the check's result every 30 s, 1 or 0; a
+				// minute without it is a check that failed or an API
+				// that stopped writing: the invariant is not known to
+				// hold.
+				MissingIsBreaching: true,
 			},
 		},
 	}
@@ -150,14 +167,28 @@ func sqsMetric(id, name, queue string) Metric {
 	return Metric{ID: id, Namespace: "AWS/SQS", Name: name, Stat: "Maximum", Dimensions: map[string]string{"QueueName": queue}}
 }
 
-// customMetric is one of Pacer's own metrics (namespace Pacer), by stat
-// and dimensions.
-func customMetric(id, name, stat string, dims map[string]string) Metric {
-	return Metric{ID: id, Namespace: "Pacer", Name: name, Stat: stat, Dimensions: dims}
+// customMetric is one of Pacer's own metrics (Namespace), by stat, unit
+// and dimensions, with the stage's dimension added.
+func customMetric(id, name, stat, unit string, dims map[string]string) Metric {
+	d := map[string]string{StageDimension: "{stage}"}
+	for k, v := range dims {
+		d[k] = v
+	}
+	return Metric{ID: id, Namespace: Namespace, Name: name, Stat: stat, Unit: unit, Dimensions: d}
 }
 
 // Alerts returns the alerts, each on one of Signals(c).
 func Alerts(c Config) []Alert {
+	var out []Alert
+	out = append(out, coreAlerts(c)...)
+	out = append(out, apiAlerts(c)...)
+	out = append(out, queueAgeAlerts(c)...)
+	out = append(out, tableAlerts(c)...)
+	return append(out, analyticsAlerts(c)...)
+}
+
+// coreAlerts are the queue's, the outcomes' and the invariant's.
+func coreAlerts(c Config) []Alert {
 	target := c.Scaling.TargetBacklogPerWorker()
 	return []Alert{
 		{

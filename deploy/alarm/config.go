@@ -32,6 +32,24 @@ type Config struct {
 	// InvariantFor is how long the capacity invariant may read broken (the
 	// stats read a GSI, which lags the table by up to a second or so).
 	InvariantFor time.Duration
+	// APIJobs are the APIs' Prometheus jobs, the service label of their
+	// HTTP metrics; NoTargetFor is how long one may have no healthy
+	// target (no instance up) before APINoHealthyTarget fires.
+	APIJobs     []string
+	NoTargetFor time.Duration
+	// QueueAgeMax is the age of the main queue's oldest message that
+	// alerts; DLQAgeMax the DLQ's, well before its retention ends.
+	QueueAgeMax, DLQAgeMax time.Duration
+	// ThrottleFor is how long DynamoDB may throttle before it alerts.
+	ThrottleFor time.Duration
+	// PublisherLagMax is how far behind the table's changes the analytics
+	// publisher may be (the stream keeps them 24 hours), held
+	// PublisherLagFor.
+	PublisherLagMax, PublisherLagFor time.Duration
+	// DeliveryFreshnessMax is the age of the oldest analytics event
+	// Firehose has not yet delivered to S3 that alerts (above Firehose's
+	// buffer interval), held DeliveryFor, like a failed delivery.
+	DeliveryFreshnessMax, DeliveryFor time.Duration
 	// RunbookBase is prefixed to docs/runbooks/<alert>.md in runbook_url.
 	RunbookBase string
 }
@@ -62,6 +80,17 @@ func Defaults() Config {
 		WorkerMinRate: 0.05,
 		FinalFor:      5 * time.Minute,
 		InvariantFor:  2 * time.Minute,
-		RunbookBase:   "https://github.com/pacerhq/pacer/blob/main/",
+		APIJobs:       []string{"asyncevent-api", "photo-api"},
+		NoTargetFor:   2 * time.Minute,
+		QueueAgeMax:   10 * time.Minute,
+		DLQAgeMax:     3 * 24 * time.Hour,
+		ThrottleFor:   5 * time.Minute,
+		// The publisher polls every second; half an hour behind leaves
+		// 23 hours before the stream trims what it has not read.
+		PublisherLagMax:      30 * time.Minute,
+		PublisherLagFor:      5 * time.Minute,
+		DeliveryFreshnessMax: 15 * time.Minute,
+		DeliveryFor:          10 * time.Minute,
+		RunbookBase:          "https://github.com/pacerhq/pacer/blob/main/",
 	}
 }

@@ -32,9 +32,10 @@ type rule struct {
 
 // WritePrometheus writes c's signals and alerts as one Prometheus rule
 // group (signals first, so an alert sees the signal of the same
-// evaluation), each signal commented with its Help.
+// evaluation), each signal commented with its Help. CloudWatch-only
+// signals, and the alerts on them, are left out.
 func WritePrometheus(w io.Writer, c Config) error {
-	signals, alerts := Signals(c), Alerts(c)
+	signals, alerts := PrometheusRules(c)
 	g := ruleGroup{Name: "pacer"}
 	for _, s := range signals {
 		g.Rules = append(g.Rules, rule{Record: s.Record, Expr: s.Expr})
@@ -73,4 +74,24 @@ func WritePrometheus(w io.Writer, c Config) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// PrometheusRules returns the signals and alerts of c that Prometheus
+// evaluates: all but the CloudWatch-only ones.
+func PrometheusRules(c Config) ([]Signal, []Alert) {
+	var signals []Signal
+	prom := map[string]bool{}
+	for _, s := range Signals(c) {
+		if s.Expr != "" {
+			signals = append(signals, s)
+			prom[s.Record] = true
+		}
+	}
+	var alerts []Alert
+	for _, a := range Alerts(c) {
+		if prom[a.Signal] {
+			alerts = append(alerts, a)
+		}
+	}
+	return signals, alerts
 }

@@ -42,9 +42,18 @@ func committedAlerts(t *testing.T) []rule {
 // TestEveryAlertHasItsRunbook: each alert of the committed rule file links
 // docs/runbooks/<alert>.md at the configured base, that file exists and is
 // about that alert, and the alert carries severity, summary and
-// description.
+// description; each CloudWatch-only alert of the catalogue has its
+// runbook too.
 func TestEveryAlertHasItsRunbook(t *testing.T) {
 	cfg := Defaults()
+	for _, a := range Alerts(cfg) {
+		b, err := os.ReadFile(filepath.Join(root, a.RunbookPath()))
+		if err != nil {
+			t.Errorf("%s has no runbook: %v", a.Name, err)
+		} else if first, _, _ := strings.Cut(string(b), "\n"); first != "# "+a.Name {
+			t.Errorf("%s: first line %q, want %q", a.RunbookPath(), first, "# "+a.Name)
+		}
+	}
 	for _, r := range committedAlerts(t) {
 		a := Alert{Name: r.Alert}
 		if got, want := r.Annotations["runbook_url"], a.RunbookURL(cfg.RunbookBase); got != want {
@@ -70,11 +79,16 @@ func TestEveryAlertHasItsRunbook(t *testing.T) {
 }
 
 // TestEveryRunbookHasItsAlert: no runbook is left for an alert that no
-// longer exists.
+// longer exists, in the rule file or in CloudWatch.
 func TestEveryRunbookHasItsAlert(t *testing.T) {
 	var names []string
+	for _, a := range Alerts(Defaults()) {
+		names = append(names, a.Name)
+	}
 	for _, r := range committedAlerts(t) {
-		names = append(names, r.Alert)
+		if !slices.Contains(names, r.Alert) {
+			t.Errorf("deploy/prometheus/rules.yml has %s, which the catalogue does not (run make rules)", r.Alert)
+		}
 	}
 	files, err := filepath.Glob(filepath.Join(root, "docs/runbooks/*"))
 	if err != nil {

@@ -30,10 +30,22 @@ func (s *Spec) worker() Service {
 	panic("stack: no scaled (worker) service")
 }
 
+// scope is what an alarm's placeholders stand for: the service of
+// {service} and {targetGroup}, the table of {table}.
+type scope struct {
+	svc   Service
+	table Table
+}
+
 // dimensions fills deploy/alarm's placeholders ({queue}, {dlq},
-// {cluster}, {service}, {loadBalancer}, {targetGroup}) with the stack's
-// resources; sv is the service {service} and {targetGroup} stand for.
+// {cluster}, {service}, {loadBalancer}, {targetGroup}, {table}, {stage},
+// {deliveryStream}, {eventsRuleDLQ}) with the stack's resources; sv is
+// the service {service} and {targetGroup} stand for.
 func (s *Spec) dimensions(dims map[string]string, sv Service) []any {
+	return s.scopedDimensions(dims, scope{svc: sv})
+}
+
+func (s *Spec) scopedDimensions(dims map[string]string, sc scope) []any {
 	names := make([]string, 0, len(dims))
 	for k := range dims {
 		names = append(names, k)
@@ -41,21 +53,9 @@ func (s *Spec) dimensions(dims map[string]string, sv Service) []any {
 	sort.Strings(names)
 	var out []any
 	for _, name := range names {
-		var v any
-		switch val := dims[name]; val {
-		case "{queue}":
-			v = GetAtt(idQueue, "QueueName")
-		case "{dlq}":
-			v = GetAtt(idDLQ, "QueueName")
-		case "{cluster}":
-			v = Ref(idCluster)
-		case "{service}":
-			v = GetAtt(sv.ID+"Service", "Name")
-		case "{loadBalancer}":
-			v = GetAtt(idALB, "LoadBalancerFullName")
-		case "{targetGroup}":
-			v = GetAtt(sv.ID+"TargetGroup", "TargetGroupFullName")
-		default:
+		val := dims[name]
+		v := placeholder(val, sc)
+		if v == nil {
 			if strings.HasPrefix(val, "{") {
 				panic(fmt.Sprintf("stack: unknown dimension placeholder %s", val))
 			}
@@ -66,20 +66,52 @@ func (s *Spec) dimensions(dims map[string]string, sv Service) []any {
 	return out
 }
 
+// placeholder is the template's value of one of deploy/alarm's
+// placeholders in scope sc, or nil when val is none.
+func placeholder(val string, sc scope) any {
+	switch val {
+	case "{queue}":
+		return GetAtt(idQueue, "QueueName")
+	case "{dlq}":
+		return GetAtt(idDLQ, "QueueName")
+	case "{cluster}":
+		return Ref(idCluster)
+	case "{service}":
+		return GetAtt(sc.svc.ID+"Service", "Name")
+	case "{loadBalancer}":
+		return GetAtt(idALB, "LoadBalancerFullName")
+	case "{targetGroup}":
+		return GetAtt(sc.svc.ID+"TargetGroup", "TargetGroupFullName")
+	case "{table}":
+		return Ref(sc.table.ID)
+	case "{stage}":
+		return Ref("Stage")
+	case "{deliveryStream}":
+		return Ref(idFirehose)
+	case "{eventsRuleDLQ}":
+		return GetAtt(idRuleDLQ, "QueueName")
+	}
+	return nil
+}
+
 // metric is a CloudWatch Metric: namespace, name and dimensions.
 func (s *Spec) metric(m alarm.Metric, sv Service) map[string]any {
+	return s.scopedMetric(m, scope{svc: sv})
+}
+
+func (s *Spec) scopedMetric(m alarm.Metric, sc scope) map[string]any {
 	out := map[string]any{"Namespace": m.Namespace, "MetricName": m.Name}
 	if len(m.Dimensions) > 0 {
-		out["Dimensions"] = s.dimensions(m.Dimensions, sv)
+		out["Dimensions"] = s.scopedDimensions(m.Dimensions, sc)
 	}
 	return out
 }
 
 // alarms turns every alert of deploy/alarm into a CloudWatch alarm on its
 // signal's CloudWatch form, notifying the alert topic, with the runbook's
-// address in the description. An alert whose metrics name a service
-// ({service} or {targetGroup}) gets one alarm per service it applies to:
-// the worker for {service}, each public service for {targetGroup}.
+// address in the description. An alert whose metrics name a target group
+// gets one alarm per public service, one whose metrics name a table one
+// alarm per table; the others one alarm ({service} is the worker).
 func (s *Spec) alarms(t *Template) {
 	t.add(idAlertTopic, Resource{Type: "AWS::SNS::Topic", Properties: map[string]any{
 		"TopicName": Sub("pacer-${Stage}-alerts"), "Tags": tags("alarms"),
@@ -93,31 +125,42 @@ func (s *Spec) alarms(t *Template) {
 		if !ok || cw.Expression == "" {
 			panic("stack: alert " + a.Name + " has no CloudWatch signal")
 		}
-		for _, sv := range s.alarmTargets(cw) {
+		for _, sc := range s.alarmScopes(cw) {
 			id, name := a.Name+"Alarm", Sub("pacer-${Stage}-"+a.Name)
-			if sv.Public {
-				id, name = a.Name+sv.ID+"Alarm", Sub("pacer-${Stage}-"+a.Name+"-"+sv.Name)
+			switch {
+			case sc.table.ID != "":
+				id, name = a.Name+sc.table.ID+"Alarm", Sub("pacer-${Stage}-"+a.Name+"-"+sc.table.ID)
+			case sc.svc.Public:
+				id, name = a.Name+sc.svc.ID+"Alarm", Sub("pacer-${Stage}-"+a.Name+"-"+sc.svc.Name)
 			}
-			t.add(id, Resource{Type: "AWS::CloudWatch::Alarm", Properties: s.alarmProperties(a, cw, sv, name)})
+			t.add(id, Resource{Type: "AWS::CloudWatch::Alarm", Properties: s.alarmProperties(a, cw, sc, name)})
 		}
 	}
 }
 
-func (s *Spec) alarmTargets(cw alarm.CloudWatch) []Service {
-	perTG := false
+// alarmScopes are the scopes of cw's alarms: a public service each for
+// {targetGroup}, a table each for {table}, else the worker alone.
+func (s *Spec) alarmScopes(cw alarm.CloudWatch) []scope {
+	uses := map[string]bool{}
 	for _, m := range cw.Metrics {
 		for _, v := range m.Dimensions {
-			perTG = perTG || v == "{targetGroup}"
+			uses[v] = true
 		}
 	}
-	if !perTG {
-		return []Service{s.worker()}
-	}
-	var out []Service
-	for _, sv := range s.Services {
-		if sv.Public {
-			out = append(out, sv)
+	var out []scope
+	switch {
+	case uses["{targetGroup}"]:
+		for _, sv := range s.Services {
+			if sv.Public {
+				out = append(out, scope{svc: sv})
+			}
 		}
+	case uses["{table}"]:
+		for _, tb := range s.Tables {
+			out = append(out, scope{svc: s.worker(), table: tb})
+		}
+	default:
+		out = append(out, scope{svc: s.worker()})
 	}
 	return out
 }
@@ -128,14 +171,18 @@ func AlarmPeriods(d, p time.Duration) int {
 	return max(1, int(math.Ceil(float64(d)/float64(p))))
 }
 
-func (s *Spec) alarmProperties(a alarm.Alert, cw alarm.CloudWatch, sv Service, name any) map[string]any {
+// alarmProperties is the alarm of a in scope sc: cw's metric math,
+// compared with a's threshold over the periods a.For spans, missing data
+// breaching only for a metric Pacer emits on a timer.
+func (s *Spec) alarmProperties(a alarm.Alert, cw alarm.CloudWatch, sc scope, name any) map[string]any {
 	period := int(cw.Period / time.Second)
 	var metrics []any
 	for _, m := range cw.Metrics {
-		metrics = append(metrics, map[string]any{
-			"Id": m.ID, "ReturnData": false,
-			"MetricStat": map[string]any{"Period": period, "Stat": m.Stat, "Metric": s.metric(m, sv)},
-		})
+		stat := map[string]any{"Period": period, "Stat": m.Stat, "Metric": s.scopedMetric(m, sc)}
+		if m.Unit != "" {
+			stat["Unit"] = m.Unit
+		}
+		metrics = append(metrics, map[string]any{"Id": m.ID, "ReturnData": false, "MetricStat": stat})
 	}
 	metrics = append(metrics, map[string]any{"Id": "signal", "Expression": cw.Expression, "Label": a.Signal, "ReturnData": true})
 	op := map[string]string{">": "GreaterThanThreshold", "<": "LessThanThreshold"}[a.Op]
@@ -143,11 +190,15 @@ func (s *Spec) alarmProperties(a alarm.Alert, cw alarm.CloudWatch, sv Service, n
 		panic("stack: alert " + a.Name + " has operator " + a.Op)
 	}
 	n := AlarmPeriods(a.For, cw.Period)
+	missing := "notBreaching"
+	if cw.MissingIsBreaching {
+		missing = "breaching"
+	}
 	desc := fmt.Sprintf("[%s] %s Runbook: %s", a.Severity, a.Description, a.RunbookURL(s.Alarms.RunbookBase))
 	return map[string]any{
 		"AlarmName": name, "AlarmDescription": desc,
 		"Metrics": metrics, "ComparisonOperator": op, "Threshold": a.Threshold,
-		"EvaluationPeriods": n, "DatapointsToAlarm": n, "TreatMissingData": "notBreaching",
+		"EvaluationPeriods": n, "DatapointsToAlarm": n, "TreatMissingData": missing,
 		"AlarmActions": []any{Ref(idAlertTopic)}, "OKActions": []any{Ref(idAlertTopic)},
 	}
 }
