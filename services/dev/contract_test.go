@@ -23,7 +23,8 @@ import (
 )
 
 // Every collector of every service (the metrics kit's, asynceventbackend's,
-// the API's, the publisher's, photo-api's and the worker pool's) in one
+// the API's, the publisher's delays and lag, photo-api's and the worker
+// pool's) in one
 // registry, observed once, lints clean and matches the
 // contract (docs/metrics.md) in name, type and label names; labelled
 // counters start at 0.
@@ -34,6 +35,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	a := metrics.NewAWS(reg, "T")
 	w := asynceventbackend.NewWorkerMetrics(reg, 7)
 	d := asynceventevents.NewDelays(reg)
+	asynceventevents.NewLag(reg)
 	p := asynceventapi.NewParticipations(reg, []string{"event-closed"})
 	ph := photoapi.NewPhotoMetrics(reg)
 	workerpool.NewMetrics(reg).Desired(3)
@@ -41,8 +43,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-	if n := len(metricstest.Contracts(t)); n != 19 {
-		t.Fatalf("read %d metrics from docs/metrics.md, want its 19", n)
+	if n := len(metricstest.Contracts(t)); n != 20 {
+		t.Fatalf("read %d metrics from docs/metrics.md, want its 20", n)
 	}
 	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
@@ -88,7 +90,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		"pacer_participations_total", "pacer_worker_in_flight", "pacer_worker_concurrency", "pacer_worker_handler_duration_seconds",
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
-		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running")
+		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running",
+		"pacer_events_publisher_lag_seconds")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}

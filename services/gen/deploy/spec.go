@@ -143,6 +143,11 @@ func services(d decls, n names) []stack.Service {
 	}
 	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_QUEUE", n.queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
 	region := env("AWS_REGION", "${AWS::Region}")
+	// The AsyncEvent binaries ship the metrics CloudWatch alarms read as
+	// EMF log lines (metrics.EMF) on ECS; on Kubernetes Prometheus scrapes
+	// them.
+	emf := []stack.EnvVar{{Name: "PACER_METRICS_EMF", CFN: "true", K8s: "false"}, env("PACER_METRICS_STAGE", "${Stage}")}
+	asyncEnv = append(asyncEnv, emf...)
 	return []stack.Service{
 		{
 			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
@@ -171,7 +176,7 @@ func services(d decls, n names) []stack.Service {
 				env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_SETUP", "false"),
 				env("PACER_ASYNCEVENT_MAX_RECEIVES", d.def(Worker, "PACER_ASYNCEVENT_MAX_RECEIVES")),
 				env("PACER_EVENTS_CHECKPOINT_TABLE", n.checkpoints), env("PACER_EVENTS_SINK", asynceventevents.SinkEventBridge),
-				env("PACER_EVENTS_BUS", "pacer-${Stage}"), region,
+				env("PACER_EVENTS_BUS", "pacer-${Stage}"), region, emf[0], emf[1],
 			},
 			Secrets: []stack.Secret{{Name: "PACER_EVENTS_USER_KEY", Param: "EventsUserKeySecretArn", Key: "events-user-key", Optional: true}},
 			Access:  Access[Events],

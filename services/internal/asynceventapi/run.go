@@ -109,6 +109,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	m := newMetrics(&cfg)
+	stopEMF, err := cfg.EMF.Start(m.reg, log)
+	if err != nil {
+		return err
+	}
+	defer stopEMF() // after the graceful shutdown: the last lines count its last requests
 	svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
 	if err != nil {
 		return err

@@ -69,7 +69,8 @@ type Config struct {
 	// Poll is the stream's idle poll interval.
 	Poll time.Duration
 
-	// OpsAddr is where /metrics (QueueDelay and E2EDelay, see Delays),
+	// OpsAddr is where /metrics (QueueDelay and E2EDelay, see Delays, and
+	// the lag, see Lag),
 	// /healthz and /readyz are served ("": no ops server); OpsListener,
 	// if set, is used instead.
 	OpsAddr     string
@@ -156,6 +157,12 @@ func Run(ctx context.Context, cfg Config) error {
 	mapper := analytics.Mapper{UserKey: []byte(cfg.UserKey), MaxReceives: cfg.MaxReceives}
 	reg := metrics.NewRegistry()
 	delays := NewDelays(reg)
+	lag := NewLag(reg)
+	stopEMF, err := cfg.EMF.Start(reg, cfg.Log)
+	if err != nil {
+		return errors.Join(err, closeSink())
+	}
+	defer stopEMF()
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
 	o := &ops.Server{Name: "asyncevent-events", Registry: reg, Ready: func(ctx context.Context) error {
@@ -172,7 +179,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready()
 	}
 	err = stream.Run(ctx, streams, stream.Config{
-		Name: cfg.Consumer, StreamARN: arn, Checkpoints: cps, Poll: cfg.Poll, Log: cfg.Log,
+		Name: cfg.Consumer, StreamARN: arn, Checkpoints: cps, Poll: cfg.Poll, Log: cfg.Log, Progress: lag.Progress,
 	}, Handler(mapper, sink, delays))
 	return errors.Join(err, closeSink())
 }

@@ -120,6 +120,13 @@ func Run(ctx context.Context, cfg Config) error {
 	reg := metrics.NewRegistry()
 	wm := asynceventbackend.NewWorkerMetrics(reg, cfg.Concurrency)
 	am := metrics.NewAWS(reg, cfg.Table)
+	stopEMF, err := cfg.EMF.Start(reg, log)
+	if err != nil {
+		return err
+	}
+	// After the consumer: the last lines count the messages it finished
+	// while stopping.
+	defer stopEMF()
 	if err := cfg.LoadAWS(ctx); err != nil {
 		return err
 	}

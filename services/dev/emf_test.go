@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/deploy/alarm"
+	"github.com/pacerhq/pacer/internal/repo"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/standin"
+	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/asynceventevents"
+	"github.com/pacerhq/pacer/services/internal/asynceventworker"
+	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// emfStage is the stage the binaries write; the template's {"Ref":
+// "Stage"} stands for it.
+const emfStage = "emftest"
+
+// lines is a buffer one binary's EMF writer fills while the test reads it.
+type lines struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// parse reads what was written as CloudWatch Logs would.
+func (l *lines) parse(t *testing.T) []metricstest.EMFDatum {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ds, err := metricstest.ParseEMF(bytes.NewReader(l.b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// sum adds the values of name's datapoints whose dimensions include dims
+// (name=value pairs); -1 when there is none.
+func sum(ds []metricstest.EMFDatum, name string, dims ...string) float64 {
+	total, found := 0.0, false
+	for _, d := range ds {
+		ok := d.Name == name
+		for i := 0; ok && i+1 < len(dims); i += 2 {
+			ok = d.Dimensions[dims[i]] == dims[i+1]
+		}
+		if ok {
+			total, found = total+d.Value, true
+		}
+	}
+	if !found {
+		return -1
+	}
+	return total
+}
+
+// The AsyncEvent API, a worker and the analytics publisher, run with EMF on
+// against the stand-ins, write what every CloudWatch alarm of the committed
+// template on Pacer's namespace reads: its metric, dimensions, unit, and a
+// statistic that means something for it. The worker's lines add up to its
+// counters (each line is an increase), the invariant check writes 1, the
+// idle publisher a lag of about a poll.
+func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true})
+	if err != nil {
+		t.Fatalf("stand-ins (run `make deps` first): %v", err)
+	}
+	t.Cleanup(func() { _ = stack.Close() })
+	for k, v := range stack.Env() {
+		t.Setenv(k, v)
+	}
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("emf-%d", time.Now().UnixNano())
+	backend := func(out *lines) asynceventbackend.Config {
+		return asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg,
+			EMF: metrics.EMF{On: true, Stage: emfStage, Out: out, Every: 100 * time.Millisecond}}
+	}
+	var apiOut, workerOut, eventsOut lines
+
+	apiURL := serve(t, ctx, "api", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend(&apiOut), Listener: l, Dev: true,
+			Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
+	})
+	admin := map[string]string{server.DevUserHeader: "ops", server.DevRolesHeader: "admin"}
+	send(t, "POST", apiURL+"/admin/events", `{"eventId":"e","eventType":"FIRST_COME","capacity":1}`, admin, http.StatusCreated)
+	for _, u := range []string{"u1", "u2"} {
+		send(t, "POST", apiURL+"/events/e/participations", "", map[string]string{server.DevUserHeader: u}, http.StatusAccepted)
+	}
+	opsURL := serve(t, ctx, "worker", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asynceventworker.Run(ctx, asynceventworker.Config{Config: backend(&workerOut), Concurrency: 2, Batch: 10, Wait: time.Second,
+			Visibility: 5 * time.Minute, OpsListener: l, Ready: ready})
+	})
+	serve(t, ctx, "events", func(ctx context.Context, l net.Listener, ready func()) error {
+		return asynceventevents.Run(ctx, asynceventevents.Config{Config: backend(&eventsOut), CheckpointTable: name + "-cp", Consumer: "emf-test",
+			Sink: discard{}, Poll: 50 * time.Millisecond, OpsListener: l, Ready: ready})
+	})
+
+	var worker, api, events []metricstest.EMFDatum
+	asynceventtest.Eventually(t, time.Minute, "the worker's lines to count its 2 decisions, the API's its invariant, the publisher's its lag", func() (bool, error) {
+		worker, api, events = workerOut.parse(t), apiOut.parse(t), eventsOut.parse(t)
+		ok, rej := sum(worker, "pacer_worker_messages_total", "outcome", "succeeded"), sum(worker, "pacer_worker_messages_total", "outcome", "rejected")
+		inv, lag := sum(api, "pacer_event_capacity_invariant_ok"), sum(events, "pacer_events_publisher_lag_seconds")
+		return ok == 1 && rej == 1 && inv > 0 && lag >= 0, fmt.Errorf("succeeded %v, rejected %v, invariant %v, lag %v", ok, rej, inv, lag)
+	})
+	scraped := metricstest.Scrape(t, opsURL+"/metrics")
+	for _, o := range []string{"succeeded", "rejected", "waiting", "retryable", "final"} {
+		if got, want := sum(workerOut.parse(t), "pacer_worker_messages_total", "outcome", o), scraped.Value("pacer_worker_messages_total", "outcome", o); got != want {
+			t.Errorf("outcome %s: the lines add up to %v, the counter says %v", o, got, want)
+		}
+	}
+	for _, d := range apiOut.parse(t) {
+		if d.Name == "pacer_event_capacity_invariant_ok" && d.Value != 1 {
+			t.Errorf("the invariant wrote %v, want 1 (nothing is oversold)", d.Value)
+		}
+	}
+	for _, d := range eventsOut.parse(t) {
+		if d.Name == "pacer_events_publisher_lag_seconds" && d.Value > 60 {
+			t.Errorf("the idle publisher wrote a lag of %v s", d.Value)
+		}
+	}
+
+	reads := templateAlarmReads(t)
+	emitted := append(append(worker, api...), events...)
+	for _, p := range unemitted(reads, emitted) {
+		t.Error(p)
+	}
+	if n := countCustom(reads); n < 3 {
+		t.Errorf("%d alarm reads on namespace %s; want the final ratio's, the invariant's and the lag's at least", n, alarm.Namespace)
+	}
+}
+
+// alarmRead is one metric an alarm reads: its identity as CloudWatch
+// matches it (namespace, name, every dimension's value, the unit if set)
+// and the statistic.
+type alarmRead struct {
+	alarm, namespace, name, stat, unit string
+	dims                               map[string]string
+}
+
+// templateAlarmReads lists the metrics every alarm of the committed
+// template reads; {"Ref": "Stage"} is emfStage.
+func templateAlarmReads(t *testing.T) []alarmRead {
+	t.Helper()
+	path, err := repo.File("deploy", "aws", "pacer.template.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl struct {
+		Resources map[string]struct {
+			Type       string
+			Properties struct {
+				Metrics []struct {
+					MetricStat *struct {
+						Stat, Unit string
+						Metric     struct {
+							Namespace, MetricName string
+							Dimensions            []struct {
+								Name  string
+								Value any
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	var out []alarmRead
+	for id, r := range tpl.Resources {
+		if r.Type != "AWS::CloudWatch::Alarm" {
+			continue
+		}
+		for _, m := range r.Properties.Metrics {
+			if m.MetricStat == nil {
+				continue
+			}
+			ms := m.MetricStat
+			read := alarmRead{alarm: id, namespace: ms.Metric.Namespace, name: ms.Metric.MetricName, stat: ms.Stat, unit: ms.Unit, dims: map[string]string{}}
+			for _, d := range ms.Metric.Dimensions {
+				v := fmt.Sprint(d.Value)
+				if ref, ok := d.Value.(map[string]any); ok && ref["Ref"] == "Stage" {
+					v = emfStage
+				}
+				read.dims[d.Name] = v
+			}
+			out = append(out, read)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].alarm+out[i].name < out[j].alarm+out[j].name })
+	return out
+}
+
+func countCustom(reads []alarmRead) int {
+	n := 0
+	for _, r := range reads {
+		if r.namespace == alarm.Namespace {
+			n++
+		}
+	}
+	return n
+}
+
+// unemitted says which alarm reads a metric of Pacer's namespace that no
+// datapoint matches as CloudWatch matches metrics (the namespace, the name
+// and exactly the same dimensions and values; the unit, if the alarm names
+// one), or reads it with a statistic that means nothing for it: a count
+// written as increases only adds up (Sum), a value is read by its minimum,
+// maximum, average or a percentile. Alarms on AWS's namespaces are
+// deploy/stack's TestAlarmsReadPublishedAWSMetrics's.
+func unemitted(reads []alarmRead, emitted []metricstest.EMFDatum) []string {
+	var out []string
+	for _, r := range reads {
+		if r.namespace != alarm.Namespace {
+			if !strings.HasPrefix(r.namespace, "AWS/") && r.namespace != "ECS/ContainerInsights" {
+				out = append(out, fmt.Sprintf("%s reads namespace %s: neither Pacer's nor AWS's", r.alarm, r.namespace))
+			}
+			continue
+		}
+		i := slices.IndexFunc(emitted, func(d metricstest.EMFDatum) bool {
+			return d.Namespace == r.namespace && d.Name == r.name && sameDims(d.Dimensions, r.dims) && (r.unit == "" || r.unit == d.Unit)
+		})
+		if i < 0 {
+			out = append(out, fmt.Sprintf("%s reads %s %s %v (unit %q), which no tested code path wrote", r.alarm, r.namespace, r.name, r.dims, r.unit))
+			continue
+		}
+		counted := emitted[i].Unit == "Count"
+		valueStat := slices.Contains([]string{"Minimum", "Maximum", "Average"}, r.stat) || strings.HasPrefix(r.stat, "p")
+		if counted && r.stat != "Sum" || !counted && !valueStat {
+			out = append(out, fmt.Sprintf("%s reads the %s of %s, written in %s: meaningless", r.alarm, r.stat, r.name, emitted[i].Unit))
+		}
+	}
+	return out
+}
+
+func sameDims(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// The check refuses an alarm on a metric nothing wrote (another name,
+// another dimension or value, another unit, another stage) and a
+// statistic that means nothing for what was written.
+func TestEmittedMetricCheckRefusesMistakes(t *testing.T) {
+	t.Parallel()
+	emitted := []metricstest.EMFDatum{
+		{Namespace: "Pacer", Name: "pacer_worker_messages_total", Unit: "Count", Dimensions: map[string]string{"Stage": emfStage, "outcome": "final"}, Value: 1},
+		{Namespace: "Pacer", Name: "pacer_event_capacity_invariant_ok", Unit: "None", Dimensions: map[string]string{"Stage": emfStage}, Value: 1},
+	}
+	final := alarmRead{alarm: "F", namespace: "Pacer", name: "pacer_worker_messages_total", stat: "Sum", unit: "Count", dims: map[string]string{"Stage": emfStage, "outcome": "final"}}
+	inv := alarmRead{alarm: "I", namespace: "Pacer", name: "pacer_event_capacity_invariant_ok", stat: "Minimum", unit: "None", dims: map[string]string{"Stage": emfStage}}
+	aws := alarmRead{alarm: "Q", namespace: "AWS/SQS", name: "ApproximateAgeOfOldestMessage", stat: "Maximum", dims: map[string]string{"QueueName": "q"}}
+	if p := unemitted([]alarmRead{final, inv, aws}, emitted); len(p) > 0 {
+		t.Fatalf("valid reads refused: %v", p)
+	}
+	for name, bad := range map[string]alarmRead{
+		"a metric nothing emits":  {alarm: "X", namespace: "Pacer", name: "pacer_nothing_total", stat: "Sum", dims: map[string]string{"Stage": emfStage}},
+		"another label value":     with(final, func(r *alarmRead) { r.dims = map[string]string{"Stage": emfStage, "outcome": "lost"} }),
+		"a dimension too few":     with(final, func(r *alarmRead) { r.dims = map[string]string{"Stage": emfStage} }),
+		"a dimension too many":    with(inv, func(r *alarmRead) { r.dims = map[string]string{"Stage": emfStage, "service": "api"} }),
+		"another stage":           with(inv, func(r *alarmRead) { r.dims = map[string]string{"Stage": "prod"} }),
+		"another unit":            with(inv, func(r *alarmRead) { r.unit = "Count" }),
+		"the average of a count":  with(final, func(r *alarmRead) { r.stat = "Average" }),
+		"the sum of a value":      with(inv, func(r *alarmRead) { r.stat = "Sum" }),
+		"a namespace of no one's": with(aws, func(r *alarmRead) { r.namespace = "Pacr" }),
+	} {
+		if p := unemitted([]alarmRead{bad}, emitted); len(p) == 0 {
+			t.Errorf("%s: accepted %+v", name, bad)
+		}
+	}
+}
+
+func with(r alarmRead, mutate func(*alarmRead)) alarmRead {
+	mutate(&r)
+	return r
+}
