@@ -39,13 +39,9 @@ type scope struct {
 
 // dimensions fills deploy/alarm's placeholders ({queue}, {dlq},
 // {cluster}, {service}, {loadBalancer}, {targetGroup}, {table}, {stage},
-// {deliveryStream}, {eventsRuleDLQ}) with the stack's resources; sv is
-// the service {service} and {targetGroup} stand for.
-func (s *Spec) dimensions(dims map[string]string, sv Service) []any {
-	return s.scopedDimensions(dims, scope{svc: sv})
-}
-
-func (s *Spec) scopedDimensions(dims map[string]string, sc scope) []any {
+// {deliveryStream}, {eventsRuleDLQ}) with the stack's resources in scope
+// sc.
+func (s *Spec) dimensions(dims map[string]string, sc scope) []any {
 	names := make([]string, 0, len(dims))
 	for k := range dims {
 		names = append(names, k)
@@ -94,15 +90,17 @@ func placeholder(val string, sc scope) any {
 	return nil
 }
 
-// metric is a CloudWatch Metric: namespace, name and dimensions.
+// metric is a CloudWatch Metric: namespace, name and dimensions, with sv
+// the service {service} and {targetGroup} stand for.
 func (s *Spec) metric(m alarm.Metric, sv Service) map[string]any {
 	return s.scopedMetric(m, scope{svc: sv})
 }
 
+// scopedMetric is metric in scope sc.
 func (s *Spec) scopedMetric(m alarm.Metric, sc scope) map[string]any {
 	out := map[string]any{"Namespace": m.Namespace, "MetricName": m.Name}
 	if len(m.Dimensions) > 0 {
-		out["Dimensions"] = s.scopedDimensions(m.Dimensions, sc)
+		out["Dimensions"] = s.dimensions(m.Dimensions, sc)
 	}
 	return out
 }
