@@ -22,9 +22,10 @@ type CapacityChecker func(ctx context.Context, max int) (checked int, broken []s
 
 // Invariant is pacer_event_capacity_invariant_ok: 1 when every open
 // FIRST_COME event checked keeps capacityTotal − capacityRemaining ==
-// #SUCCEEDED, else 0. The check runs at scrape time at most every
-// InvariantCacheTTL; the events that fail are logged at WARN (ids are not
-// labels). A failed check is logged and the scrape has no series.
+// #SUCCEEDED, else 0. The check runs when the registry is gathered (a
+// scrape, or an EMF flush: metrics.EMF) at most every InvariantCacheTTL;
+// the events that fail are logged at WARN (ids are not labels). A failed
+// check is logged and the gathering has no series.
 type Invariant struct {
 	check CapacityChecker
 	log   *slog.Logger
