@@ -234,14 +234,24 @@ func (r *runner) read(ctx context.Context, shard string, cp Checkpoint) {
 				}
 				batch = append(batch, rec)
 			}
-			if !r.deliver(ctx, log, batch) {
+			if len(batch) > 0 && !r.deliver(ctx, log, batch) {
 				return
 			}
-			cp.Sequence = batch[len(batch)-1].SequenceNumber
+			// The checkpoint passes the page's last record, decoded or not:
+			// an undecodable record was logged and is skipped for good (a
+			// page of nothing else used to index an empty batch).
+			last := out.Records[len(out.Records)-1]
+			if last.Dynamodb == nil || last.Dynamodb.SequenceNumber == nil {
+				log.Error("stream: a record without a sequence number; the checkpoint stays", "shard", shard)
+				continue
+			}
+			cp.Sequence = *last.Dynamodb.SequenceNumber
 			if !r.save(ctx, log, shard, cp) {
 				return
 			}
-			r.progress(Progress{Shard: shard, Through: batch[len(batch)-1].At})
+			if len(batch) > 0 {
+				r.progress(Progress{Shard: shard, Through: batch[len(batch)-1].At})
+			}
 		} else {
 			r.progress(Progress{Shard: shard, Through: sent})
 		}

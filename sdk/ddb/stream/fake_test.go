@@ -19,6 +19,7 @@ type fakeStreams struct {
 	shards  []streamtypes.Shard
 	records map[string][]string // shard → sequence numbers
 	trimmed string              // sequence number whose successors are trimmed
+	bad     map[string]bool     // sequence numbers served undecodable
 }
 
 func (f *fakeStreams) DescribeStream(context.Context, *dynamodbstreams.DescribeStreamInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error) {
@@ -35,7 +36,11 @@ func (f *fakeStreams) GetShardIterator(_ context.Context, in *dynamodbstreams.Ge
 func (f *fakeStreams) GetRecords(_ context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
 	var recs []streamtypes.Record
 	for _, seq := range f.records[aws.ToString(in.ShardIterator)] {
-		recs = append(recs, streamtypes.Record{EventName: streamtypes.OperationTypeInsert, Dynamodb: &streamtypes.StreamRecord{SequenceNumber: aws.String(seq)}})
+		rec := streamtypes.Record{EventName: streamtypes.OperationTypeInsert, Dynamodb: &streamtypes.StreamRecord{SequenceNumber: aws.String(seq)}}
+		if f.bad[seq] {
+			rec.Dynamodb.Keys = map[string]streamtypes.AttributeValue{"PK": &streamtypes.UnknownUnionMember{Tag: "X"}}
+		}
+		recs = append(recs, rec)
 	}
 	return &dynamodbstreams.GetRecordsOutput{Records: recs}, nil // NextShardIterator nil: the shard is closed
 }
@@ -112,5 +117,56 @@ func TestParentsFirstAndTrimmedCheckpoint(t *testing.T) {
 	defer mu.Unlock()
 	if got := len(seen); got != 3 || seen[0] != "parent:1" || seen[1] != "parent:2" || seen[2] != "child:3" {
 		t.Fatalf("records handled in the order %v, want parent:1 parent:2 child:3", seen)
+	}
+}
+
+// Undecodable records are skipped for good: the checkpoint passes them,
+// a page of nothing else included (which used to index an empty batch and
+// panic), and the handler sees only the records that decode.
+func TestUndecodableRecordsAreSkipped(t *testing.T) {
+	t.Parallel()
+	f := &fakeStreams{
+		shards:  []streamtypes.Shard{{ShardId: aws.String("mixed")}, {ShardId: aws.String("bad")}},
+		records: map[string][]string{"mixed": {"1", "2"}, "bad": {"3", "4"}},
+		bad:     map[string]bool{"2": true, "3": true, "4": true},
+	}
+	cps := &memCheckpoints{cps: map[string]stream.Checkpoint{}}
+	var mu sync.Mutex
+	var seen []string
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- stream.Run(ctx, f, stream.Config{Name: "c", StreamARN: "arn", Checkpoints: cps, Poll: time.Millisecond, Discover: time.Hour},
+			func(_ context.Context, batch []stream.Record) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, r := range batch {
+					seen = append(seen, r.ShardID+":"+r.SequenceNumber)
+				}
+				return nil
+			})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, _ := cps.Load(ctx, "c")
+		if c["mixed"].Closed && c["bad"].Closed {
+			if c["mixed"].Sequence != "2" || c["bad"].Sequence != "4" {
+				t.Errorf("checkpoints %v: want each past its shard's last record", c)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shards were not read to their ends; checkpoints %v", c)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "mixed:1" {
+		t.Fatalf("handled %v, want only mixed:1", seen)
 	}
 }
