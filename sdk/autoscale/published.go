@@ -13,7 +13,7 @@ import "time"
 //
 //	{"_aws": {"Timestamp": <ms>, "CloudWatchMetrics": [{"Namespace": "Pacer",
 //	  "Dimensions": [["QueueName"]],
-//	  "Metrics": [{"Name": "pacer_workers_desired", "Unit": "Count", "StorageResolution": 1}]}]},
+//	  "Metrics": [{"Name": "pacer_workers_desired", "Unit": "None", "StorageResolution": 1}]}]},
 //	 "QueueName": "<the queue's name, stage suffix included>", "pacer_workers_desired": 9}
 //
 // Every worker publishes the same figure for the same queue (they read the
@@ -28,8 +28,10 @@ const (
 	// (with its stage suffix): stages sharing an account do not scale each
 	// other.
 	DesiredMetricQueueDimension = "QueueName"
-	// DesiredMetricUnit is its CloudWatch unit.
-	DesiredMetricUnit = "Count"
+	// DesiredMetricUnit is its CloudWatch unit: None, as for every level
+	// Pacer ships (a gauge: its Maximum is what the alarms read), where
+	// Count is kept for counters' increases, which only a Sum reads.
+	DesiredMetricUnit = "None"
 	// DesiredMetricStorageResolution is its EMF StorageResolution: 1 is
 	// high resolution, which an alarm with a 10-second period needs.
 	DesiredMetricStorageResolution = 1

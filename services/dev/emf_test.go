@@ -146,13 +146,13 @@ func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 		}
 	}
 
-	reads := templateAlarmReads(t)
+	reads := templateAlarmReads(t, name)
 	emitted := append(append(worker, api...), events...)
 	for _, p := range unemitted(reads, emitted) {
 		t.Error(p)
 	}
-	if n := countCustom(reads); n < 3 {
-		t.Errorf("%d alarm reads on namespace %s; want the final ratio's, the invariant's and the lag's at least", n, alarm.Namespace)
+	if n := countCustom(reads); n < 5 {
+		t.Errorf("%d alarm reads on namespace %s; want the final ratio's, the invariant's, the lag's and the two spike alarms' at least", n, alarm.Namespace)
 	}
 }
 
@@ -165,8 +165,11 @@ type alarmRead struct {
 }
 
 // templateAlarmReads lists the metrics every alarm of the committed
-// template reads; {"Ref": "Stage"} is emfStage.
-func templateAlarmReads(t *testing.T) []alarmRead {
+// template reads, in both of CloudWatch's forms (a metric math alarm's
+// MetricStats, and a single metric: Namespace, MetricName, Statistic,
+// Dimensions); {"Ref": "Stage"} is emfStage and the queue's QueueName
+// (Fn::GetAtt) is queue.
+func templateAlarmReads(t *testing.T, queue string) []alarmRead {
 	t.Helper()
 	path, err := repo.File("deploy", "aws", "pacer.template.json")
 	if err != nil {
@@ -176,19 +179,22 @@ func templateAlarmReads(t *testing.T) []alarmRead {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type dimension struct {
+		Name  string
+		Value any
+	}
 	var tpl struct {
 		Resources map[string]struct {
 			Type       string
 			Properties struct {
-				Metrics []struct {
+				Namespace, MetricName, Statistic, Unit string
+				Dimensions                             []dimension
+				Metrics                                []struct {
 					MetricStat *struct {
 						Stat, Unit string
 						Metric     struct {
 							Namespace, MetricName string
-							Dimensions            []struct {
-								Name  string
-								Value any
-							}
+							Dimensions            []dimension
 						}
 					}
 				}
@@ -198,25 +204,31 @@ func templateAlarmReads(t *testing.T) []alarmRead {
 	if err := json.Unmarshal(b, &tpl); err != nil {
 		t.Fatal(err)
 	}
+	dims := func(ds []dimension) map[string]string {
+		out := map[string]string{}
+		for _, d := range ds {
+			v := fmt.Sprint(d.Value)
+			if ref, ok := d.Value.(map[string]any); ok && ref["Ref"] == "Stage" {
+				v = emfStage
+			} else if ok && fmt.Sprint(ref["Fn::GetAtt"]) == "[ParticipationQueue QueueName]" {
+				v = queue
+			}
+			out[d.Name] = v
+		}
+		return out
+	}
 	var out []alarmRead
 	for id, r := range tpl.Resources {
 		if r.Type != "AWS::CloudWatch::Alarm" {
 			continue
 		}
+		if p := r.Properties; p.MetricName != "" {
+			out = append(out, alarmRead{alarm: id, namespace: p.Namespace, name: p.MetricName, stat: p.Statistic, unit: p.Unit, dims: dims(p.Dimensions)})
+		}
 		for _, m := range r.Properties.Metrics {
-			if m.MetricStat == nil {
-				continue
+			if ms := m.MetricStat; ms != nil {
+				out = append(out, alarmRead{alarm: id, namespace: ms.Metric.Namespace, name: ms.Metric.MetricName, stat: ms.Stat, unit: ms.Unit, dims: dims(ms.Metric.Dimensions)})
 			}
-			ms := m.MetricStat
-			read := alarmRead{alarm: id, namespace: ms.Metric.Namespace, name: ms.Metric.MetricName, stat: ms.Stat, unit: ms.Unit, dims: map[string]string{}}
-			for _, d := range ms.Metric.Dimensions {
-				v := fmt.Sprint(d.Value)
-				if ref, ok := d.Value.(map[string]any); ok && ref["Ref"] == "Stage" {
-					v = emfStage
-				}
-				read.dims[d.Name] = v
-			}
-			out = append(out, read)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].alarm+out[i].name < out[j].alarm+out[j].name })

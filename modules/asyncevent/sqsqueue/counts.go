@@ -27,6 +27,10 @@ func (q *Queue) Counts(ctx context.Context) (main, dlq Counts, err error) {
 	return main, dlq, err
 }
 
+// MainCounts returns the main queue's counts alone: one
+// GetQueueAttributes call.
+func (q *Queue) MainCounts(ctx context.Context) (Counts, error) { return q.counts(ctx, q.url) }
+
 func (q *Queue) counts(ctx context.Context, url string) (Counts, error) {
 	names := []types.QueueAttributeName{
 		types.QueueAttributeNameApproximateNumberOfMessages,

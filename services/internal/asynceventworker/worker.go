@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pacerhq/pacer/sdk/autoscale"
 	"github.com/pacerhq/pacer/sdk/consumer"
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/config"
@@ -171,12 +172,30 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(allocated)
 		svc.RunAllocator(ctx)
 	}()
+	desired := make(chan struct{})
+	go func() {
+		defer close(desired)
+		if !cfg.EMF.On {
+			return
+		}
+		// The spike scaling's metric (sdk/autoscale's published.go), at
+		// autoscale.PublishEvery, or at EMF.Every when that is shorter
+		// (tests).
+		every := autoscale.PublishEvery
+		if cfg.EMF.Every > 0 {
+			every = min(every, cfg.EMF.Every)
+		}
+		if err := publishDesired(ctx, cfg.EMF.Out, q, cfg.Queue, cfg.Concurrency, every, log); err != nil {
+			log.Error("asynceventworker: no desired-workers metric", "err", err)
+		}
+	}()
 	err = consumer.Run(ctx, q, Handler(svc, log, wm, q), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept
 	<-expired
 	<-allocated
+	<-desired
 	stopOps()
 	<-opsDone
 	log.Info("asyncevent-worker stopped")
