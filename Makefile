@@ -20,6 +20,12 @@ GOTEST_P ?= 2
 # against 130 s and 80 s), where go's order pairs each with lighter ones.
 GOTEST_PARALLEL ?= 2
 GOTEST_TIMEOUT ?= 20m
+# The analytics (DuckDB, cgo) and bench modules' tests run beside the main
+# run at this niceness: they take the CPU the main run leaves idle (its
+# compile waits, its packages that mostly wait) instead of adding ~40 s
+# after it, and take little from it while it is busy. None of their tests
+# has a deadline of its own.
+SIDE_NICE ?= 10
 # Tests talk to live stand-ins, so cached results would prove nothing; the
 # race detector is on because concurrency is what the tests are about.
 GOTESTFLAGS ?= -count=1 -race
@@ -72,15 +78,16 @@ test: deps ## Run every test (and the fuzz seed corpora) against the real stand-
 	@$(GO) -C tools build -o $(CURDIR)/.cache/bin/failures ./failures
 	@rm -rf $(TESTJSON) && mkdir -p $(TESTJSON)
 	@export GOFLAGS="$(TESTGOFLAGS)"; status=0; \
+	echo "cd analytics && go test $(GOTESTFLAGS) ./... (cgo: DuckDB), then cd bench && go test: beside the main run, at nice $(SIDE_NICE); their output follows it"; \
+	( (cd analytics && CGO_ENABLED=1 nice -n $(SIDE_NICE) $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/analytics.json -- \
+	    $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...); a=$$?; \
+	  (cd bench && nice -n $(SIDE_NICE) $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/bench.json -- \
+	    $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...); b=$$?; [ $$a = 0 ] && [ $$b = 0 ] ) > $(TESTJSON)/side.log 2>&1 & side=$$!; \
 	echo "GOFLAGS=$(TESTGOFLAGS) go test $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) ./..."; \
 	$(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/main.json -- \
 	  $(GOTESTFLAGS) -p $(GOTEST_P) -parallel $(GOTEST_PARALLEL) -timeout $(GOTEST_TIMEOUT) ./... || status=1; \
-	echo "cd analytics && go test $(GOTESTFLAGS) ./... (cgo: DuckDB)"; \
-	(cd analytics && CGO_ENABLED=1 $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/analytics.json -- \
-	  $(GOTESTFLAGS) -p $(GOTEST_P) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
-	echo "cd bench && go test $(GOTESTFLAGS) ./..."; \
-	(cd bench && $(GOTESTSUM) --format standard-quiet --jsonfile $(TESTJSON)/bench.json -- \
-	  $(GOTESTFLAGS) -timeout $(GOTEST_TIMEOUT) ./...) || status=1; \
+	wait $$side || status=1; \
+	echo; echo "analytics and bench (run beside the main run):"; cat $(TESTJSON)/side.log; \
 	echo; echo "The $(SLOWEST) slowest tests and subtests (seconds; all runs' test2json in $(TESTJSON)):"; \
 	cat $(TESTJSON)/*.json | $(GOTESTSUM) tool slowest --threshold 0s --num $(SLOWEST); \
 	if [ $$status != 0 ]; then echo; echo "Why they failed (each failed test's last reported lines):"; \
