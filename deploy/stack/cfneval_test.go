@@ -3,14 +3,11 @@ package stack_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/pacerhq/pacer/internal/repo"
 )
 
 // A small CloudFormation evaluator, for tests: it deploys a template on
@@ -44,23 +41,8 @@ type noValueT struct{}
 
 var noValue = noValueT{}
 
-// readTemplate reads the committed template.
-func readTemplate(t *testing.T) map[string]any {
-	t.Helper()
-	path, err := repo.File("deploy", "aws", "pacer.template.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tpl map[string]any
-	if err := json.Unmarshal(b, &tpl); err != nil {
-		t.Fatal(err)
-	}
-	return tpl
-}
+// readTemplate reads the committed template (numbers as float64).
+func readTemplate(t *testing.T) map[string]any { return decodeTemplate(t, false) }
 
 // deploy resolves tpl for values. A parameter with neither a value nor a
 // default gets "placeholder-<name>", unchecked: the tests here are about

@@ -83,21 +83,8 @@ func TestParentsFirstAndTrimmedCheckpoint(t *testing.T) {
 		trimmed: "0",
 	}
 	cps := &memCheckpoints{cps: map[string]stream.Checkpoint{"parent": {Sequence: "0"}}}
-	var mu sync.Mutex
-	var seen []string
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- stream.Run(ctx, f, stream.Config{Name: "c", StreamARN: "arn", Checkpoints: cps, Poll: time.Millisecond, Discover: time.Hour},
-			func(_ context.Context, batch []stream.Record) error {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, r := range batch {
-					seen = append(seen, r.ShardID+":"+r.SequenceNumber)
-				}
-				return nil
-			})
-	}()
+	r := runFake(ctx, f, cps)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, _ := cps.Load(ctx, "c")
@@ -110,11 +97,7 @@ func TestParentsFirstAndTrimmedCheckpoint(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	seen := r.stop(t)
 	if got := len(seen); got != 3 || seen[0] != "parent:1" || seen[1] != "parent:2" || seen[2] != "child:3" {
 		t.Fatalf("records handled in the order %v, want parent:1 parent:2 child:3", seen)
 	}
@@ -131,21 +114,8 @@ func TestUndecodableRecordsAreSkipped(t *testing.T) {
 		bad:     map[string]bool{"2": true, "3": true, "4": true},
 	}
 	cps := &memCheckpoints{cps: map[string]stream.Checkpoint{}}
-	var mu sync.Mutex
-	var seen []string
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- stream.Run(ctx, f, stream.Config{Name: "c", StreamARN: "arn", Checkpoints: cps, Poll: time.Millisecond, Discover: time.Hour},
-			func(_ context.Context, batch []stream.Record) error {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, r := range batch {
-					seen = append(seen, r.ShardID+":"+r.SequenceNumber)
-				}
-				return nil
-			})
-	}()
+	r := runFake(ctx, f, cps)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		c, _ := cps.Load(ctx, "c")
@@ -161,12 +131,45 @@ func TestUndecodableRecordsAreSkipped(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	seen := r.stop(t)
 	if len(seen) != 1 || seen[0] != "mixed:1" {
 		t.Fatalf("handled %v, want only mixed:1", seen)
 	}
+}
+
+// fakeRun is stream.Run over a fake, recording each handled record as
+// shard:sequence.
+type fakeRun struct {
+	mu   sync.Mutex
+	seen []string
+	done chan error
+}
+
+// runFake starts stream.Run on f with checkpoints cps until ctx ends.
+func runFake(ctx context.Context, f *fakeStreams, cps *memCheckpoints) *fakeRun {
+	r := &fakeRun{done: make(chan error, 1)}
+	go func() {
+		r.done <- stream.Run(ctx, f, stream.Config{Name: "c", StreamARN: "arn", Checkpoints: cps, Poll: time.Millisecond, Discover: time.Hour},
+			func(_ context.Context, batch []stream.Record) error {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				for _, rec := range batch {
+					r.seen = append(r.seen, rec.ShardID+":"+rec.SequenceNumber)
+				}
+				return nil
+			})
+	}()
+	return r
+}
+
+// stop waits for Run to return (its context cancelled) and returns what
+// it handled.
+func (r *fakeRun) stop(t *testing.T) []string {
+	t.Helper()
+	if err := <-r.done; err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen
 }
