@@ -61,10 +61,11 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local), promtool and Chromium (the pages' browser tests); no network once installed
+deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local), promtool, Chromium (the pages' browser tests) and the images' CA bundle and time zones; no network once installed
 	@tools/standin/install.sh
 	@tools/promtool/install.sh
 	@tools/chromium/install.sh
+	@tools/imagefiles/install.sh
 
 # `go build -v` names each package it compiles (none when the build is
 # cached); awk turns that into a count every 50 packages and passes

@@ -24,7 +24,6 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
-	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -100,7 +99,7 @@ func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 	name := fmt.Sprintf("emf-%d", time.Now().UnixNano())
 	backend := func(out *lines) asynceventbackend.Config {
 		return asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg,
-			EMF: metrics.EMF{On: true, Stage: emfStage, Out: out, Every: 100 * time.Millisecond}}
+			EMF: asynceventbackend.EMF{On: true, Stage: emfStage, Out: out, Every: 100 * time.Millisecond}}
 	}
 	var apiOut, workerOut, eventsOut lines
 

@@ -117,7 +117,11 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		cfg[b] = &c
 	}
 	backend := func(bin string) asynceventbackend.Config {
-		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: cfg[bin], Log: quiet}
+		// EMF on, as in the generated task definitions: what it reads
+		// (the worker's queue counts for the spike metric, the API's
+		// invariant check) goes through the enforcer too.
+		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: cfg[bin], Log: quiet,
+			EMF: asynceventbackend.EMF{On: true, Stage: suffix, Out: io.Discard, Every: 200 * time.Millisecond}}
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done, started := make(chan error, 4), 0

@@ -144,7 +144,7 @@ func services(d decls, n names) []stack.Service {
 	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_QUEUE", n.queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
 	region := env("AWS_REGION", "${AWS::Region}")
 	// The AsyncEvent binaries ship the metrics CloudWatch alarms read as
-	// EMF log lines (metrics.EMF) on ECS; on Kubernetes Prometheus scrapes
+	// EMF log lines (asynceventbackend.EMF) on ECS; on Kubernetes Prometheus scrapes
 	// them.
 	emf := []stack.EnvVar{{Name: "PACER_METRICS_EMF", CFN: "true", K8s: "false"}, env("PACER_METRICS_STAGE", "${Stage}")}
 	asyncEnv = append(asyncEnv, emf...)

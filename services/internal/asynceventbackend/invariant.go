@@ -23,7 +23,7 @@ type CapacityChecker func(ctx context.Context, max int) (checked int, broken []s
 // Invariant is pacer_event_capacity_invariant_ok: 1 when every open
 // FIRST_COME event checked keeps capacityTotal − capacityRemaining ==
 // #SUCCEEDED, else 0. The check runs when the registry is gathered (a
-// scrape, or an EMF flush: metrics.EMF) at most every InvariantCacheTTL;
+// scrape, or an EMF flush: EMF) at most every InvariantCacheTTL;
 // the events that fail are logged at WARN (ids are not labels). A failed
 // check is logged and the gathering has no series.
 type Invariant struct {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pacerhq/pacer/internal/repo"
 )
 
 var testARNs = ARNs{Region: "us-east-1", Account: "000000000000"}
@@ -94,7 +96,11 @@ func TestResolvePolicyRefuses(t *testing.T) {
 // Every task role of the generated template resolves with its tables',
 // queues' and bus's refs, and grants what it should.
 func TestResolveTemplateTaskRoles(t *testing.T) {
-	raw, err := os.ReadFile("../../../../deploy/aws/pacer.template.json")
+	path, err := repo.File("deploy", "aws", "pacer.template.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

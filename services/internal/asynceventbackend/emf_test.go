@@ -1,4 +1,4 @@
-package metrics_test
+package asynceventbackend_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/deploy/alarm"
-	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 )
 
@@ -44,7 +44,7 @@ func TestEMFStart(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 
 	var off syncBuffer
-	stop, err := metrics.EMF{Out: &off, Every: time.Millisecond}.Start(reg, log)
+	stop, err := asynceventbackend.EMF{Out: &off, Every: time.Millisecond}.Start(reg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +53,12 @@ func TestEMFStart(t *testing.T) {
 	if off.String() != "" {
 		t.Errorf("off, it wrote %q", off.String())
 	}
-	if _, err := (metrics.EMF{On: true}).Start(reg, log); err == nil {
+	if _, err := (asynceventbackend.EMF{On: true}).Start(reg, log); err == nil {
 		t.Error("on without a stage: no error")
 	}
 
 	var on syncBuffer
-	stop, err = metrics.EMF{On: true, Stage: "prod", Out: &on, Every: time.Hour}.Start(reg, log)
+	stop, err = asynceventbackend.EMF{On: true, Stage: "prod", Out: &on, Every: time.Hour}.Start(reg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package metrics
+package asynceventbackend
 
 import (
 	"errors"
@@ -11,13 +11,15 @@ import (
 
 	"github.com/pacerhq/pacer/deploy/alarm"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // EMFEvery is how often EMF.Start writes: twice a minute, so that every
 // one-minute period of an alarm has a datapoint from each process.
 const EMFEvery = 30 * time.Second
 
-// EMF ships a binary's metrics to CloudWatch: the ones the alert catalogue
+// EMF ships an AsyncEvent binary's metrics to CloudWatch (with the generic
+// writer, metrics.EMFWriter): the ones the alert catalogue
 // (deploy/alarm.Shipped) names, written to stdout in the Embedded Metric
 // Format, which ECS's awslogs driver sends to CloudWatch Logs, where they
 // become metrics, with no agent and no permission beyond writing logs. The
@@ -50,15 +52,15 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 		return func() {}, nil
 	}
 	if e.Stage == "" {
-		return nil, errors.New("metrics: PACER_METRICS_EMF needs PACER_METRICS_STAGE")
+		return nil, errors.New("asynceventbackend: PACER_METRICS_EMF needs PACER_METRICS_STAGE")
 	}
 	shipped, err := alarm.Shipped()
 	if err != nil {
 		return nil, err
 	}
-	var ms []EMFMetric
+	var ms []metrics.EMFMetric
 	for _, c := range shipped {
-		ms = append(ms, EMFMetric{Namespace: c.Namespace, Name: c.Name, Unit: c.Unit, Dimensions: c.Dimensions})
+		ms = append(ms, metrics.EMFMetric{Namespace: c.Namespace, Name: c.Name, Unit: c.Unit, Dimensions: c.Dimensions})
 	}
 	out, every := e.Out, e.Every
 	if out == nil {
@@ -67,7 +69,7 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 	if every <= 0 {
 		every = EMFEvery
 	}
-	w := NewEMFWriter(out, g, ms, map[string]string{alarm.StageDimension: e.Stage})
+	w := metrics.NewEMFWriter(out, g, ms, map[string]string{alarm.StageDimension: e.Stage})
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -77,12 +79,12 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 			select {
 			case <-quit:
 				if err := w.Flush(time.Now()); err != nil {
-					log.Warn("metrics: writing the last EMF lines", "err", err)
+					log.Warn("asynceventbackend: writing the last EMF lines", "err", err)
 				}
 				return
 			case now := <-t.C:
 				if err := w.Flush(now); err != nil {
-					log.Warn("metrics: writing EMF lines", "err", err)
+					log.Warn("asynceventbackend: writing EMF lines", "err", err)
 				}
 			}
 		}
