@@ -18,13 +18,21 @@ import (
 )
 
 // queuedArrival creates an arrival event and n QUEUED requests in it
-// (ingest through env.Service; no worker runs) and returns their ids.
+// (no worker runs) and returns their ids.
+//
+// Its ingest waits as long as a QUEUED write takes: a write given up at
+// the default WriteTimeout (2 s, reached under the suite's load) leaves
+// the request RECEIVED for a worker to stamp, and these tests run none.
 func queuedArrival(t *testing.T, env *asynceventtest.Env, id string, capacity int64, n int) []string {
 	t.Helper()
 	arrivalEvent(t, env, id, capacity)
+	ingest := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{WriteTimeout: time.Minute})
 	ids := make([]string, n)
 	for i := range n {
-		ids[i] = participate(t, env.Service, id, fmt.Sprintf("u%03d", i)).RequestID
+		ids[i] = participate(t, ingest, id, fmt.Sprintf("u%03d", i)).RequestID
+	}
+	if unsure := ingest.QueuedAtUnsure(); unsure != 0 {
+		t.Fatalf("%d of %d requests not QUEUED: their QUEUED write failed", unsure, n)
 	}
 	return ids
 }
