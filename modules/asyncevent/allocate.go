@@ -26,6 +26,11 @@ type Allocation struct {
 	Wins      int64
 	Late      int64
 	Decisions []*Transition
+	// LeaseUntil, when not zero, renews the lease to it (epoch millis) in
+	// the same write: an allocator that keeps deciding keeps its event,
+	// however slow each batch is, and loses it only by stalling for a
+	// whole lease.
+	LeaseUntil int64
 }
 
 // AllocStore is what the arrival allocator needs.
@@ -69,6 +74,21 @@ type allocState struct {
 	fence int64
 	// lateChecked is when a run last looked behind the position.
 	lateChecked int64
+	// batch is how long this service's last batch took, from its read
+	// to its write's answer, written or fenced (see lease).
+	batch time.Duration
+}
+
+// lease is how long a run of st's event holds it: Config.AllocLease, or
+// three times the last batch's duration when that is longer (up to ten
+// leases). A lease shorter than one batch (DynamoDB slow or throttled,
+// the process starved of CPU) expired before the batch was written: a
+// second allocator took the event and fenced the first, whose run was
+// wasted, and so on, while every call got slower. Fencing, not the
+// lease, keeps the decisions exact; the lease only says how soon a
+// crashed allocator's event is taken over.
+func (s *Service) lease(st *allocState) time.Duration {
+	return min(max(s.cfg.AllocLease, 3*st.batch), 10*s.cfg.AllocLease)
 }
 
 func (s *Service) allocState(eventID string) *allocState {
@@ -112,7 +132,8 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 	defer st.run.Unlock()
 	var res AllocResult
 	now := s.now()
-	cp, err := s.store.AcquireAllocation(ctx, eventID, s.owner, now, now+s.cfg.AllocLease.Milliseconds())
+	lease := s.lease(st)
+	cp, err := s.store.AcquireAllocation(ctx, eventID, s.owner, now, now+lease.Milliseconds())
 	if errors.Is(err, ErrAllocationHeld) {
 		res.Held = true
 		return res, nil
@@ -140,9 +161,10 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		// fresh lease; but decide at least one batch per run, so that an
 		// allocator on a slow machine (or behind a slow acquire) still makes
 		// progress. A batch written after the lease ran out is fenced.
-		if res.Batches > 0 && s.now() > now+s.cfg.AllocLease.Milliseconds()/2 {
+		if res.Batches > 0 && s.now() > now+lease.Milliseconds()/2 {
 			break
 		}
+		began := time.Now()
 		var nb nextBatch
 		if next != nil {
 			nb, next = <-next, nil
@@ -157,6 +179,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 			return res, nil
 		}
 		a := s.decide(eventID, st.fence, pos, batch, late, &remaining)
+		a.LeaseUntil = s.now() + lease.Milliseconds()
 		// A full batch is likely followed by another: read it while this
 		// one is written, so that the allocator's reads and writes overlap.
 		// It starts at this batch's end, and passes over this batch's
@@ -167,6 +190,9 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 			next = s.readAhead(ctx, eventID, a.To, watermark, batch)
 		}
 		err = s.store.Allocate(ctx, a)
+		// Fenced or not, the batch took this long: the next run's lease
+		// covers it (a run fenced for a short lease takes a longer one).
+		st.batch = time.Since(began)
 		var se *StateError
 		if errors.As(err, &se) {
 			// The index showed a request as it no longer is; the next run

@@ -328,3 +328,62 @@ func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
 	})
 	checkFirstN(t, env, "rest", 20)
 }
+
+// slowStore takes delay before each allocation transaction: DynamoDB
+// answering slowly under load, or a process starved of CPU.
+type slowStore struct {
+	asyncevent.Store
+	delay time.Duration
+}
+
+func (s *slowStore) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
+	time.Sleep(s.delay)
+	return s.Store.Allocate(ctx, a)
+}
+
+// Two allocators race for an event whose every batch takes longer than
+// AllocLease. With a fixed lease each batch outlived its lease, the other
+// allocator took the event and fenced it, and so on: runs wasted, while
+// under load every call got slower (the arrival tests' meltdown on a busy
+// machine). Now a fenced run's next lease covers three of its batches and
+// each written batch renews it, so after at most one fence per allocator
+// the event is decided in order, each request once.
+func TestAllocatorKeepsItsEventWhenBatchesAreSlow(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	queuedArrival(t, env, "slow", 30, 200)
+	store := &slowStore{Store: env.Store, delay: 400 * time.Millisecond}
+	var mu sync.Mutex
+	decided, won, fenced := 0, 0, 0
+	deadline := time.Now().Add(time.Minute)
+	var wg sync.WaitGroup
+	for range 2 {
+		s := allocator(env, store, 150*time.Millisecond)
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				res, err := s.Allocate(ctx, "slow")
+				mu.Lock()
+				decided, won = decided+res.Decided, won+res.Won
+				if errors.Is(err, asyncevent.ErrAllocationFenced) {
+					fenced++
+				} else if err != nil {
+					t.Errorf("allocate: %v", err)
+				}
+				done := decided == 200
+				mu.Unlock()
+				if done || err != nil && !errors.Is(err, asyncevent.ErrAllocationFenced) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("200 requests decided with %d fenced runs", fenced)
+	if decided != 200 || won != 30 {
+		t.Fatalf("decided %d, won %d: want 200 and 30, each once", decided, won)
+	}
+	if fenced > 2 {
+		t.Errorf("%d runs fenced: want at most one per allocator (its first, under the configured lease)", fenced)
+	}
+	checkFirstN(t, env, "slow", 30)
+}

@@ -46,7 +46,9 @@ type Config struct {
 	IndexLag time.Duration
 	// AllocLease is how long an arrival allocator holds an event before
 	// another may take it over (default 10 s): a crashed allocator delays
-	// its event by at most this.
+	// its event by about this. An allocator whose batches take longer
+	// holds it for three batches instead (at most ten AllocLeases), and
+	// each written batch renews the lease.
 	AllocLease time.Duration
 	// AllocEvery is how often the allocator loop (RunAllocator) looks at
 	// the events it has seen candidates of (default 200 ms).

@@ -66,8 +66,9 @@ func (s *Store) UndecidedRequests(ctx context.Context, eventID string, from, bef
 }
 
 // Allocate implements asyncevent.Store: one transaction of the capacity
-// update (conditional on the fence and the position) and each decision's
-// request update and StatusLog.
+// update (conditional on the fence and the position; it renews the lease
+// when a.LeaseUntil is set) and each decision's request update and
+// StatusLog.
 func (s *Store) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
 	if n := 1 + 2*len(a.Decisions); n > ddb.MaxTxOps {
 		return fmt.Errorf("dynamostore: an allocation of %d decisions needs %d operations, more than %d", len(a.Decisions), n, ddb.MaxTxOps)
@@ -82,6 +83,9 @@ func (s *Store) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
 		If(expression.Name("allocFence").Equal(expression.Value(a.Fence)))
 	if a.Late > 0 {
 		u.Add("allocLate", a.Late)
+	}
+	if a.LeaseUntil != 0 {
+		u.Set("allocLeaseUntil", a.LeaseUntil)
 	}
 	if a.From.RequestID == "" {
 		u.If(expression.AttributeNotExists(expression.Name("allocRequestId")))
