@@ -10,15 +10,13 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// registerEvent adds the participant's view of an event, which the
+// registerEvents adds the participant's view of an event, which the
 // participation page shows before anyone participates.
-func registerEvent(api huma.API, d Deps, problem func(error) error) {
-	huma.Register(api, huma.Operation{
-		OperationID: "get-event-public", Method: http.MethodGet, Path: "/events/{eventId}",
-		Summary:     "Get an event",
-		Description: "Any signed-in user sees an event's settings and status (OPEN, CLOSED, DRAWING, ANNOUNCED), as a participation page shows them; a lottery's seed only once its draw has started.",
-		Tags:        []string{"participation"}, Security: server.Bearer, Errors: []int{http.StatusNotFound},
-	}, server.Handle(server.Caller, problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
-		return eventOut(d.Service.GetEvent(ctx, in.EventID))
-	}))
+func (h *handlers) registerEvents(api huma.API) {
+	huma.Register(api, server.Op("get-event-public", http.MethodGet, "/events/{eventId}", "Get an event", tagParticipation,
+		server.Describe("Any signed-in user sees an event's settings and status (OPEN, CLOSED, DRAWING, ANNOUNCED), as a participation page shows them; a lottery's seed only once its draw has started."),
+		server.Fails(http.StatusNotFound)),
+		server.Handle(server.Caller, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
+			return eventOut(h.svc.GetEvent(ctx, in.EventID))
+		}))
 }

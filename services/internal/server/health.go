@@ -20,9 +20,7 @@ type HealthOutput struct {
 // calls that need it, and must not make an orchestrator restart every
 // replica). Register it before authentication middleware.
 func RegisterHealth(api huma.API) {
-	huma.Register(api, huma.Operation{
-		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz", Summary: "Liveness", Tags: []string{"Health"},
-	}, func(context.Context, *struct{}) (*HealthOutput, error) {
+	huma.Register(api, Op("healthz", http.MethodGet, "/healthz", "Liveness", TagHealth, NoToken()), func(context.Context, *struct{}) (*HealthOutput, error) {
 		out := &HealthOutput{}
 		out.Body.Status = "ok"
 		return out, nil

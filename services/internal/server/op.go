@@ -6,6 +6,13 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 )
 
+// Tags both APIs use. Every tag is in Title case (a service's own too:
+// "Participation", "Organizer: search").
+const (
+	TagAdmin  = "Admin"
+	TagHealth = "Health"
+)
+
 // OpOption sets one more property of an operation Op makes.
 type OpOption func(*huma.Operation)
 

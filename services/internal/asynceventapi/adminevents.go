@@ -1,0 +1,187 @@
+package asynceventapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// NewEventBody creates an event. Times are epoch milliseconds.
+type NewEventBody struct {
+	EventID   string `json:"eventId" pattern:"^[A-Za-z0-9_-]{1,64}$" maxLength:"64"`
+	EventType string `json:"eventType" enum:"FIRST_COME,LOTTERY"`
+	Title     string `json:"title,omitempty" maxLength:"200"`
+	// FIRST_COME
+	Capacity int64 `json:"capacity,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N"`
+	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
+	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until (default and for events stored without one: 90 days after opensAt or creation, so that every event ends and every idempotency lock expires a week after)"`
+
+	Ordering    string `json:"ordering,omitempty" enum:"arrival,delivery" doc:"FIRST_COME: how the N winners are picked. arrival (default): exactly the first N by (queuedAt, requestId), decided a few seconds after queuedAt (the allocator waits until no earlier request can still appear). delivery: as the queue delivers, at once, roughly but not exactly the first N."`
+	IndexShards int    `json:"indexShards,omitempty" minimum:"1" maximum:"32" doc:"FIRST_COME: how many partitions of the event index (GSI2) the event's requests are written over (default 1). 1 keeps the default key EVENT#{eventId}, one partition per event, which takes about 1,000 participations/s on AWS. N > 1 departs from it: each request's entry goes to EVENT#{eventId}#{shard}, shard = FNV-1a(requestId) mod N, raising the event's index ceiling about N times; the admin list and the allocator read the N partitions back merged in (queuedAt, requestId) order (each admin page costs up to N queries). Fixed at creation."`
+	// LOTTERY
+	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: entries accepted until"`
+	Winners         int    `json:"winners,omitempty" minimum:"1" maximum:"100000" doc:"LOTTERY (required there): K, the number of winners"`
+	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: when results are announced (default: the cutoff)"`
+	SeedCommitment  string `json:"seedCommitment,omitempty" pattern:"^[0-9a-f]{64}$" doc:"LOTTERY: hex SHA-256 of a seed you keep and reveal to the draw. Omit to let the server generate the seed and publish only its commitment until the draw."`
+}
+
+type createEventInput struct {
+	Body NewEventBody
+}
+
+type eventOutput struct {
+	Body EventView
+}
+
+// DrawBody optionally reveals the seed.
+type DrawBody struct {
+	Seed string `json:"seed,omitempty" pattern:"^[0-9a-f]{64}$" doc:"The seed (hex) whose SHA-256 is the event's seedCommitment; needed only if you supplied the commitment"`
+}
+
+type drawInput struct {
+	EventPath
+	Body *DrawBody `required:"false"`
+}
+
+// DrawView is a draw's outcome; anyone with the entry list can check it.
+type DrawView struct {
+	EventID        string   `json:"eventId"`
+	Seed           string   `json:"seed" doc:"hex; SHA-256(seed) == seedCommitment"`
+	SeedCommitment string   `json:"seedCommitment"`
+	Entries        int      `json:"entries"`
+	Winners        []string `json:"winners" doc:"winning requestIds in rank order: entries sorted by SHA-256(seed bytes || requestId) ascending"`
+	DrawnAt        int64    `json:"drawnAt"`
+}
+
+type drawOutput struct {
+	Body DrawView
+}
+
+type eventRequestsInput struct {
+	EventPath
+	server.PageQuery
+	Status string `query:"status" enum:"RECEIVED,QUEUED,PROCESSING,SUCCEEDED,REJECTED,FAILED_FINAL" doc:"Keep only this status (filtered on the server)"`
+}
+
+// StatsView counts an event's requests.
+type StatsView struct {
+	EventID           string         `json:"eventId"`
+	EventType         string         `json:"eventType"`
+	Total             int            `json:"total"`
+	ByStatus          map[string]int `json:"byStatus"`
+	ByResultCode      map[string]int `json:"byResultCode"`
+	CapacityTotal     *int64         `json:"capacityTotal,omitempty" doc:"FIRST_COME only"`
+	CapacityRemaining *int64         `json:"capacityRemaining,omitempty" doc:"FIRST_COME only; 0 when sold out"`
+	InvariantOK       bool           `json:"invariantOk" doc:"FIRST_COME: capacityTotal − capacityRemaining == byStatus.SUCCEEDED"`
+}
+
+type statsOutput struct {
+	Body StatsView
+}
+
+// registerAdminEvents adds an admin's operations on events: create, read,
+// close, list and count their requests, draw a lottery.
+func (h *handlers) registerAdminEvents(api huma.API) {
+	huma.Register(api, server.Op("create-event", http.MethodPost, "/admin/events", "Create an event", tagAdmin,
+		server.Describe("FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither. "+
+			"A FIRST_COME event always has exactly capacity winners; its ordering says which: with arrival, the first capacity requests by (queuedAt, requestId), "+
+			"under any delivery order, retries or crashes (assuming every queuedAt write lands within the service's MaxLateness); "+
+			"with delivery, the requests the queue happens to deliver first."),
+		server.Status(http.StatusCreated), server.MaxBody(eventBody), server.Fails(http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *createEventInput) (*eventOutput, error) {
+			return eventOut(h.svc.CreateEvent(ctx, in.Body.event()))
+		}))
+
+	huma.Register(api, server.Op("get-event", http.MethodGet, "/admin/events/{eventId}", "Get an event", tagAdmin,
+		server.Fails(http.StatusForbidden, http.StatusNotFound)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
+			return eventOut(h.svc.GetEvent(ctx, in.EventID))
+		}))
+
+	huma.Register(api, server.Op("close-event", http.MethodPost, "/admin/events/{eventId}/close", "Close a FIRST_COME event early", tagAdmin,
+		server.Describe("OPEN → CLOSED: new participations are refused (409 event-closed) from now on in this API process and, in the others, "+
+			"once their event cache expires (2 s by default); requests already accepted are still processed. Closing a closed event returns it unchanged. "+
+			"A LOTTERY closes at its lotteryCutoffAt and is finished by the draw: 409 not-first-come."),
+		server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
+			return eventOut(h.svc.CloseEvent(ctx, in.EventID))
+		}))
+
+	huma.Register(api, server.Op("event-requests", http.MethodGet, "/admin/events/{eventId}/requests", "List an event's requests, newest first", tagAdmin,
+		server.Describe("First the requests not queued yet (RECEIVED, and FAILED_FINAL whose enqueue failed at ingest), newest requestedAt first; then the queued ones, newest queuedAt first. "+
+			"A request queued while the list is read can appear in both parts or in neither (the indexes lag writes briefly). The status filter is applied on the server as the list is read: a page is full "+
+			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses."),
+		server.Fails(http.StatusForbidden, http.StatusBadRequest, http.StatusNotFound)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *eventRequestsInput) (*pageOutput, error) {
+			page, err := h.svc.EventRequests(ctx, in.EventID, asyncevent.Status(in.Status), in.Limit, in.Cursor)
+			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, true), Cursor: page.Cursor}}, err
+		}))
+
+	huma.Register(api, server.Op("event-stats", http.MethodGet, "/admin/events/{eventId}/stats", "Count an event's requests by status and result", tagAdmin,
+		server.Describe("Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
+			"checks capacityTotal − capacityRemaining == SUCCEEDED."),
+		server.Fails(http.StatusForbidden, http.StatusNotFound)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*statsOutput, error) {
+			st, err := h.svc.EventStats(ctx, in.EventID)
+			if err != nil {
+				return nil, err
+			}
+			return &statsOutput{Body: statsViewOf(st)}, nil
+		}))
+
+	huma.Register(api, server.Op("draw", http.MethodPost, "/admin/events/{eventId}/draw", "Run a lottery draw", tagAdmin,
+		server.Describe("Allowed once lotteryCutoffAt (plus a short grace) has passed and no entry is still queued. Idempotent and resumable: "+
+			"calling it again returns the same winners. Winners are the first K entries by SHA-256(seed || requestId)."),
+		server.MaxBody(smallBody), server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),
+		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *drawInput) (*drawOutput, error) {
+			seed := ""
+			if in.Body != nil {
+				seed = in.Body.Seed
+			}
+			res, err := h.svc.Draw(ctx, in.EventID, seed)
+			if err != nil {
+				return nil, err
+			}
+			return &drawOutput{Body: drawViewOf(res)}, nil
+		}))
+}
+
+// event is the event b describes.
+func (b NewEventBody) event() asyncevent.NewEvent {
+	return asyncevent.NewEvent{
+		EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
+		Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
+		IndexShards: b.IndexShards, LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
+	}
+}
+
+// statsViewOf is an event's counts as the answer shows them.
+func statsViewOf(st *asyncevent.Stats) StatsView {
+	v := StatsView{EventID: st.EventID, EventType: string(st.EventType), Total: st.Total, ByStatus: map[string]int{}, ByResultCode: map[string]int{},
+		InvariantOK: st.InvariantOK}
+	if st.EventType == asyncevent.FirstCome {
+		v.CapacityTotal, v.CapacityRemaining = &st.CapacityTotal, &st.CapacityRemaining
+	}
+	for k, n := range st.ByStatus {
+		v.ByStatus[string(k)] = n
+	}
+	for k, n := range st.ByResultCode {
+		v.ByResultCode[string(k)] = n
+	}
+	return v
+}
+
+// drawViewOf is a draw's outcome as the answer shows it: winners is a
+// list, empty when no one won.
+func drawViewOf(res *asyncevent.DrawResult) DrawView {
+	winners := res.Winners
+	if winners == nil {
+		winners = []string{}
+	}
+	return DrawView{EventID: res.EventID, Seed: res.Seed, SeedCommitment: res.SeedCommitment, Entries: res.Entries, Winners: winners, DrawnAt: res.DrawnAt}
+}

@@ -1,0 +1,64 @@
+package asynceventapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+// ParticipationBody is the optional body of a participation. It has no
+// fields: the user is the token's subject, never a body field, and any
+// field (such as userId) is rejected.
+type ParticipationBody struct{}
+
+type participateInput struct {
+	EventPath
+	Body *ParticipationBody `required:"false"`
+}
+
+// Accepted is the answer to a participation.
+type Accepted struct {
+	RequestID   string `json:"requestId" doc:"Poll GET /requests/{requestId} for the outcome"`
+	IsDuplicate bool   `json:"isDuplicate" doc:"true when this user already participated; requestId is the original one"`
+}
+
+type acceptedOutput struct {
+	Body Accepted
+}
+
+// registerParticipation adds a user's operations: participate, then poll
+// the request and list their own.
+func (h *handlers) registerParticipation(api huma.API) {
+	huma.Register(api, server.Op("participate", http.MethodPost, "/events/{eventId}/participations", "Participate in an event", tagParticipation,
+		server.Describe("Accepts the caller's participation at once and answers 202 with a requestId; a queue and workers decide the outcome. "+
+			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true. "+
+			"The user is the token's subject; the body, if any, must be empty. "+
+			"Fairness (FIRST_COME): the request's position is (queuedAt, requestId); on an event with ordering arrival the seats go to exactly the first N positions, "+
+			"and the request shows uiPhase ALLOCATING until the in-order allocation decides it; with ordering delivery they go in the order the queue delivers."),
+		server.Status(http.StatusAccepted), server.MaxBody(smallBody),
+		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)),
+		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
+			res, err := h.svc.Participate(ctx, in.EventID, p.UserID)
+			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
+		}))
+
+	huma.Register(api, server.Op("get-request", http.MethodGet, "/requests/{requestId}", "Get a participation request", tagParticipation,
+		server.Describe("The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404). "+
+			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner."),
+		server.Fails(http.StatusNotFound)),
+		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
+			return requestOut(h.svc, false)(h.svc.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
+		}))
+
+	huma.Register(api, server.Op("my-participations", http.MethodGet, "/me/participations", "List my participations, newest first", tagParticipation,
+		server.Describe("Newest queuedAt first; requests appear once queued. A page costs one read."), server.Fails(http.StatusBadRequest)),
+		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *server.PageQuery) (*pageOutput, error) {
+			page, err := h.svc.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
+			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, err
+		}))
+}
