@@ -88,12 +88,14 @@ type batchOutput struct {
 	}
 }
 
+// registerIngest adds the pipeline's operations: post one processed photo,
+// or a batch of them.
 func (h *handlers) registerIngest(api huma.API) {
-	one := op("ingest-photo", http.MethodPost, "/events/{eventId}/photos",
-		"Ingest one processed photo (written atomically with the entries that find it by bib)", tagIngest, http.StatusCreated)
-	one.Description = "Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists " +
-		"(and the stored photo) when the ulid was already stored, in which case nothing changes. " +
-		"The photographer must belong to your organization and be assigned to the event."
+	one := server.Op("ingest-photo", http.MethodPost, "/events/{eventId}/photos",
+		"Ingest one processed photo (written atomically with the entries that find it by bib)", tagIngest, refusals, server.Status(http.StatusCreated),
+		server.Describe("Writes the photo atomically and idempotently by ulid: 201 when created, 200 with status exists "+
+			"(and the stored photo) when the ulid was already stored, in which case nothing changes. "+
+			"The photographer must belong to your organization and be assigned to the event."))
 	one.Responses = map[string]*huma.Response{"200": {
 		Description: "The ulid already existed and nothing changed (status exists, with the stored photo), or the photo was not kept because a runner asked for their photos to be deleted (status suppressed).",
 		Content:     map[string]*huma.MediaType{"application/json": {Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[ingestResult](), true, "")}},
@@ -113,43 +115,49 @@ func (h *handlers) registerIngest(api huma.API) {
 		return &ingestOutput{Status: status, Body: resultOf(0, in.Body.ULID, res)}, nil
 	}))
 
-	batch := op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
-		"Ingest up to 100 processed photos with batch writes", tagIngest, http.StatusOK)
-	batch.Description = "Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field " +
-		"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Existing ulids are skipped; " +
-		"the entries that find each photo by bib are written first, in batches (a throttled write is retried with backoff), then each photo " +
-		"if it is still absent, so a photo becomes visible only once every one of its bibs finds it, and of concurrent " +
-		"posts of one ulid exactly one creates it (the others get exists and the stored photo). A photo reported " +
-		"failed is not known to be written: re-post it (safe, by ulid)."
-	batch.MaxBodyBytes = 2 << 20
-	huma.Register(api, batch, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
-		EventPath
-		Body batchBody
-	}) (*batchOutput, error) {
-		recs := make([]photo.Record, len(in.Body.Photos))
-		for i, r := range in.Body.Photos {
-			recs[i] = r.record()
-		}
-		res, err := h.svc.IngestBatch(ctx, org, in.EventID, recs)
-		if err != nil {
-			return nil, err
-		}
-		out := &batchOutput{}
-		out.Body.Results = make([]ingestResult, len(res))
-		for i, r := range res {
-			out.Body.Results[i] = resultOf(i, in.Body.Photos[i].ULID, r)
-			switch r.Status {
-			case photo.Created:
-				out.Body.Created++
-			case photo.Exists:
-				out.Body.Exists++
-			case photo.Suppressed:
-				out.Body.Suppressed++
-			default:
-				out.Body.Failed++
-				h.log.Warn("photo-api: batch photo not written", "index", i, "err", r.Err)
+	huma.Register(api, server.Op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
+		"Ingest up to 100 processed photos with batch writes", tagIngest, refusals, server.MaxBody(2<<20),
+		server.Describe("Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field "+
+			"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Existing ulids are skipped; "+
+			"the entries that find each photo by bib are written first, in batches (a throttled write is retried with backoff), then each photo "+
+			"if it is still absent, so a photo becomes visible only once every one of its bibs finds it, and of concurrent "+
+			"posts of one ulid exactly one creates it (the others get exists and the stored photo). A photo reported "+
+			"failed is not known to be written: re-post it (safe, by ulid).")),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
+			EventPath
+			Body batchBody
+		}) (*batchOutput, error) {
+			recs := make([]photo.Record, len(in.Body.Photos))
+			for i, r := range in.Body.Photos {
+				recs[i] = r.record()
 			}
+			res, err := h.svc.IngestBatch(ctx, org, in.EventID, recs)
+			if err != nil {
+				return nil, err
+			}
+			return h.batchOut(in.Body.Photos, res), nil
+		}))
+}
+
+// batchOut is the outcome of a batch of photos: one result per photo, in
+// request order, and the count of each status. It logs each photo not
+// written.
+func (h *handlers) batchOut(photos []recordBody, res []photo.IngestResult) *batchOutput {
+	out := &batchOutput{}
+	out.Body.Results = make([]ingestResult, len(res))
+	for i, r := range res {
+		out.Body.Results[i] = resultOf(i, photos[i].ULID, r)
+		switch r.Status {
+		case photo.Created:
+			out.Body.Created++
+		case photo.Exists:
+			out.Body.Exists++
+		case photo.Suppressed:
+			out.Body.Suppressed++
+		default:
+			out.Body.Failed++
+			h.log.Warn("photo-api: batch photo not written", "index", i, "err", r.Err)
 		}
-		return out, nil
-	}))
+	}
+	return out
 }

@@ -21,7 +21,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -39,7 +38,7 @@ type Deps struct {
 
 // Tags group the operations in the spec.
 const (
-	tagAdmin     = "Admin"
+	tagAdmin     = server.TagAdmin
 	tagDirectory = "Organizer: events, photographers, runners"
 	tagIngest    = "Pipeline: photo ingest"
 	tagSearch    = "Organizer: search"
@@ -61,8 +60,11 @@ func Register(api huma.API, d Deps) {
 		d.Log = slog.Default()
 	}
 	h := &handlers{svc: d.Service, log: d.Log, problem: problems(d.Log).Problem}
-	h.registerAdmin(api)
-	h.registerDirectory(api)
+	h.registerOrganizers(api)
+	h.registerEvents(api)
+	h.registerPhotographers(api)
+	h.registerAssignments(api)
+	h.registerRunners(api)
 	h.registerIngest(api)
 	h.registerSearch(api)
 	h.registerPrivacy(api)
@@ -70,21 +72,15 @@ func Register(api huma.API, d Deps) {
 	h.registerPublic(api)
 }
 
-// op returns an operation secured by the bearer scheme.
-func op(id, method, path, summary, tag string, status int) huma.Operation {
-	return huma.Operation{
-		OperationID: id, Method: method, Path: path, Summary: summary, Tags: []string{tag},
-		Security: server.Bearer, DefaultStatus: status,
-		Errors: []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}
-}
+// refusals are the error statuses every operation with a token declares:
+// a malformed or invalid request (400, 422), no or a bad token (401), not
+// the role or organization it needs (403), an id the caller's organization
+// does not have (404).
+var refusals = server.Fails(http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity)
 
-// conflicting is o for an operation that may answer 409 (photo.ErrConflict:
-// the id already exists, or a concurrent change won).
-func conflicting(o huma.Operation) huma.Operation {
-	o.Errors = append(slices.Clone(o.Errors), http.StatusConflict)
-	return o
-}
+// conflicts is the 409 of an operation that may meet photo.ErrConflict:
+// the id already exists, or a concurrent change won.
+var conflicts = server.Fails(http.StatusConflict)
 
 // organizer returns the caller's organizer id: the token's org claim, for a
 // caller with the organizer role.
@@ -123,13 +119,8 @@ type ULIDPath struct {
 	ULID string `path:"ulid" pattern:"^[0-7][0-9A-HJKMNP-TV-Z]{25}$" doc:"Photo ULID." example:"01HXY8FWZM5KJQD9K3Y6R8NZTP"`
 }
 
-// PageQuery are the pagination query parameters.
-type PageQuery struct {
-	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size."`
-	Cursor string `query:"cursor" maxLength:"4096" doc:"Cursor from the previous page's nextCursor."`
-}
-
-func (q PageQuery) request() photo.PageRequest {
+// pageRequest is q as the domain takes it.
+func pageRequest(q server.PageQuery) photo.PageRequest {
 	return photo.PageRequest{Limit: q.Limit, Cursor: q.Cursor}
 }
 

@@ -89,18 +89,30 @@ const newestDoc = "Newest first means by the ulid's time, which is createdAt (in
 	"the same in the gallery, bib search and photographer search. Photos of one millisecond come in ulid order " +
 	"(in a photographer search, across events; within one event, in index order)."
 
+// PhotographerPageQuery is the page of search-by-photographer, a named
+// exception to server.PageQuery: its cursor holds a position per event, so
+// it may be as long as the domain's merged cursor (16384), and a page may
+// hold up to photo.MaxPageSize (500) photos, since each page costs one read
+// per event that still has photos whatever its size: larger pages read
+// less often per photo. Its default is server's.
+type PhotographerPageQuery struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"20" doc:"Page size, 1..500"`
+	Cursor string `query:"cursor" maxLength:"16384" doc:"Cursor from the previous page's nextCursor (it holds a position per event, so it is longer than other cursors)."`
+}
+
+// registerSearch adds an organizer's searches: an event's gallery, one
+// photo, and photos by bib or by photographer.
 func (h *handlers) registerSearch(api huma.API) {
-	gallery := op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, http.StatusOK)
-	gallery.Description = newestDoc
-	huma.Register(api, gallery,
+	huma.Register(api, server.Op("event-gallery", http.MethodGet, "/events/{eventId}/photos", "An event's photos, newest first", tagSearch, refusals,
+		server.Describe(newestDoc)),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
-			PageQuery
+			server.PageQuery
 		}) (*photosOutput, error) {
-			p, err := h.svc.Gallery(ctx, org, in.EventID, in.request())
+			p, err := h.svc.Gallery(ctx, org, in.EventID, pageRequest(in.PageQuery))
 			return pageOut(p), err
 		}))
-	huma.Register(api, op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, http.StatusOK),
+	huma.Register(api, server.Op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			ULIDPath
@@ -108,45 +120,45 @@ func (h *handlers) registerSearch(api huma.API) {
 			p, err := h.svc.Photo(ctx, org, in.EventID, in.ULID)
 			return &photoOutput{Body: p}, err
 		}))
-	bib := op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos", "Photos showing a bib, newest first", tagSearch, http.StatusOK)
-	bib.Description = "A page costs one read of the bib's entries and one batch read per 100 photos. Includes the runner's name when the bib is on the entry list. " + newestDoc
-	huma.Register(api, bib, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
-		EventPath
-		BibPath
-		PageQuery
-	}) (*bibOutput, error) {
-		p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, in.request())
-		return bibOut(p), err
-	}))
-	ph := op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
-		"A photographer's photos, newest first, optionally in one event", tagSearch, http.StatusOK)
-	ph.Description = fmt.Sprintf("Without eventId: one timeline across every event the photographer is assigned to (at most %d; more answers 422 naming eventId), "+
-		"merged from one read per event; a page costs one read per event that still has photos (every event on the first page). "+
-		"Photos of an event the photographer was removed from are listed by naming it in eventId. "+newestDoc, photo.MaxSearchEvents)
-	huma.Register(api, ph, server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
-		PhotographerPath
-		EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
-		Limit   int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Page size."`
-		Cursor  string `query:"cursor" maxLength:"16384" doc:"Cursor from the previous page's nextCursor (it holds a position per event, so it is longer than other cursors)."`
-	}) (*photosOutput, error) {
-		p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, photo.PageRequest{Limit: in.Limit, Cursor: in.Cursor})
-		return pageOut(p), err
-	}))
+	huma.Register(api, server.Op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos",
+		"Photos showing a bib, newest first", tagSearch, refusals,
+		server.Describe("A page costs one read of the bib's entries and one batch read per 100 photos. Includes the runner's name when the bib is on the entry list. "+newestDoc)),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
+			EventPath
+			BibPath
+			server.PageQuery
+		}) (*bibOutput, error) {
+			p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, pageRequest(in.PageQuery))
+			return bibOut(p), err
+		}))
+	huma.Register(api, server.Op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
+		"A photographer's photos, newest first, optionally in one event", tagSearch, refusals,
+		server.Describe(fmt.Sprintf("Without eventId: one timeline across every event the photographer is assigned to (at most %d; more answers 422 naming eventId), "+
+			"merged from one read per event; a page costs one read per event that still has photos (every event on the first page). "+
+			"Photos of an event the photographer was removed from are listed by naming it in eventId. "+newestDoc, photo.MaxSearchEvents))),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
+			PhotographerPath
+			EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
+			PhotographerPageQuery
+		}) (*photosOutput, error) {
+			p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, photo.PageRequest{Limit: in.Limit, Cursor: in.Cursor})
+			return pageOut(p), err
+		}))
 }
 
+// registerPublic adds the runners' search, which needs no token.
 func (h *handlers) registerPublic(api huma.API) {
-	huma.Register(api, huma.Operation{
-		OperationID: "public-search-by-bib", Method: http.MethodGet, Path: "/public/events/{eventId}/bibs/{bib}/photos",
-		Summary: "Runner search: photos showing a bib in a published event", Tags: []string{tagPublic},
-		Description: "No token needed. Only events their organizer has published; any other event answers 404. " +
-			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. " + newestDoc,
-		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, server.Handle(server.Anyone, h.problem, func(ctx context.Context, _ struct{}, in *struct {
-		EventPath
-		BibPath
-		PageQuery
-	}) (*publicBibOutput, error) {
-		p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, in.request())
-		return publicBibOut(p), err
-	}))
+	huma.Register(api, server.Op("public-search-by-bib", http.MethodGet, "/public/events/{eventId}/bibs/{bib}/photos",
+		"Runner search: photos showing a bib in a published event", tagPublic, server.NoToken(),
+		server.Describe("No token needed. Only events their organizer has published; any other event answers 404. "+
+			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. "+newestDoc),
+		server.Fails(http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity)),
+		server.Handle(server.Anyone, h.problem, func(ctx context.Context, _ struct{}, in *struct {
+			EventPath
+			BibPath
+			server.PageQuery
+		}) (*publicBibOutput, error) {
+			p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, pageRequest(in.PageQuery))
+			return publicBibOut(p), err
+		}))
 }

@@ -19,9 +19,11 @@ type ReconcileQuery struct {
 	Repair bool `query:"repair" doc:"Rewrite the drifted copies (otherwise only report them)."`
 }
 
+// registerSync adds an organizer's operations on the profile copied onto
+// photographers' photos: resume the copy, or compare and repair it.
 func (h *handlers) registerSync(api huma.API) {
-	huma.Register(api, conflicting(op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
-		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, http.StatusOK)),
+	huma.Register(api, server.Op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
+		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, refusals, conflicts),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			MaxPages int `query:"maxPages" minimum:"0" maximum:"100000" doc:"Stop after this many pages of 100 (0: to the end); the next call resumes."`
@@ -29,8 +31,8 @@ func (h *handlers) registerSync(api huma.API) {
 			rep, err := h.svc.SyncPhotographer(ctx, org, in.PhotographerID, photo.SyncOptions{MaxPages: in.MaxPages})
 			return &syncOutput{Body: rep}, err
 		}))
-	huma.Register(api, op("reconcile-photographer", http.MethodPost, "/photographers/{photographerId}/reconcile",
-		"Compare the profile copied onto a photographer's photos with their profile; report and optionally repair drift", tagSync, http.StatusOK),
+	huma.Register(api, server.Op("reconcile-photographer", http.MethodPost, "/photographers/{photographerId}/reconcile",
+		"Compare the profile copied onto a photographer's photos with their profile; report and optionally repair drift", tagSync, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			ReconcileQuery
@@ -38,8 +40,8 @@ func (h *handlers) registerSync(api huma.API) {
 			rep, err := h.svc.Reconcile(ctx, org, in.PhotographerID, in.Repair)
 			return &reconcileOutput{Body: rep}, err
 		}))
-	huma.Register(api, op("reconcile-organization", http.MethodPost, "/reconcile",
-		"Reconcile every photographer of your organization", tagSync, http.StatusOK),
+	huma.Register(api, server.Op("reconcile-organization", http.MethodPost, "/reconcile",
+		"Reconcile every photographer of your organization", tagSync, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *ReconcileQuery) (*reconcileOutput, error) {
 			rep, err := h.svc.Reconcile(ctx, org, "", in.Repair)
 			return &reconcileOutput{Body: rep}, err

@@ -1,0 +1,171 @@
+package photoapi
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/services/internal/server"
+)
+
+type runnersBody struct {
+	Runners []runnerBody `json:"runners,omitempty" maxItems:"20000" doc:"The entry list as JSON. Give this or csv."`
+	CSV     string       `json:"csv,omitempty" maxLength:"2000000" doc:"The entry list as CSV: bib,name per line; a header line bib,name is skipped."`
+}
+
+type runnerBody struct {
+	Bib  string `json:"bib" pattern:"^[A-Za-z0-9-]{1,16}$" example:"1234"`
+	Name string `json:"name" minLength:"1" example:"Kim Minsu"`
+}
+
+type importOutput struct {
+	Body struct {
+		Received int `json:"received"`
+		Written  int `json:"written" doc:"Rows inserted or changed; unchanged rows are not rewritten."`
+	}
+}
+
+type runnersOutput struct {
+	Body struct {
+		Runners   []photo.Runner `json:"runners"`
+		NextAfter string         `json:"nextAfter,omitempty" doc:"Pass as after for the next page; absent on the last page."`
+	}
+}
+
+// RunnersQuery is the page of list-runners, a named exception to
+// server.PageQuery: it pages by bib (after, the last bib of the previous
+// page) rather than by an opaque cursor, and a page may hold up to 1,000
+// runners, as many as the domain's ListRunners takes: rows of a bib and a
+// name, read from Postgres in one query.
+type RunnersQuery struct {
+	After string `query:"after" pattern:"^[A-Za-z0-9-]{0,16}$" maxLength:"16" doc:"List bibs after this one (a bib)."`
+	Limit int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+}
+
+// registerRunners adds an organizer's operations on an event's entry list.
+func (h *handlers) registerRunners(api huma.API) {
+	huma.Register(api, server.Op("import-runners", http.MethodPost, "/events/{eventId}/runners",
+		"Import an event's entry list (bib → runner), as JSON or CSV; rows are upserted by bib", tagDirectory, refusals,
+		server.MaxBody(4<<20)),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
+			EventPath
+			Body runnersBody
+		}) (*importOutput, error) {
+			rs, lines, err := runnersOf(in.Body)
+			if err != nil {
+				return nil, err
+			}
+			n, err := h.svc.ImportRunners(ctx, org, in.EventID, rs)
+			if err != nil {
+				return nil, csvProblems(err, lines)
+			}
+			out := &importOutput{}
+			out.Body.Received, out.Body.Written = len(rs), n
+			return out, nil
+		}))
+	huma.Register(api, server.Op("list-runners", http.MethodGet, "/events/{eventId}/runners",
+		"List an event's runners by bib", tagDirectory, refusals),
+		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
+			EventPath
+			RunnersQuery
+		}) (*runnersOutput, error) {
+			page, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
+			if err != nil {
+				return nil, err
+			}
+			out := &runnersOutput{}
+			out.Body.Runners, out.Body.NextAfter = page.Runners, page.NextAfter
+			return out, nil
+		}))
+}
+
+// runnersOf reads an import body: the JSON list or the CSV text. For CSV
+// it also returns each runner's line, for csvProblems.
+func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
+	switch {
+	case len(b.Runners) > 0 && b.CSV != "":
+		return nil, nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
+	case b.CSV == "":
+		if len(b.Runners) == 0 {
+			return nil, nil, photo.Invalid("runners", "is empty", nil)
+		}
+		rs := make([]photo.Runner, len(b.Runners))
+		for i, r := range b.Runners {
+			rs[i] = photo.Runner{Bib: r.Bib, Name: r.Name}
+		}
+		return rs, nil, nil
+	}
+	// Spreadsheets save UTF-8 CSV with a byte order mark.
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(b.CSV, "\ufeff")))
+	cr.FieldsPerRecord = 2
+	cr.TrimLeadingSpace = true
+	var rs []photo.Runner
+	var lines []int
+	for first := true; ; first = false {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("line %d, column %d: %v", pe.Line, pe.Column, pe.Err), nil)
+		}
+		if err != nil {
+			return nil, nil, photo.Invalid("csv", err.Error(), nil)
+		}
+		if first && strings.EqualFold(strings.TrimSpace(rec[0]), "bib") {
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		rs = append(rs, photo.Runner{Bib: strings.TrimSpace(rec[0]), Name: strings.TrimSpace(rec[1])})
+		lines = append(lines, line)
+		if len(rs) > photo.MaxRunnersImport {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, nil, photo.Invalid("csv", "holds no runners", nil)
+	}
+	return rs, lines, nil
+}
+
+// runnerField matches the domain's field names for an imported runner.
+var runnerField = regexp.MustCompile(`^runners\[(\d+)\]\.(\w+)$`)
+
+// csvProblems rewrites the domain's problems with imported runners
+// ("runners[3].bib") to name where they are in a CSV import ("csv", "line
+// 5: bib ..."), since the request had no runners list. Other errors, and
+// JSON imports (lines is nil), pass unchanged.
+func csvProblems(err error, lines []int) error {
+	var ve *photo.ValidationError
+	if lines == nil || !errors.As(err, &ve) {
+		return err
+	}
+	out := &photo.ValidationError{Problems: make([]photo.Problem, len(ve.Problems))}
+	for i, p := range ve.Problems {
+		if m := runnerField.FindStringSubmatch(p.Field); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n < len(lines) {
+				msg := p.Message
+				if j := strings.Index(msg, "runners["); j >= 0 { // "repeats runners[0].bib"
+					if k := runnerField.FindStringSubmatch(strings.TrimSuffix(msg[j:], ".")); k != nil {
+						if o, _ := strconv.Atoi(k[1]); o < len(lines) {
+							msg = msg[:j] + fmt.Sprintf("the bib of line %d", lines[o])
+						}
+					}
+				}
+				p = photo.Problem{Field: "csv", Message: fmt.Sprintf("line %d: %s %s", lines[n], m[2], msg), Value: p.Value}
+			}
+		}
+		out.Problems[i] = p
+	}
+	return out
+}
