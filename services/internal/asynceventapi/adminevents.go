@@ -112,7 +112,8 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			return eventOut(h.svc.CloseEvent(ctx, in.EventID))
 		}))
 
-	huma.Register(api, server.Op("event-requests", http.MethodGet, "/admin/events/{eventId}/requests", "List an event's requests, newest first", tagAdmin,
+	huma.Register(api, server.Op("event-requests", http.MethodGet, "/admin/events/{eventId}/requests",
+		"List an event's requests, newest first", tagAdmin,
 		server.Describe("First the requests not queued yet (RECEIVED, and FAILED_FINAL whose enqueue failed at ingest), newest requestedAt first; then the queued ones, newest queuedAt first. "+
 			"A request queued while the list is read can appear in both parts or in neither (the indexes lag writes briefly). The status filter is applied on the server as the list is read: a page is full "+
 			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses."),
@@ -122,7 +123,8 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, true), Cursor: page.Cursor}}, err
 		}))
 
-	huma.Register(api, server.Op("event-stats", http.MethodGet, "/admin/events/{eventId}/stats", "Count an event's requests by status and result", tagAdmin,
+	huma.Register(api, server.Op("event-stats", http.MethodGet, "/admin/events/{eventId}/stats",
+		"Count an event's requests by status and result", tagAdmin,
 		server.Describe("Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
 			"checks capacityTotal − capacityRemaining == SUCCEEDED."),
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
@@ -139,11 +141,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"calling it again returns the same winners. Winners are the first K entries by SHA-256(seed || requestId)."),
 		server.MaxBody(smallBody), server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *drawInput) (*drawOutput, error) {
-			seed := ""
-			if in.Body != nil {
-				seed = in.Body.Seed
-			}
-			res, err := h.svc.Draw(ctx, in.EventID, seed)
+			res, err := h.svc.Draw(ctx, in.EventID, in.Body.seed())
 			if err != nil {
 				return nil, err
 			}
@@ -158,6 +156,14 @@ func (b NewEventBody) event() asyncevent.NewEvent {
 		Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
 		IndexShards: b.IndexShards, LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
 	}
+}
+
+// seed is the seed b reveals: none when the body or the seed is absent.
+func (b *DrawBody) seed() string {
+	if b == nil {
+		return ""
+	}
+	return b.Seed
 }
 
 // statsViewOf is an event's counts as the answer shows them.

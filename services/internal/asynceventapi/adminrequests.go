@@ -46,7 +46,8 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 			return requestOut(h.svc, true)(h.svc.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
 		}))
 
-	huma.Register(api, server.Op("requeue-request", http.MethodPost, "/admin/requests/{requestId}/requeue", "Re-queue a request whose enqueue failed", tagAdmin,
+	huma.Register(api, server.Op("requeue-request", http.MethodPost, "/admin/requests/{requestId}/requeue",
+		"Re-queue a request whose enqueue failed", tagAdmin,
 		server.Describe("Only for FAILED_FINAL / FAILED_INGEST_ENQUEUE (the queue send failed at ingest; re-queueing is left to an operator). "+
 			"The request goes back to RECEIVED (logged), its message is sent, and it becomes QUEUED with the re-queue time as its queuedAt. "+
 			"If the send fails again it is FAILED_FINAL again. Any other request: 409 not-requeueable."),
