@@ -230,7 +230,11 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 		}
 	}
 	// A worker that counts its outcomes as asynceventworker's handler does. It
-	// runs no arrival allocator: the event above orders by delivery.
+	// runs no arrival allocator: the event above orders by delivery. Its
+	// visibility timeout is long: the page must show exactly 1 succeeded and
+	// 2 rejected, and a delivery slower than the timeout (DynamoDB Local
+	// under the suite's load) would be redelivered and counted again (a
+	// redelivery of a decided request counts as its outcome).
 	handle := func(ctx context.Context, m consumer.Message) bool {
 		done := wm.Start()
 		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
@@ -240,7 +244,7 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- consumer.Run(wctx, env.Queue, handle, consumer.Config{Concurrency: 2, Wait: time.Second, Visibility: 3 * time.Second})
+		done <- consumer.Run(wctx, env.Queue, handle, consumer.Config{Concurrency: 2, Wait: time.Second, Visibility: time.Minute})
 	}()
 	t.Cleanup(func() {
 		stop()
