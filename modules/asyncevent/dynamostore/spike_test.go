@@ -164,9 +164,24 @@ func TestSingleEventSpike(t *testing.T) {
 	if under.gsi2 != 0 {
 		t.Errorf("ALL GSI2 below its ceiling (%.1f/s): %d throttles, want 0", under.rate, under.gsi2)
 	}
-	seed := spike(t, true, 1, over, d, waitAll)
-	if seed.gsi2 == 0 {
-		t.Errorf("ALL GSI2 at %.0f/s, above its ceiling %.1f/s: no throttle on GSI2 EVENT#", over, seedCeiling)
+	// Above the ceiling the ALL GSI2 throttles, provided the machine can
+	// offer the rate: the buckets run on the wall clock, and on a machine
+	// loaded by the rest of the suite each request's later writes (its
+	// QUEUED write, its candidate and its decision) lag, so the ~100 GSI2
+	// units of the spike spread over twice its 3 s and stay under the
+	// partition's 20 WCU/s (seen once in CI: 92 units over 6.8 s, no
+	// throttle). Up to three spikes are offered; one must throttle.
+	throttled := false
+	for try := 1; try <= 3 && !throttled; try++ {
+		seed := spike(t, true, 1, over, d, waitAll)
+		throttled = seed.gsi2 > 0
+		if !throttled {
+			t.Logf("spike %d: no throttle; its writes reached the index at %.1f units/s over %s (the limit is %.0f): offering it again",
+				try, seed.gsi2Units/seed.elapsed.Seconds(), seed.elapsed.Round(time.Millisecond), limit)
+		}
+	}
+	if !throttled {
+		t.Errorf("ALL GSI2 at %.0f/s, above its ceiling %.1f/s: no throttle on GSI2 EVENT# in three spikes", over, seedCeiling)
 	}
 	narrow := spike(t, false, 1, over, d, waitAll)
 	if narrow.events != 0 {

@@ -62,9 +62,21 @@ type drawOutput struct {
 	Body DrawView
 }
 
+// EventRequestsQuery is the page of an event's request list, a named
+// exception to server.PageQuery: on an event whose index is sharded
+// (indexShards > 1) its cursor holds a position per shard read so far, so
+// it may be as long as the SDK's merged cursor (ddb.MaxMergeCursorLen,
+// 16384; 4,228 characters measured over 32 shards). With server's 4096
+// (2048 before) the API refused its own cursor a few pages into such an
+// event. Its limits are server's.
+type EventRequestsQuery struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size, 1..100"`
+	Cursor string `query:"cursor" maxLength:"16384" doc:"Opaque cursor from the previous page (it holds a position per index shard of the event, so it is longer than other cursors)"`
+}
+
 type eventRequestsInput struct {
 	EventPath
-	server.PageQuery
+	EventRequestsQuery
 	Status string `query:"status" enum:"RECEIVED,QUEUED,PROCESSING,SUCCEEDED,REJECTED,FAILED_FINAL" doc:"Keep only this status (filtered on the server)"`
 }
 
