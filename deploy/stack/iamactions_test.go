@@ -90,11 +90,7 @@ func policyActions(v any, out map[string]bool) {
 // SendMessageBatch) would deploy, and then every call needing it would be
 // refused.
 func TestEveryPolicyActionIsAnIAMAction(t *testing.T) {
-	path, err := repo.File("deploy", "aws", "pacer.template.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
+	b, err := repo.ReadFile("deploy", "aws", "pacer.template.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package stack
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,11 +85,7 @@ func TestSpikeModelMatchesSimulation(t *testing.T) {
 
 // docs/autoscaling.md carries the model's table as SpikeTable writes it.
 func TestSpikeTableInDocs(t *testing.T) {
-	path, err := repo.File("docs", "autoscaling.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(path)
+	doc, err := repo.ReadFile("docs", "autoscaling.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +107,7 @@ func simTable(runs []simRun) string {
 
 // docs/autoscaling.md carries the simulation's figures.
 func TestSimTableInDocs(t *testing.T) {
-	path, err := repo.File("docs", "autoscaling.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(path)
+	doc, err := repo.ReadFile("docs", "autoscaling.md")
 	if err != nil {
 		t.Fatal(err)
 	}

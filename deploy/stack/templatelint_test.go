@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -20,11 +19,7 @@ func readTemplateNumbers(t *testing.T) map[string]any { return decodeTemplate(t,
 // when numbers is set, else as float64.
 func decodeTemplate(t *testing.T, numbers bool) map[string]any {
 	t.Helper()
-	path, err := repo.File("deploy", "aws", "pacer.template.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
+	b, err := repo.ReadFile("deploy", "aws", "pacer.template.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,3 +60,12 @@ func declares(path string) bool {
 	}
 	return false
 }
+
+// ReadFile reads a file given relative to the repository's root.
+func ReadFile(elem ...string) ([]byte, error) {
+	path, err := File(elem...)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -18,8 +17,6 @@ import (
 	"github.com/pacerhq/pacer/deploy/alarm"
 	"github.com/pacerhq/pacer/internal/repo"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
-	"github.com/pacerhq/pacer/sdk/awsclient"
-	"github.com/pacerhq/pacer/sdk/standin"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventevents"
@@ -84,18 +81,7 @@ func sum(ds []metricstest.EMFDatum, name string, dims ...string) float64 {
 func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true})
-	if err != nil {
-		t.Fatalf("stand-ins (run `make deps` first): %v", err)
-	}
-	t.Cleanup(func() { _ = stack.Close() })
-	for k, v := range stack.Env() {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := awsclient.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	awsCfg := ownStandins(ctx, t)
 	name := fmt.Sprintf("emf-%d", time.Now().UnixNano())
 	backend := func(out *lines) asynceventbackend.Config {
 		return asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg,
@@ -170,11 +156,7 @@ type alarmRead struct {
 // (Fn::GetAtt) is queue.
 func templateAlarmReads(t *testing.T, queue string) []alarmRead {
 	t.Helper()
-	path, err := repo.File("deploy", "aws", "pacer.template.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
+	b, err := repo.ReadFile("deploy", "aws", "pacer.template.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/eventsink"
@@ -36,18 +37,7 @@ import (
 func TestMetricsThroughAPIAndWorker(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true})
-	if err != nil {
-		t.Fatalf("stand-ins (run `make deps` first): %v", err)
-	}
-	t.Cleanup(func() { _ = stack.Close() })
-	for k, v := range stack.Env() {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := awsclient.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	awsCfg := ownStandins(ctx, t)
 	name := fmt.Sprintf("metrics-%d", time.Now().UnixNano())
 	backend := asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg, ConsumedCapacity: true}
 
@@ -263,4 +253,24 @@ func get(t *testing.T, url string, headers map[string]string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", url, err)
 	}
+}
+
+// ownStandins starts DynamoDB Local and the SQS stand-in for t alone
+// (stopped when t ends), points the AWS environment at them, and returns
+// the AWS config loaded from it.
+func ownStandins(ctx context.Context, t *testing.T) aws.Config {
+	t.Helper()
+	stack, err := standin.Start(ctx, standin.Config{DynamoDB: true, SQS: true})
+	if err != nil {
+		t.Fatalf("stand-ins (run `make deps` first): %v", err)
+	}
+	t.Cleanup(func() { _ = stack.Close() })
+	for k, v := range stack.Env() {
+		t.Setenv(k, v)
+	}
+	awsCfg, err := awsclient.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return awsCfg
 }

@@ -3,7 +3,6 @@ package iamtest
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -96,11 +95,7 @@ func TestResolvePolicyRefuses(t *testing.T) {
 // Every task role of the generated template resolves with its tables',
 // queues' and bus's refs, and grants what it should.
 func TestResolveTemplateTaskRoles(t *testing.T) {
-	path, err := repo.File("deploy", "aws", "pacer.template.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
+	raw, err := repo.ReadFile("deploy", "aws", "pacer.template.json")
 	if err != nil {
 		t.Fatal(err)
 	}
