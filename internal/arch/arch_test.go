@@ -150,7 +150,7 @@ func TestNotProduct(t *testing.T) {
 		"modules/asyncevent/asynceventtest": true, "sdk/ddb/ddbtest": true, "services/internal/testkit/spectest": true,
 		"services/internal/metrics/metricstest": true, "internal/testbin": true, "services/internal/testkit/proctest": true,
 		"services/internal/testkit/browsertest": true, "services/internal/testkit/smuggletest": true, "services/internal/testkit/iamtest": true,
-		"sdk/standin": true, "sdk/ddb/capacity": true, "services/dev": true, "services/dev/workerpool": true,
+		"sdk/standin": true, "sdk/ddb/capacity": true, "internal/awsfixture": true, "services/dev": true, "services/dev/workerpool": true,
 		"modules/asyncevent": false, "sdk/ddb": false, "sdk/ddb/stream": false, "services/internal/metrics": false,
 		"services/internal/asynceventworker": false,
 	} {

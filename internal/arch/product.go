@@ -6,8 +6,8 @@ import (
 )
 
 // NotProduct says why a package (an import path) that a product binary
-// links is not product code ("" when it is): a test kit, a stand-in, the capacity simulator or
-// dev-stack code. The product binaries are the ones the deployment
+// links is not product code ("" when it is): a test kit, a stand-in, the capacity simulator, the benchmarks' AWS
+// fixture or dev-stack code. The product binaries are the ones the deployment
 // generator deploys (TestProductBinariesLinkNoTestOrDevCode reads them
 // from deploy/k8s, so a new one is covered).
 func NotProduct(importPath string) string {
@@ -22,6 +22,8 @@ func NotProduct(importPath string) string {
 		return "a test kit"
 	case pkg == "sdk/standin" || strings.HasPrefix(pkg, "sdk/standin/"):
 		return "the local stand-ins"
+	case pkg == "internal/awsfixture":
+		return "the benchmarks' AWS fixture"
 	case pkg == "sdk/ddb/capacity":
 		return "the DynamoDB capacity simulator (test-time measurement)"
 	case pkg == "services/dev" || strings.HasPrefix(pkg, "services/dev/"):

@@ -1,0 +1,87 @@
+package awsfixture_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/pacerhq/pacer/internal/awsfixture"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+)
+
+var ctx = context.Background()
+
+// TestRealClientsAcceptTheAnswers runs the real clients against the
+// fixture: a GetItem decodes the item it was told to answer, a
+// conditional failure arrives as the SDK's typed error, and SQS sends pass
+// the client's MD5 check (a wrong digest would fail them).
+func TestRealClientsAcceptTheAnswers(t *testing.T) {
+	f := awsfixture.New()
+	defer f.Close()
+	db := awsclient.DynamoDB(f.Config())
+	q := awsclient.SQS(f.Config())
+
+	f.Handle("DynamoDB.GetItem", func(body []byte) any {
+		var in struct{ Key map[string]map[string]string }
+		if err := json.Unmarshal(body, &in); err != nil {
+			t.Errorf("GetItem body: %v", err)
+		}
+		return map[string]any{"Item": map[string]any{"PK": map[string]string{"S": in.Key["PK"]["S"]}, "n": map[string]string{"N": "7"}}}
+	})
+	out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "A#1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pk, ok := out.Item["PK"].(*types.AttributeValueMemberS); !ok || pk.Value != "A#1" {
+		t.Errorf("GetItem decoded %v, want PK A#1", out.Item)
+	}
+
+	f.Handle("DynamoDB.PutItem", func([]byte) any {
+		return &awsfixture.Error{Code: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", Message: "The conditional request failed"}
+	})
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "A#1"}}})
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		t.Errorf("PutItem answered a conditional failure: got %v, want *types.ConditionalCheckFailedException", err)
+	}
+
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(f.URL() + "/q"), MessageBody: aws.String(`{"requestId":"r"}`)}); err != nil {
+		t.Errorf("SendMessage: %v", err)
+	}
+	b, err := q.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(f.URL() + "/q"), Entries: []sqstypes.SendMessageBatchRequestEntry{
+		{Id: aws.String("a"), MessageBody: aws.String("x")}, {Id: aws.String("b"), MessageBody: aws.String("y")}}})
+	if err != nil || len(b.Successful) != 2 {
+		t.Errorf("SendMessageBatch: %v, %d successful, want 2", err, len(b.Successful))
+	}
+	if got := f.Calls("SQS.SendMessage"); got != 1 {
+		t.Errorf("Calls(SQS.SendMessage) = %d, want 1", got)
+	}
+	if got := f.Total(); got != 4 {
+		t.Errorf("Total() = %d, want 4 (GetItem, PutItem once: a conditional failure is not retried, SendMessage, SendMessageBatch)", got)
+	}
+}
+
+// BenchmarkGetItem is the floor every Pacer/bare pair stands on: one
+// aws-sdk-go-v2 GetItem through the fixture, client and fixture together.
+func BenchmarkGetItem(b *testing.B) {
+	f := awsfixture.New()
+	defer f.Close()
+	item := json.RawMessage(`{"Item":{"PK":{"S":"REQ#01"},"SK":{"S":"META"},"status":{"S":"QUEUED"}}}`)
+	f.Handle("DynamoDB.GetItem", func([]byte) any { return item })
+	db := awsclient.DynamoDB(f.Config())
+	in := &dynamodb.GetItemInput{TableName: aws.String("t"), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "REQ#01"}, "SK": &types.AttributeValueMemberS{Value: "META"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := db.GetItem(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
