@@ -12,6 +12,9 @@ import (
 // pacer_http_request_duration_seconds (docs/metrics.md).
 const participateRoute = `route="POST /events/{eventId}/participations"`
 
+// pollRoute is the status poll's label (GET /requests/{requestId}).
+const pollRoute = `route="GET /requests/{requestId}"`
+
 // apiIngest is the API's own account of its ingests, from its /metrics
 // (docs/metrics.md), as running totals: the participations it answered
 // (every status: an answer that failed made calls too) and their handler
@@ -27,6 +30,9 @@ type apiIngest struct {
 	// Capacity is the DynamoDB capacity the API was told its calls
 	// consumed: it moves only when it asks (PACER_CONSUMED_CAPACITY).
 	Capacity float64
+	// Polls counts the status polls answered; CPUS is the API process's
+	// CPU time (process_cpu_seconds_total).
+	Polls, CPUS float64
 }
 
 // parseAPIIngest reads the API's /metrics text. Series it does not find
@@ -50,6 +56,10 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			m.SendN += v
 		case strings.HasPrefix(name, "pacer_aws_consumed_capacity_units_total{"):
 			m.Capacity += v
+		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") && strings.Contains(name, pollRoute):
+			m.Polls += v
+		case name == "process_cpu_seconds_total":
+			m.CPUS = v
 		}
 	})
 	return m, err
@@ -87,6 +97,12 @@ type IngestSplit struct {
 	// which DynamoDB Local computes inside its table-wide write lock: the
 	// raw loops do not ask, so the ratios then include that cost.
 	ConsumedCapacity bool `json:"consumedCapacity"`
+	// CPUMs is the API process's CPU time per participation answered,
+	// with the status polls its clients made (PollsPer each) and anything
+	// else the process did meanwhile (under make run, the dev process:
+	// the photo API and the event publisher too, idle in a load run).
+	CPUMs    float64 `json:"cpuMsPerParticipation"`
+	PollsPer float64 `json:"pollsPerParticipation"`
 }
 
 // ingestSplit is the split of the run between readings a and b; nil if the
@@ -101,6 +117,7 @@ func ingestSplit(a, b apiIngest) *IngestSplit {
 	s := &IngestSplit{Requests: int(n), HandlerMs: 1000 * (b.HandlerS - a.HandlerS) / n, CallsMs: 1000 * (txS + sendS) / n, TxPerReq: tx / n,
 		ConsumedCapacity: b.Capacity > a.Capacity}
 	s.OwnMs = s.HandlerMs - s.CallsMs
+	s.CPUMs, s.PollsPer = 1000*(b.CPUS-a.CPUS)/n, (b.Polls-a.Polls)/n
 	if tx > 0 {
 		s.TxMeanMs = 1000 * txS / tx
 	}

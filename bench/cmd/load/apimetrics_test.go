@@ -27,6 +27,8 @@ pacer_aws_call_duration_seconds_count{operation="GetItem",service_name="dynamodb
 pacer_aws_call_duration_seconds_sum{operation="SendMessage",service_name="sqs"} ` + sendS + `
 pacer_aws_call_duration_seconds_count{operation="SendMessage",service_name="sqs"} ` + sendN + `
 pacer_aws_consumed_capacity_units_total{operation="TransactWriteItems",table="AsyncEventTable"} ` + capacity + `
+pacer_http_request_duration_seconds_count{code_class="2xx",route="GET /requests/{requestId}",service="asyncevent-api"} ` + req + `0
+process_cpu_seconds_total ` + handler + `
 `
 	}
 	a, err := parseAPIIngest(strings.NewReader(metrics("10", "20", "20", "18", "10", "0.02", "0")))
@@ -40,10 +42,12 @@ pacer_aws_consumed_capacity_units_total{operation="TransactWriteItems",table="As
 	s := ingestSplit(a, b)
 	// 100 ingests: 250 s of handler time, 240 s of transactions (200
 	// calls) and 0.2 s of sends.
-	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2}
+	// The polls went from 100 to 1100 and the process's CPU time from 20
+	// to 270 s: 10 polls and 2.5 s of CPU per participation.
+	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2, CPUMs: 2500, PollsPer: 10}
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-6 }
 	if s == nil || s.Requests != want.Requests || !near(s.HandlerMs, want.HandlerMs) || !near(s.CallsMs, want.CallsMs) || !near(s.OwnMs, want.OwnMs) ||
-		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) {
+		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) || !near(s.CPUMs, want.CPUMs) || !near(s.PollsPer, want.PollsPer) {
 		t.Errorf("split %+v, want %+v", s, want)
 	}
 	if ingestSplit(b, b) != nil {

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// A -repeat run checks each run's own thresholds on the run and the ratio
-// thresholds on each plan's medians: one unlucky round does not fail the
-// goal, a low median does, and a ratio no round measured is not checked.
+// A -repeat run checks each run's own thresholds on the run and notes the
+// ratio thresholds on each plan's medians (informational): one unlucky
+// round is not noted, a low median is, and a ratio no round measured is
+// not checked.
 func TestRoundsMedians(t *testing.T) {
 	th := &Thresholds{ExactN: true, MinPipelineIngestRatio: 0.8, MaxP95PipelineRatio: 1.25, MinWorkerRatio: 0.8}
 	run := func(name string, round int, pipe, p95, worker float64) *Report {
@@ -36,11 +37,11 @@ func TestRoundsMedians(t *testing.T) {
 	}
 	closed.Check(th)
 	spike.Check(th)
-	if len(closed.Failed) != 0 {
-		t.Errorf("closed-200 failed %v, want none: round 1 missed every goal, the medians meet them", closed.Failed)
+	if len(closed.Notes) != 0 {
+		t.Errorf("closed-200 noted %v, want none: round 1 missed every goal, the medians meet them", closed.Notes)
 	}
-	if len(spike.Failed) != 1 || !strings.Contains(spike.Failed[0], "median worker drain") || !strings.Contains(spike.Failed[0], "0.700 (rounds 0.60 0.70 0.90) < 0.80") {
-		t.Errorf("spike failed %v, want its worker median 0.700 < 0.80 with the rounds' values", spike.Failed)
+	if len(spike.Notes) != 1 || !strings.Contains(spike.Notes[0], "informational: median worker drain") || !strings.Contains(spike.Notes[0], "0.700 (rounds 0.60 0.70 0.90) < 0.80") {
+		t.Errorf("spike noted %v, want its worker median 0.700 < 0.80 with the rounds' values", spike.Notes)
 	}
 	if s := closed.Summary(); !strings.Contains(s, "ingest / the raw pipeline's: 0.70 0.90 0.85 → 0.85") || strings.Contains(s, "raw ingest loop's alone") {
 		t.Errorf("summary %q: want the pipeline ratio per round and its median, and no line for a ratio not measured", s)

@@ -106,6 +106,9 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	// The API's own account of its ingests, before the attack and after
 	// the drain.
 	apiBefore, apiErr := scrapeAPI(ctx, c.http, c.base)
+	if workers != nil {
+		workers.resetCPU()
+	}
 	start := time.Now()
 	r.Started = start
 
@@ -142,6 +145,7 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	r.deadLetters()
 	if workers != nil {
 		r.PeakWorkers = workers.peakWorkers()
+		r.WorkerCPU = r.workerCPU(workers.cpuSince())
 	}
 	return r, nil
 }

@@ -18,6 +18,7 @@ import (
 type workerMetrics struct {
 	Decided     float64
 	Concurrency int
+	CPUS        float64 // process_cpu_seconds_total
 }
 
 // parseWorkerMetrics reads a worker's /metrics text; one without
@@ -33,6 +34,8 @@ func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 			m.Decided += v
 		case name == "pacer_worker_concurrency":
 			m.Concurrency = int(v)
+		case name == "process_cpu_seconds_total":
+			m.CPUS = v
 		}
 	})
 	if err != nil {
@@ -93,6 +96,7 @@ type workerSampler struct {
 	total maxPerPID
 	peak  int // the most workers seen running at once
 	conc  int // a worker's pacer_worker_concurrency (0: not read)
+	cpu   spanPerPID
 }
 
 // procs returns the workers to read now.
@@ -138,6 +142,7 @@ func (w *workerSampler) sample(ctx context.Context) (decided float64, running in
 			continue // stopping, or not serving yet: its last value stands
 		}
 		w.total.see(p.PID, reads[i].m.Decided)
+		w.cpu.see(p.PID, reads[i].m.CPUS)
 		if c := reads[i].m.Concurrency; c > 0 {
 			w.conc = c
 		}
@@ -168,6 +173,45 @@ func (w *workerSampler) concurrency(def int) int {
 		return w.conc
 	}
 	return def
+}
+
+// cpuSince returns the CPU seconds the workers spent since the last
+// resetCPU, summed over every worker seen since (from each one's first
+// reading: a worker started meanwhile misses its start-up's share).
+func (w *workerSampler) cpuSince() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cpu.sum()
+}
+
+func (w *workerSampler) resetCPU() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.cpu = nil
+}
+
+// spanPerPID sums a counter's growth over processes: per pid, its last
+// value minus its first one seen.
+type spanPerPID map[int][2]float64
+
+func (t *spanPerPID) see(pid int, v float64) {
+	if *t == nil {
+		*t = spanPerPID{}
+	}
+	s, ok := (*t)[pid]
+	if !ok {
+		s[0] = v
+	}
+	s[1] = max(s[1], v)
+	(*t)[pid] = s
+}
+
+func (t spanPerPID) sum() float64 {
+	s := 0.0
+	for _, v := range t {
+		s += v[1] - v[0]
+	}
+	return s
 }
 
 // maxPerPID sums a counter over processes, keeping the highest value seen

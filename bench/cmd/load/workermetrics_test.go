@@ -23,7 +23,8 @@ pacer_worker_handler_duration_seconds_count{outcome="succeeded"} 999
 pacer_worker_concurrency %d
 pacer_worker_decided_total{event_type="FIRST_COME"} %g
 pacer_worker_decided_total{event_type="LOTTERY"} 0
-`, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final)
+process_cpu_seconds_total %g
+`, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final, (succeeded+rejected+final)/100)
 }
 
 func TestParseWorkerMetrics(t *testing.T) {
@@ -43,8 +44,8 @@ func TestParseWorkerMetrics(t *testing.T) {
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v, want error %v", err, c.err)
 			}
-			if m.Decided != c.decided || m.Concurrency != c.conc {
-				t.Errorf("got %+v, want decided %v, concurrency %d", m, c.decided, c.conc)
+			if m.Decided != c.decided || m.Concurrency != c.conc || m.CPUS != c.decided/100 {
+				t.Errorf("got %+v, want decided %v, concurrency %d, CPU %v s", m, c.decided, c.conc, c.decided/100)
 			}
 		})
 	}
@@ -71,6 +72,21 @@ func TestMaxPerPID(t *testing.T) {
 		if got := h.sum(); got != s.want {
 			t.Fatalf("step %d: sum %v, want %v", i, got, s.want)
 		}
+	}
+}
+
+// The CPU sum is each pid's growth since its first reading: a worker
+// first seen mid-run counts from there, one that stopped keeps its share.
+func TestSpanPerPID(t *testing.T) {
+	var c spanPerPID
+	for _, s := range []struct {
+		pid int
+		v   float64
+	}{{1, 10}, {1, 12}, {2, 3}, {1, 15}, {2, 4.5}, {1, 14}} {
+		c.see(s.pid, s.v)
+	}
+	if got := c.sum(); got != 5+1.5 {
+		t.Errorf("sum %v, want 6.5: pid 1 from 10 to 15, pid 2 from 3 to 4.5", got)
 	}
 }
 
@@ -122,8 +138,17 @@ func TestWorkerSamplerFollowsTheList(t *testing.T) {
 	if c := ws.concurrency(10); c != 8 {
 		t.Errorf("concurrency %d, want 8 (read from the workers)", c)
 	}
+	// Worker 1 went from 5 to 9 decided (0.05 to 0.09 s of CPU in
+	// metricsText), worker 2 from 4 to 10.
+	if cpu := ws.cpuSince(); cpu < 0.0999 || cpu > 0.1001 {
+		t.Errorf("CPU since the start %v s, want 0.10", cpu)
+	}
+	ws.resetCPU()
 	ws.resetPeak()
 	sample(19, 1)
+	if cpu := ws.cpuSince(); cpu != 0 {
+		t.Errorf("CPU after a reset and one reading %v, want 0", cpu)
+	}
 	if p := ws.peakWorkers(); p != 1 {
 		t.Errorf("peak workers after reset %d, want 1", p)
 	}
