@@ -12,8 +12,14 @@ import (
 // pacer_http_request_duration_seconds (docs/metrics.md).
 const participateRoute = `route="POST /events/{eventId}/participations"`
 
-// pollRoute is the status poll's label (GET /requests/{requestId}).
-const pollRoute = `route="GET /requests/{requestId}"`
+// pollRoutes are the status poll's labels: the owner's, and the admin's
+// that the load tool's clients poll (as the dev admin, any request).
+var pollRoutes = [...]string{`route="GET /requests/{requestId}"`, `route="GET /admin/requests/{requestId}"`}
+
+func isPoll(name string) bool {
+	return strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") &&
+		(strings.Contains(name, pollRoutes[0]) || strings.Contains(name, pollRoutes[1]))
+}
 
 // apiIngest is the API's own account of its ingests, from its /metrics
 // (docs/metrics.md), as running totals: the participations it answered
@@ -56,7 +62,7 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			m.SendN += v
 		case strings.HasPrefix(name, "pacer_aws_consumed_capacity_units_total{"):
 			m.Capacity += v
-		case strings.HasPrefix(name, "pacer_http_request_duration_seconds_count{") && strings.Contains(name, pollRoute):
+		case isPoll(name):
 			m.Polls += v
 		case name == "process_cpu_seconds_total":
 			m.CPUS = v
