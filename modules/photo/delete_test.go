@@ -14,10 +14,10 @@ func TestDeletePhotoRemovesItsIndexEntries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	a := must(e.svc.Ingest(e.ctx, "o1", "e1", record(0, "p1", "1000", "1001")))(t)
-	b := must(e.svc.Ingest(e.ctx, "o1", "e1", record(1, "p1", "1000")))(t)
+	a := must(e.ingest.Ingest(e.ctx, "o1", "e1", record(0, "p1", "1000", "1001")))(t)
+	b := must(e.ingest.Ingest(e.ctx, "o1", "e1", record(1, "p1", "1000")))(t)
 	e.ddb.Calls.Reset()
-	got := must(e.svc.DeletePhoto(e.ctx, "o1", "e1", a.Photo.ULID))(t)
+	got := must(e.privacy.DeletePhoto(e.ctx, "o1", "e1", a.Photo.ULID))(t)
 	if got.ULID != a.Photo.ULID || e.ddb.Calls.Count("DynamoDB.TransactWriteItems") != 1 {
 		t.Fatalf("deleted %s with %s", got.ULID, e.ddb.Calls)
 	}
@@ -29,10 +29,10 @@ func TestDeletePhotoRemovesItsIndexEntries(t *testing.T) {
 	if len(e.scan()) != 2 {
 		t.Fatalf("the other photo was touched")
 	}
-	if _, err := e.svc.DeletePhoto(e.ctx, "o1", "e1", a.Photo.ULID); !errors.Is(err, photo.ErrNotFound) {
+	if _, err := e.privacy.DeletePhoto(e.ctx, "o1", "e1", a.Photo.ULID); !errors.Is(err, photo.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
-	pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t)
+	pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t)
 	if len(pg.Photos) != 1 || pg.Photos[0].ULID != b.Photo.ULID {
 		t.Fatalf("bib search after delete: %v", pg.Photos)
 	}
@@ -48,18 +48,18 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 		record(0, "p1", "1000", "1001"), record(1, "p1", "1000"), record(2, "p1", "1000"),
 		record(3, "p1", "1002", "1001"), record(4, "p1", "1002"),
 	}
-	must(e.svc.IngestBatch(e.ctx, "o1", "e1", ps))(t)
+	must(e.ingest.IngestBatch(e.ctx, "o1", "e1", ps))(t)
 
 	// Hide 1000: it disappears from search and from the photos' bibs, the
 	// photos stay in the gallery, bib 1001 is still found.
-	n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed
+	n := must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed
 	if n != 3 {
 		t.Fatalf("hide changed %d photos", n)
 	}
-	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
+	if pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
 		t.Fatalf("hidden bib still found on %d photos", len(pg.Photos))
 	}
-	gallery := must(e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos
+	gallery := must(e.search.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos
 	if len(gallery) != 5 {
 		t.Fatalf("gallery has %d photos", len(gallery))
 	}
@@ -68,20 +68,20 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 			t.Fatalf("photo %s still lists %v (count %d)", p.ULID, p.Bibs, p.BibCount)
 		}
 	}
-	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 2 {
+	if pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 2 {
 		t.Fatalf("bib 1001 on %d photos", len(pg.Photos))
 	}
 	// Idempotent, and later photos do not bring the bib back.
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 0 {
+	if n := must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 0 {
 		t.Fatalf("second hide changed %d", n)
 	}
-	later := must(e.svc.Ingest(e.ctx, "o1", "e1", record(10, "p1", "1000", "1003")))(t)
+	later := must(e.ingest.Ingest(e.ctx, "o1", "e1", record(10, "p1", "1000", "1003")))(t)
 	if !slices.Equal(later.SuppressedBibs, []string{"1000"}) || !slices.Equal(later.Photo.Bibs, []string{"1003"}) {
 		t.Fatalf("later photo: suppressed %v bibs %v", later.SuppressedBibs, later.Photo.Bibs)
 	}
 
 	// Delete 1002: photos 3 and 4 go entirely, with photo 3's 1001 entry.
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t).Changed; n != 2 {
+	if n := must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1002", photo.DeleteMode))(t).Changed; n != 2 {
 		t.Fatalf("delete changed %d photos", n)
 	}
 	for _, it := range e.scan() {
@@ -89,10 +89,10 @@ func TestRunnerPrivacyHideAndDelete(t *testing.T) {
 			t.Fatalf("left behind %s", s(it, "SK"))
 		}
 	}
-	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 1 {
+	if pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 1 {
 		t.Fatalf("bib 1001 on %d photos after delete", len(pg.Photos))
 	}
-	if _, err := e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", "erase"); !errors.Is(err, photo.ErrInvalid) {
+	if _, err := e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", "erase"); !errors.Is(err, photo.ErrInvalid) {
 		t.Fatalf("bad mode: %v", err)
 	}
 }
@@ -104,18 +104,18 @@ func TestPrivacyDeleteAfterHide(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	ps := []photo.Record{record(0, "p1", "1000", "1001"), record(1, "p1", "1000"), record(2, "p1", "1002")}
-	must(e.svc.IngestBatch(e.ctx, "o1", "e1", ps))(t)
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 2 {
+	must(e.ingest.IngestBatch(e.ctx, "o1", "e1", ps))(t)
+	if n := must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t).Changed; n != 2 {
 		t.Fatalf("hide changed %d photos, want 2", n)
 	}
-	if n := must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed; n != 2 {
+	if n := must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed; n != 2 {
 		t.Fatalf("delete after hide changed %d photos, want 2", n)
 	}
-	gallery := must(e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos
+	gallery := must(e.search.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos
 	if len(gallery) != 1 || gallery[0].ULID != ps[2].ULID {
 		t.Fatalf("gallery after delete: %v", gallery)
 	}
-	if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
+	if pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t); len(pg.Photos) != 0 {
 		t.Fatalf("photo 0's other bib still finds %d photos", len(pg.Photos))
 	}
 }
@@ -123,13 +123,13 @@ func TestPrivacyDeleteAfterHide(t *testing.T) {
 // hookTruth runs hook once, right after ingest has read the truth (so
 // ingest holds a view from before whatever hook does).
 type hookTruth struct {
-	photo.Truth
+	photo.IngestSource
 	once sync.Once
 	hook func()
 }
 
-func (h *hookTruth) IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (photo.IngestTruth, error) {
-	t, err := h.Truth.IngestTruth(ctx, org, event, photographers, bibs)
+func (h *hookTruth) IngestTruth(ctx context.Context, q photo.IngestQuery) (photo.IngestTruth, error) {
+	t, err := h.IngestSource.IngestTruth(ctx, q)
 	h.once.Do(h.hook)
 	return t, err
 }
@@ -147,23 +147,23 @@ func TestPrivacyRequestDuringIngest(t *testing.T) {
 		if batch {
 			bib = "1001"
 		}
-		svc := privacyDuringIngest(t, e, e.store, bib, photo.HideMode)
+		ing := privacyDuringIngest(t, e, e.store, bib, photo.HideMode)
 		var results []photo.IngestResult
 		if batch {
-			results = must(svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(20, "p1", bib, "1009"), record(21, "p1", bib)}))(t)
+			results = must(ing.IngestBatch(e.ctx, "o1", "e1", []photo.Record{record(20, "p1", bib, "1009"), record(21, "p1", bib)}))(t)
 		} else {
-			results = []photo.IngestResult{must(svc.Ingest(e.ctx, "o1", "e1", record(10, "p1", bib, "1009")))(t)}
+			results = []photo.IngestResult{must(ing.Ingest(e.ctx, "o1", "e1", record(10, "p1", bib, "1009")))(t)}
 		}
 		for _, r := range results {
 			if r.Status != photo.Created || slices.Contains(r.Photo.Bibs, bib) || !slices.Equal(r.SuppressedBibs, []string{bib}) {
 				t.Fatalf("batch=%v: result %s bibs %v suppressed %v", batch, r.Status, r.Photo.Bibs, r.SuppressedBibs)
 			}
-			stored := must(svc.Photo(e.ctx, "o1", "e1", r.Photo.ULID))(t)
+			stored := must(e.search.Photo(e.ctx, "o1", "e1", r.Photo.ULID))(t)
 			if slices.Contains(stored.Bibs, bib) || stored.BibCount != len(stored.Bibs) {
 				t.Fatalf("batch=%v: stored photo lists %v (count %d)", batch, stored.Bibs, stored.BibCount)
 			}
 		}
-		if pg := must(svc.ByBib(e.ctx, "o1", "e1", bib, photo.PageRequest{})); len(pg(t).Photos) != 0 {
+		if pg := must(e.search.ByBib(e.ctx, "o1", "e1", bib, photo.PageRequest{})); len(pg(t).Photos) != 0 {
 			t.Fatalf("batch=%v: hidden bib %s still found", batch, bib)
 		}
 		for _, it := range e.scan() {

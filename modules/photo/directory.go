@@ -3,35 +3,82 @@ package photo
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 )
 
+// Directory is the organizers' role over the truth: organizers, their
+// events, photographers, assignments and runners, and the copies of
+// photographers' profiles on their photos (SyncPhotographer, Reconcile;
+// UpdatePhotographer syncs). photo-api builds it for its admin, directory
+// and sync routes. It is safe for concurrent use.
+type Directory struct {
+	cfg DirectoryConfig
+}
+
+// DirectoryConfig configures a Directory. Every store but Photos and
+// Copies is the truth (pgstore); those two are the index (dynamostore).
+type DirectoryConfig struct {
+	// Organizers keeps the organizers.
+	Organizers OrganizerStore
+	// Events keeps the organizers' events.
+	Events EventStore
+	// Photographers keeps the photographers and their profile versions.
+	Photographers PhotographerStore
+	// Assignments keeps which photographers shoot which events.
+	Assignments AssignmentStore
+	// Runners keeps each event's runners.
+	Runners RunnerStore
+	// Checkpoints keeps the sync walks' checkpoints.
+	Checkpoints SyncStore
+	// Photos pages through a photographer's photos, for the sync walk and
+	// Reconcile.
+	Photos PhotographerIndex
+	// Copies writes a photographer's profile onto their photos.
+	Copies ProfileIndex
+	// Now returns the time the rewritten photos are stamped with (default
+	// time.Now).
+	Now func() time.Time
+	// Log receives warnings (default slog.Default()).
+	Log *slog.Logger
+}
+
+func (c DirectoryConfig) withDefaults() DirectoryConfig {
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
+	return c
+}
+
+// NewDirectory returns a Directory.
+func NewDirectory(cfg DirectoryConfig) *Directory {
+	return &Directory{cfg: cfg.withDefaults()}
+}
+
 // CreateOrganizer creates an organizer (an admin operation).
-func (s *Service) CreateOrganizer(ctx context.Context, o Organizer) (Organizer, error) {
+func (dir *Directory) CreateOrganizer(ctx context.Context, o Organizer) (Organizer, error) {
 	var ps problems
 	checkID(&ps, "organizerId", o.ID)
 	checkText(&ps, "name", o.Name, true, MaxNameLen)
 	if err := ps.err(); err != nil {
 		return Organizer{}, err
 	}
-	return s.truth.CreateOrganizer(ctx, o)
+	return dir.cfg.Organizers.CreateOrganizer(ctx, o)
 }
 
 // Organizer returns an organizer.
-func (s *Service) Organizer(ctx context.Context, id string) (Organizer, error) {
+func (dir *Directory) Organizer(ctx context.Context, id string) (Organizer, error) {
 	if !ValidID(id) {
 		return Organizer{}, notFound("organizer", id)
 	}
-	return s.truth.Organizer(ctx, id)
+	return dir.cfg.Organizers.Organizer(ctx, id)
 }
 
 // ListOrganizers lists every organizer.
-func (s *Service) ListOrganizers(ctx context.Context) ([]Organizer, error) {
-	return s.truth.ListOrganizers(ctx)
+func (dir *Directory) ListOrganizers(ctx context.Context) ([]Organizer, error) {
+	return dir.cfg.Organizers.ListOrganizers(ctx)
 }
 
 // CreateEvent creates an event of org.
-func (s *Service) CreateEvent(ctx context.Context, org string, e Event) (Event, error) {
+func (dir *Directory) CreateEvent(ctx context.Context, org string, e Event) (Event, error) {
 	var ps problems
 	checkID(&ps, "eventId", e.ID)
 	checkText(&ps, "name", e.Name, true, MaxNameLen)
@@ -44,11 +91,11 @@ func (s *Service) CreateEvent(ctx context.Context, org string, e Event) (Event, 
 		return Event{}, err
 	}
 	e.OrganizerID = org
-	return s.truth.CreateEvent(ctx, e)
+	return dir.cfg.Events.CreateEvent(ctx, e)
 }
 
 // UpdateEvent renames or (un)publishes an event of org.
-func (s *Service) UpdateEvent(ctx context.Context, org, id string, p EventPatch) (Event, error) {
+func (dir *Directory) UpdateEvent(ctx context.Context, org, id string, p EventPatch) (Event, error) {
 	if p.Name != nil {
 		var ps problems
 		checkText(&ps, "name", *p.Name, true, MaxNameLen)
@@ -56,21 +103,21 @@ func (s *Service) UpdateEvent(ctx context.Context, org, id string, p EventPatch)
 			return Event{}, err
 		}
 	}
-	return s.truth.UpdateEvent(ctx, org, id, p)
+	return dir.cfg.Events.UpdateEvent(ctx, org, id, p)
 }
 
 // Event returns an event of org.
-func (s *Service) Event(ctx context.Context, org, id string) (Event, error) {
-	return s.truth.Event(ctx, org, id)
+func (dir *Directory) Event(ctx context.Context, org, id string) (Event, error) {
+	return dir.cfg.Events.Event(ctx, org, id)
 }
 
 // ListEvents lists org's events.
-func (s *Service) ListEvents(ctx context.Context, org string) ([]Event, error) {
-	return s.truth.ListEvents(ctx, org)
+func (dir *Directory) ListEvents(ctx context.Context, org string) ([]Event, error) {
+	return dir.cfg.Events.ListEvents(ctx, org)
 }
 
 // CreatePhotographer creates a photographer of org.
-func (s *Service) CreatePhotographer(ctx context.Context, org string, p Photographer) (Photographer, error) {
+func (dir *Directory) CreatePhotographer(ctx context.Context, org string, p Photographer) (Photographer, error) {
 	var ps problems
 	checkID(&ps, "photographerId", p.ID)
 	checkText(&ps, "handle", p.Handle, true, MaxHandleLen)
@@ -79,24 +126,24 @@ func (s *Service) CreatePhotographer(ctx context.Context, org string, p Photogra
 		return Photographer{}, err
 	}
 	p.OrganizerID = org
-	return s.truth.CreatePhotographer(ctx, p)
+	return dir.cfg.Photographers.CreatePhotographer(ctx, p)
 }
 
 // Photographer returns a photographer of org.
-func (s *Service) Photographer(ctx context.Context, org, id string) (Photographer, error) {
-	return s.truth.Photographer(ctx, org, id)
+func (dir *Directory) Photographer(ctx context.Context, org, id string) (Photographer, error) {
+	return dir.cfg.Photographers.Photographer(ctx, org, id)
 }
 
 // ListPhotographers lists org's photographers.
-func (s *Service) ListPhotographers(ctx context.Context, org string) ([]Photographer, error) {
-	return s.truth.ListPhotographers(ctx, org)
+func (dir *Directory) ListPhotographers(ctx context.Context, org string) ([]Photographer, error) {
+	return dir.cfg.Photographers.ListPhotographers(ctx, org)
 }
 
 // UpdatePhotographer changes a photographer's handle or display name in
 // Postgres and then copies the change onto their photos (SyncPhotographer).
 // If the copy is interrupted, the Postgres change stands and the walk
 // resumes from its checkpoint on the next SyncPhotographer.
-func (s *Service) UpdatePhotographer(ctx context.Context, org, id string, p PhotographerPatch, opt SyncOptions) (Photographer, SyncReport, error) {
+func (dir *Directory) UpdatePhotographer(ctx context.Context, org, id string, p PhotographerPatch, opt SyncOptions) (Photographer, SyncReport, error) {
 	var ps problems
 	if p.Handle == nil && p.DisplayName == nil {
 		ps.add("handle", "give handle or displayName (or both) to change", nil)
@@ -110,11 +157,11 @@ func (s *Service) UpdatePhotographer(ctx context.Context, org, id string, p Phot
 	if err := ps.err(); err != nil {
 		return Photographer{}, SyncReport{}, err
 	}
-	ph, err := s.truth.UpdatePhotographer(ctx, org, id, p)
+	ph, err := dir.cfg.Photographers.UpdatePhotographer(ctx, org, id, p)
 	if err != nil {
 		return Photographer{}, SyncReport{}, err
 	}
-	rep, err := s.SyncPhotographer(ctx, org, id, opt)
+	rep, err := dir.SyncPhotographer(ctx, org, id, opt)
 	if err != nil {
 		return ph, rep, fmt.Errorf("photographer updated; sync of their photos incomplete (resume with sync): %w", err)
 	}
@@ -122,29 +169,29 @@ func (s *Service) UpdatePhotographer(ctx context.Context, org, id string, p Phot
 }
 
 // Assign assigns a photographer of org to an event of org.
-func (s *Service) Assign(ctx context.Context, org, event, photographer string) error {
-	if _, err := s.truth.Event(ctx, org, event); err != nil {
+func (dir *Directory) Assign(ctx context.Context, org, event, photographer string) error {
+	if _, err := dir.cfg.Events.Event(ctx, org, event); err != nil {
 		return err
 	}
-	if _, err := s.truth.Photographer(ctx, org, photographer); err != nil {
+	if _, err := dir.cfg.Photographers.Photographer(ctx, org, photographer); err != nil {
 		return err
 	}
-	return s.truth.Assign(ctx, org, event, photographer)
+	return dir.cfg.Assignments.Assign(ctx, org, event, photographer)
 }
 
 // Unassign removes a photographer from an event. Their photos stay.
-func (s *Service) Unassign(ctx context.Context, org, event, photographer string) error {
-	return s.truth.Unassign(ctx, org, event, photographer)
+func (dir *Directory) Unassign(ctx context.Context, org, event, photographer string) error {
+	return dir.cfg.Assignments.Unassign(ctx, org, event, photographer)
 }
 
 // Assigned lists the photographers assigned to an event of org.
-func (s *Service) Assigned(ctx context.Context, org, event string) ([]Photographer, error) {
-	return s.truth.Assigned(ctx, org, event)
+func (dir *Directory) Assigned(ctx context.Context, org, event string) ([]Photographer, error) {
+	return dir.cfg.Assignments.Assigned(ctx, org, event)
 }
 
 // ImportRunners validates and upserts an event's runners (bib → name). The
 // whole import is rejected if any row is invalid.
-func (s *Service) ImportRunners(ctx context.Context, org, event string, rs []Runner) (int, error) {
+func (dir *Directory) ImportRunners(ctx context.Context, org, event string, rs []Runner) (int, error) {
 	var ps problems
 	if len(rs) > MaxRunnersImport {
 		ps.add("runners", fmt.Sprintf("holds more than %d runners", MaxRunnersImport), len(rs))
@@ -166,10 +213,10 @@ func (s *Service) ImportRunners(ctx context.Context, org, event string, rs []Run
 	if err := ps.err(); err != nil {
 		return 0, err
 	}
-	if _, err := s.truth.Event(ctx, org, event); err != nil {
+	if _, err := dir.cfg.Events.Event(ctx, org, event); err != nil {
 		return 0, err
 	}
-	return s.truth.ImportRunners(ctx, org, event, rs)
+	return dir.cfg.Runners.ImportRunners(ctx, org, event, rs)
 }
 
 // RunnerPage is one page of an event's runners, by bib.
@@ -182,7 +229,7 @@ type RunnerPage struct {
 
 // ListRunners lists an event's runners by bib, after the given bib ("" for
 // the first page), at most limit of them.
-func (s *Service) ListRunners(ctx context.Context, org, event, after string, limit int) (RunnerPage, error) {
+func (dir *Directory) ListRunners(ctx context.Context, org, event, after string, limit int) (RunnerPage, error) {
 	if after != "" {
 		if err := CheckBib("after", after); err != nil {
 			return RunnerPage{}, err
@@ -192,7 +239,7 @@ func (s *Service) ListRunners(ctx context.Context, org, event, after string, lim
 		return RunnerPage{}, Invalid("limit", "must be between 1 and 1000", limit)
 	}
 	// One more than asked says whether a next page exists.
-	rs, err := s.truth.ListRunners(ctx, org, event, after, limit+1)
+	rs, err := dir.cfg.Runners.ListRunners(ctx, RunnerQuery{Org: org, Event: event, After: after, Limit: limit + 1})
 	if err != nil || len(rs) <= limit {
 		return RunnerPage{Runners: rs}, err
 	}

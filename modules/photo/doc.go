@@ -5,27 +5,39 @@
 // assignments to events, each event's runners, runners' privacy requests);
 // DynamoDB holds a read-optimized copy of every processed photo, indexed by
 // bib and by photographer. This package holds the rules between the two
-// and imports only the standard library and ulid. The Service does no I/O
-// of its own: it is built from the ports it declares (port.go: Truth and
-// Index, each made of small interfaces by use), which the adapters
+// and imports only the standard library and ulid. It does no I/O of its
+// own: its roles, one type each, are built from the ports they use (small
+// interfaces in port.go, named in each role's config), which the adapters
 // implement: pgstore on Postgres, dynamostore on DynamoDB.
 //
-//	svc := photo.NewService(photo.Config{
-//		Truth: pgstore.New(pool),
-//		Index: dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema)),
-//	})
+//   - Ingest: the pipeline's photo ingest (Ingest, IngestBatch).
+//   - Search: the organizers' searches and the runners' public one.
+//   - Directory: organizers, events, photographers, assignments, runners,
+//     and the photographers' profile copies (SyncPhotographer, Reconcile).
+//   - Privacy: photo deletes and runners' privacy requests (RemoveBib).
 //
-//	ev, err := svc.CreateEvent(ctx, org, photo.Event{ID: "seoul-2024", Name: "Seoul Marathon"})
-//	n, err := svc.ImportRunners(ctx, org, ev.ID, runners)
-//	res, err := svc.IngestBatch(ctx, org, ev.ID, records)      // idempotent by ulid
-//	page, err := svc.ByBib(ctx, org, ev.ID, "1234", photo.PageRequest{Limit: 50})
-//	pub, err := svc.PublicByBib(ctx, ev.ID, "1234", photo.PageRequest{}) // published events only
-//	priv, err := svc.RemoveBib(ctx, org, ev.ID, "1234", photo.HideMode)  // a runner's privacy request
+// A process builds the roles it runs (photo-api runs all four):
+//
+//	truth := pgstore.New(pool)
+//	index := dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema))
+//	dir := photo.NewDirectory(photo.DirectoryConfig{Organizers: truth, Events: truth, Photographers: truth,
+//		Assignments: truth, Runners: truth, Checkpoints: truth, Photos: index, Copies: index})
+//	ing := photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index})
+//	search := photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index})
+//	privacy := photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: index})
+//
+//	ev, err := dir.CreateEvent(ctx, org, photo.Event{ID: "seoul-2024", Name: "Seoul Marathon"})
+//	n, err := dir.ImportRunners(ctx, org, ev.ID, runners)
+//	res, err := ing.IngestBatch(ctx, org, ev.ID, records)      // idempotent by ulid
+//	page, err := search.ByBib(ctx, org, ev.ID, "1234", photo.PageRequest{Limit: 50})
+//	pub, err := search.PublicByBib(ctx, ev.ID, "1234", photo.PageRequest{}) // published events only
+//	priv, err := privacy.RemoveBib(ctx, org, ev.ID, "1234", photo.HideMode) // a runner's privacy request
 //
 // Every search is newest first, by the photo's ulid time (= createdAt).
 // Bibs not among the event's runners are kept and flagged (a nil Runner).
 // A photographer's profile change is copied to their photos by
-// SyncPhotographer; Reconcile reports and repairs drift.
+// Directory.SyncPhotographer; Directory.Reconcile reports and repairs
+// drift.
 //
 // Errors are the package's sentinels (ErrNotFound, ErrInvalid, ErrConflict,
 // ErrCursor, ErrForbidden), checked with errors.Is; invalid input is a

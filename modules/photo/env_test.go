@@ -32,7 +32,11 @@ type env struct {
 	pool  *pgxpool.Pool
 	truth *pgstore.Store
 	store *dynamostore.Store
-	svc   *photo.Service
+	// The domain's roles over truth and store.
+	ingest  *photo.Ingest
+	search  *photo.Search
+	dir     *photo.Directory
+	privacy *photo.Privacy
 }
 
 func newEnv(t *testing.T) *env {
@@ -40,18 +44,37 @@ func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
-	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, truth: k.Truth, store: k.Store, svc: k.Service}
+	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, truth: k.Truth, store: k.Store,
+		ingest: k.Ingest, search: k.Search, dir: k.Directory, privacy: k.Privacy}
+}
+
+// newIngest returns an Ingest with cfg's ports, the test's truth and store
+// standing in for those cfg leaves unset.
+func (e *env) newIngest(cfg photo.IngestConfig) *photo.Ingest {
+	if cfg.Source == nil {
+		cfg.Source = e.truth
+	}
+	if cfg.Profiles == nil {
+		cfg.Profiles = e.truth
+	}
+	if cfg.Index == nil {
+		cfg.Index = e.store
+	}
+	if cfg.Copies == nil {
+		cfg.Copies = e.store
+	}
+	return photo.NewIngest(cfg)
 }
 
 // org creates an organizer with an event, a photographer assigned to it,
 // and runners with bibs 1000..1009.
 func (e *env) org(org, event, photographer string) {
 	e.t.Helper()
-	must(e.svc.CreateOrganizer(e.ctx, photo.Organizer{ID: org, Name: "Org " + org}))(e.t)
-	must(e.svc.CreateEvent(e.ctx, org, photo.Event{ID: event, Name: "Race " + event, StartsOn: "2024-11-09"}))(e.t)
+	must(e.dir.CreateOrganizer(e.ctx, photo.Organizer{ID: org, Name: "Org " + org}))(e.t)
+	must(e.dir.CreateEvent(e.ctx, org, photo.Event{ID: event, Name: "Race " + event, StartsOn: "2024-11-09"}))(e.t)
 	if photographer != "" {
-		must(e.svc.CreatePhotographer(e.ctx, org, photo.Photographer{ID: photographer, Handle: "h_" + photographer, DisplayName: "Studio " + photographer}))(e.t)
-		if err := e.svc.Assign(e.ctx, org, event, photographer); err != nil {
+		must(e.dir.CreatePhotographer(e.ctx, org, photo.Photographer{ID: photographer, Handle: "h_" + photographer, DisplayName: "Studio " + photographer}))(e.t)
+		if err := e.dir.Assign(e.ctx, org, event, photographer); err != nil {
 			e.t.Fatal(err)
 		}
 	}
@@ -59,7 +82,7 @@ func (e *env) org(org, event, photographer string) {
 	for i := range 10 {
 		rs = append(rs, photo.Runner{Bib: fmt.Sprint(1000 + i), Name: fmt.Sprintf("Runner %d", i)})
 	}
-	must(e.svc.ImportRunners(e.ctx, org, event, rs))(e.t)
+	must(e.dir.ImportRunners(e.ctx, org, event, rs))(e.t)
 }
 
 // must(f())(t) returns f's value, failing the test if f failed.

@@ -4,10 +4,53 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 )
+
+// Ingest is the pipeline's role: it validates processed-photo records
+// against the truth and writes them to the index, then settles the privacy
+// requests and photographer renames that raced the writes. photo-api
+// builds it for its ingest routes. It is safe for concurrent use.
+type Ingest struct {
+	cfg IngestConfig
+}
+
+// IngestConfig configures an Ingest.
+type IngestConfig struct {
+	// Source is what records are validated against, and where the privacy
+	// requests are read again after the writes (pgstore).
+	Source IngestSource
+	// Profiles reads photographers' current profiles, to settle a rename
+	// that raced the writes (pgstore).
+	Profiles ProfileReader
+	// Index is where the photos are written and the privacy requests that
+	// raced the writes are applied (dynamostore).
+	Index IngestIndex
+	// Copies rewrites a photographer's profile on the photos just written
+	// when a rename raced them (dynamostore).
+	Copies ProfileIndex
+	// Now returns the time (default time.Now): a photo's time may be at
+	// most MaxClockSkew after it, and a ulid generated for a record without
+	// one or a createdAt is minted at it.
+	Now func() time.Time
+	// Log receives warnings (default slog.Default()).
+	Log *slog.Logger
+	// Observer, if set, hears every ingest call (for metrics).
+	Observer Observer
+}
+
+func (c IngestConfig) withDefaults() IngestConfig {
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
+	return c
+}
+
+// NewIngest returns an Ingest.
+func NewIngest(cfg IngestConfig) *Ingest {
+	return &Ingest{cfg: cfg.withDefaults()}
+}
 
 // IngestResult is the outcome of ingesting one record.
 type IngestResult struct {
@@ -28,9 +71,9 @@ type IngestResult struct {
 // *ValidationError and writes nothing; an event that is not org's is
 // ErrNotFound. A photo showing a bib whose runner asked for their photos to
 // be deleted is not written (Suppressed).
-func (s *Service) Ingest(ctx context.Context, org, event string, r Record) (IngestResult, error) {
-	out, err := s.ingest(ctx, org, event, []Record{r}, "", func(ps []*Photo) ([]WriteResult, error) {
-		res, err := s.index.Create(ctx, ps[0])
+func (ing *Ingest) Ingest(ctx context.Context, org, event string, r Record) (IngestResult, error) {
+	out, err := ing.ingest(ctx, org, event, []Record{r}, "", func(ps []*Photo) ([]WriteResult, error) {
+		res, err := ing.cfg.Index.Create(ctx, ps[0])
 		return []WriteResult{res}, err
 	})
 	if err != nil {
@@ -44,26 +87,26 @@ func (s *Service) Ingest(ctx context.Context, org, event string, r Record) (Inge
 // problem (fields prefixed "photos[i].") and nothing is written. Otherwise
 // the photos are written with batch writes and each record gets its own
 // result, in order; a Failed one can be re-posted safely.
-func (s *Service) IngestBatch(ctx context.Context, org, event string, rs []Record) ([]IngestResult, error) {
+func (ing *Ingest) IngestBatch(ctx context.Context, org, event string, rs []Record) ([]IngestResult, error) {
 	if len(rs) == 0 {
 		return nil, Invalid("photos", "is empty", nil)
 	}
 	if len(rs) > MaxBatch {
 		return nil, Invalid("photos", fmt.Sprintf("holds more than %d photos", MaxBatch), len(rs))
 	}
-	return s.ingest(ctx, org, event, rs, "photos[%d].", func(ps []*Photo) ([]WriteResult, error) {
-		return s.index.CreateBatch(ctx, org, ps)
+	return ing.ingest(ctx, org, event, rs, "photos[%d].", func(ps []*Photo) ([]WriteResult, error) {
+		return ing.cfg.Index.CreateBatch(ctx, org, ps)
 	})
 }
 
 // ingest validates rs, writes the photos that are not suppressed with
 // write, and settles what happened meanwhile (photographer renames,
 // privacy requests).
-func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, prefix string, write func([]*Photo) ([]WriteResult, error)) (out []IngestResult, err error) {
-	if s.obs != nil {
-		defer func() { s.obs.Ingested(len(rs), stored(out)) }()
+func (ing *Ingest) ingest(ctx context.Context, org, event string, rs []Record, prefix string, write func([]*Photo) ([]WriteResult, error)) (out []IngestResult, err error) {
+	if ing.cfg.Observer != nil {
+		defer func() { ing.cfg.Observer.Ingested(len(rs), stored(out)) }()
 	}
-	batch, err := s.prepare(ctx, org, event, rs, prefix)
+	batch, err := ing.prepare(ctx, org, event, rs, prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +128,8 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 			for _, i := range todo {
 				ws[i] = WriteResult{Status: Failed, Err: err}
 			}
-			if serr := s.settlePrivacy(ctx, org, event, batch, batch.results(ws)); serr != nil {
-				s.log.Warn("photo: settle privacy requests after a failed write", "err", serr)
+			if serr := ing.settlePrivacy(ctx, org, event, batch, batch.results(ws)); serr != nil {
+				ing.cfg.Log.Warn("photo: settle privacy requests after a failed write", "err", serr)
 			}
 			return nil, err
 		}
@@ -95,8 +138,8 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 		}
 	}
 	out = batch.results(ws)
-	s.refreshPhotographers(ctx, batch, out)
-	if err := s.settlePrivacy(ctx, org, event, batch, out); err != nil {
+	ing.refreshPhotographers(ctx, batch, out)
+	if err := ing.settlePrivacy(ctx, org, event, batch, out); err != nil {
 		return nil, err
 	}
 	for i := range out {
@@ -114,8 +157,8 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 // photo written while a request ran may have been missed by both. After
 // the writes, ingest reads the requests again (one Postgres query) and
 // applies those prepare did not already apply, with the same guarded step
-// as RemoveBib (Index.ApplyPrivacy: hide strikes the bib, delete deletes
-// the photo only if it shows the bib or had it hidden):
+// as RemoveBib (IngestIndex.ApplyPrivacy: hide strikes the bib, delete
+// deletes the photo only if it shows the bib or had it hidden):
 //
 //   - created: bibs it shows that now have a request, and bibs prepare hid
 //     that are now under a delete request;
@@ -127,7 +170,7 @@ func (s *Service) ingest(ctx context.Context, org, event string, rs []Record, pr
 //
 // With no request among the bibs it costs no DynamoDB call; records are
 // settled in parallel. An error fails the ingest; its retry settles again.
-func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *prepared, out []IngestResult) error {
+func (ing *Ingest) settlePrivacy(ctx context.Context, org, event string, batch *prepared, out []IngestResult) error {
 	var all []string
 	for i, r := range out {
 		all = append(all, batch.photos[i].Bibs...)
@@ -141,7 +184,7 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *p
 		return nil
 	}
 	slices.Sort(all)
-	modes, err := s.truth.HiddenBibs(ctx, event, slices.Compact(all))
+	modes, err := ing.cfg.Source.HiddenBibs(ctx, event, slices.Compact(all))
 	if err != nil || len(modes) == 0 {
 		return err
 	}
@@ -170,7 +213,7 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *p
 			todo[i] = union(with(slices.Concat(p.Bibs, p.HiddenBibs, batch.suppressed[i]), anyMode), nil)
 		}
 	}
-	now := s.now()
+	now := ing.cfg.Now()
 	errs := make([]error, len(out))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -181,7 +224,7 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *p
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			errs[i] = s.settleOne(ctx, org, event, batch.photos[i].ULID, todo[i], modes, now, &out[i])
+			errs[i] = ing.settleOne(ctx, org, event, batch.photos[i].ULID, todo[i], modes, now, &out[i])
 		})
 	}
 	wg.Wait()
@@ -190,11 +233,11 @@ func (s *Service) settlePrivacy(ctx context.Context, org, event string, batch *p
 
 // settleOne applies the requests for bibs to one record's photo and
 // corrects its result.
-func (s *Service) settleOne(ctx context.Context, org, event, ulid string, bibs []string, modes map[string]string, now time.Time, r *IngestResult) error {
+func (ing *Ingest) settleOne(ctx context.Context, org, event, ulid string, bibs []string, modes map[string]string, now time.Time, r *IngestResult) error {
 	var after *Photo
 	deleted := false
 	for _, bib := range bibs {
-		p, del, err := s.index.ApplyPrivacy(ctx, org, event, ulid, bib, modes[bib], now)
+		p, del, err := ing.cfg.Index.ApplyPrivacy(ctx, PrivacyRequest{Org: org, Event: event, Bib: bib, Mode: modes[bib]}, ulid, now)
 		if err != nil {
 			return fmt.Errorf("photo %s: apply the privacy request for bib %s: %w", ulid, bib, err)
 		}
@@ -297,7 +340,7 @@ func (b *prepared) splitBibs(i int, bibs []string, truth IngestTruth) (kept, hid
 
 // prepare validates records (prefix is a format with one %d for the
 // record's index, or "" for a single record) against the truth.
-func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, prefix string) (*prepared, error) {
+func (ing *Ingest) prepare(ctx context.Context, org, event string, rs []Record, prefix string) (*prepared, error) {
 	var ps problems
 	checkID(&ps, "eventId", event)
 	if err := ps.err(); err != nil {
@@ -309,11 +352,11 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 		}
 		return fmt.Sprintf(prefix, i)
 	}
-	recs, phIDs, bibs := validateRecords(&ps, rs, pfx, s.now())
+	recs, phIDs, bibs := validateRecords(&ps, rs, pfx, ing.cfg.Now())
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	truth, err := s.truth.IngestTruth(ctx, org, event, phIDs, bibs)
+	truth, err := ing.cfg.Source.IngestTruth(ctx, IngestQuery{Org: org, Event: event, Photographers: phIDs, Bibs: bibs})
 	if err != nil {
 		return nil, err
 	}
@@ -352,9 +395,10 @@ func (s *Service) prepare(ctx context.Context, org, event string, rs []Record, p
 
 // refreshPhotographers closes the race between ingest and a profile change:
 // if a photographer's profile changed after prepare read it, the sync walk
-// may already have passed the photos just written, so settle updates them.
+// may already have passed the photos just written, so settleCopies updates
+// them.
 // Failures are logged; Reconcile repairs what is left.
-func (s *Service) refreshPhotographers(ctx context.Context, b *prepared, out []IngestResult) {
+func (ing *Ingest) refreshPhotographers(ctx context.Context, b *prepared, out []IngestResult) {
 	for id, v := range b.versions {
 		var created []*Photo
 		for i, p := range b.photos {
@@ -362,8 +406,19 @@ func (s *Service) refreshPhotographers(ctx context.Context, b *prepared, out []I
 				created = append(created, out[i].Photo)
 			}
 		}
-		if err := s.settle(ctx, b.photos[0].OrgID, Photographer{ID: id, Version: v}, created); err != nil {
-			s.log.Warn("photo: refresh photographer on new photos", "photographer", id, "err", err)
+		if err := settleCopies(ctx, ing.cfg.Profiles, ing.cfg.Copies, ing.cfg.Now, b.photos[0].OrgID, Photographer{ID: id, Version: v}, created); err != nil {
+			ing.cfg.Log.Warn("photo: refresh photographer on new photos", "photographer", id, "err", err)
 		}
 	}
+}
+
+// stored counts the results that are stored.
+func stored(rs []IngestResult) int {
+	n := 0
+	for _, r := range rs {
+		if r.Status == Created || r.Status == Exists {
+			n++
+		}
+	}
+	return n
 }

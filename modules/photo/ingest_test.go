@@ -29,7 +29,7 @@ func TestIngestWritesExactlyTheDocumentedItems(t *testing.T) {
 	rec := record(0, "ph_01ABCXYZ", "1234", "5678")
 	rec.ULID = "01JC87JE20B8XS236M4XK1X0ZG" // a sample ulid, with its createdAt as the ulid's time
 	e.ddb.Calls.Reset()
-	res := must(e.svc.Ingest(e.ctx, "snaprace-kr", "seoul-marathon-2024", rec))(t)
+	res := must(e.ingest.Ingest(e.ctx, "snaprace-kr", "seoul-marathon-2024", rec))(t)
 	if res.Status != photo.Created {
 		t.Fatalf("status %s", res.Status)
 	}
@@ -100,7 +100,7 @@ func TestRepostSameULIDChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	rec := record(1, "p1", "1000", "1001")
-	first := must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
+	first := must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t)
 	before := e.scan()
 
 	// The same ulid again, even with other content: nothing changes, and
@@ -109,14 +109,14 @@ func TestRepostSameULIDChangesNothing(t *testing.T) {
 	again.Bibs = []string{"1002", "9999"} // 9999 is no runner's: the stored photo does not show it
 	again.OriginalFilename = "other.jpg"
 	e.ddb.Calls.Reset()
-	res := must(e.svc.Ingest(e.ctx, "o1", "e1", again))(t)
+	res := must(e.ingest.Ingest(e.ctx, "o1", "e1", again))(t)
 	if res.Status != photo.Exists || res.Photo.OriginalFilename != first.Photo.OriginalFilename || len(res.UnmatchedBibs) != 0 {
 		t.Fatalf("re-post: %s %+v, unmatched %v (of a photo that was not written)", res.Status, res.Photo, res.UnmatchedBibs)
 	}
 	if got := e.ddb.Calls.String(); got != "DynamoDB.TransactWriteItems=1" {
 		t.Errorf("re-post calls: %s, want one cancelled transaction carrying the stored item", got)
 	}
-	batch := must(e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{again}))(t)
+	batch := must(e.ingest.IngestBatch(e.ctx, "o1", "e1", []photo.Record{again}))(t)
 	if batch[0].Status != photo.Exists || len(batch[0].UnmatchedBibs) != 0 {
 		t.Fatalf("batch re-post: %s, unmatched %v", batch[0].Status, batch[0].UnmatchedBibs)
 	}
@@ -138,14 +138,14 @@ func TestConcurrentRepostsMakeOneSetOfItems(t *testing.T) {
 			var st photo.WriteStatus
 			var mode string
 			if i%2 == 0 {
-				res, err := e.svc.Ingest(e.ctx, "o1", "e1", rec)
+				res, err := e.ingest.Ingest(e.ctx, "o1", "e1", rec)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				st, mode = res.Status, "single"
 			} else {
-				res, err := e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec, record(100+i, "p1", "1003")})
+				res, err := e.ingest.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec, record(100+i, "p1", "1003")})
 				if err != nil {
 					t.Error(err)
 					return
@@ -182,17 +182,17 @@ func TestUnknownBibsAreIndexedAndFlagged(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	res := must(e.svc.Ingest(e.ctx, "o1", "e1", record(3, "p1", "1000", "9999", "1000")))(t)
+	res := must(e.ingest.Ingest(e.ctx, "o1", "e1", record(3, "p1", "1000", "9999", "1000")))(t)
 	if !reflect.DeepEqual(res.UnmatchedBibs, []string{"9999"}) || !reflect.DeepEqual(res.Photo.Bibs, []string{"1000", "9999"}) {
 		t.Fatalf("unmatched %v, bibs %v (duplicates collapse, unknown kept)", res.UnmatchedBibs, res.Photo.Bibs)
 	}
-	pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "9999", photo.PageRequest{}))(t)
+	pg := must(e.search.ByBib(e.ctx, "o1", "e1", "9999", photo.PageRequest{}))(t)
 	if len(pg.Photos) != 1 || pg.Runner != nil {
 		t.Fatalf("unknown bib search: %d photos, runner %v", len(pg.Photos), pg.Runner)
 	}
 	// Importing the entry list later turns the flag off by itself.
-	must(e.svc.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "9999", Name: "Late Entrant"}}))(t)
-	pg = must(e.svc.ByBib(e.ctx, "o1", "e1", "9999", photo.PageRequest{}))(t)
+	must(e.dir.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "9999", Name: "Late Entrant"}}))(t)
+	pg = must(e.search.ByBib(e.ctx, "o1", "e1", "9999", photo.PageRequest{}))(t)
 	if pg.Runner == nil || pg.Runner.Name != "Late Entrant" {
 		t.Fatalf("runner after import: %v", pg.Runner)
 	}
@@ -202,7 +202,7 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
+	must(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
 	e.org("o2", "e2", "q1")
 	ok := record(4, "p1", "1000")
 	dup := record(5, "p1", "1001")
@@ -225,7 +225,7 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 		{"oversized batch", "e1", make([]photo.Record, photo.MaxBatch+1), "photos"},
 		{"event id with #", "e1#x", []photo.Record{ok}, "eventId"},
 	} {
-		_, err := e.svc.IngestBatch(e.ctx, "o1", tc.event, tc.recs)
+		_, err := e.ingest.IngestBatch(e.ctx, "o1", tc.event, tc.recs)
 		var ve *photo.ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("%s: err %v, want a ValidationError", tc.name, err)
@@ -240,7 +240,7 @@ func TestInvalidInputWritesNothing(t *testing.T) {
 		}
 	}
 	// Another org's event is not found, not forbidden: nothing leaks.
-	if _, err := e.svc.Ingest(e.ctx, "o1", "e2", ok); !errors.Is(err, photo.ErrNotFound) {
+	if _, err := e.ingest.Ingest(e.ctx, "o1", "e2", ok); !errors.Is(err, photo.ErrNotFound) {
 		t.Errorf("other org's event: %v", err)
 	}
 	if items := e.scan(); len(items) != 0 {
@@ -278,14 +278,14 @@ func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
 			rec := recs[i%variants]
 			var res photo.IngestResult
 			if i%4 == 3 {
-				r, err := e.svc.Ingest(e.ctx, "o1", "e1", rec)
+				r, err := e.ingest.Ingest(e.ctx, "o1", "e1", rec)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				res = r
 			} else {
-				rs, err := e.svc.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec, record(100+i, "p1", "1008")})
+				rs, err := e.ingest.IngestBatch(e.ctx, "o1", "e1", []photo.Record{rec, record(100+i, "p1", "1008")})
 				if err != nil {
 					t.Error(err)
 					return
@@ -309,7 +309,7 @@ func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
 	if created != 1 {
 		t.Fatalf("%d posts created the photo, want exactly 1", created)
 	}
-	stored := must(e.svc.Photo(e.ctx, "o1", "e1", ulid))(t)
+	stored := must(e.search.Photo(e.ctx, "o1", "e1", ulid))(t)
 	for _, p := range results {
 		if !slices.Equal(p.Bibs, stored.Bibs) || !p.CreatedAt.Equal(stored.CreatedAt) {
 			t.Errorf("a post was told bibs %v created %s; stored: %v %s", p.Bibs, p.CreatedAt, stored.Bibs, stored.CreatedAt)
@@ -338,7 +338,7 @@ func TestConcurrentPostsOfDifferentContentLeaveOnePhoto(t *testing.T) {
 	}
 	for k := range variants {
 		b := fmt.Sprint(1000 + k)
-		pg := must(e.svc.ByBib(e.ctx, "o1", "e1", b, photo.PageRequest{Limit: 10}))(t)
+		pg := must(e.search.ByBib(e.ctx, "o1", "e1", b, photo.PageRequest{Limit: 10}))(t)
 		found := slices.ContainsFunc(pg.Photos, func(p *photo.Photo) bool { return p.ULID == ulid })
 		if found != slices.Contains(stored.Bibs, b) {
 			t.Errorf("bib %s search finds the photo: %v; stored bibs %v", b, found, stored.Bibs)

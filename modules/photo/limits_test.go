@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pacerhq/pacer/modules/photo"
-	"github.com/pacerhq/pacer/modules/photo/pgstore"
 )
 
 // The limits below are the documented numbers (the API's maxLength and
@@ -44,23 +43,23 @@ func marks(n int) string  { return strings.Repeat("e\u0301", n) } // 2 code poin
 func TestTextLimitsCountCharacters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	must(e.svc.CreateOrganizer(e.ctx, photo.Organizer{ID: "o1", Name: hangul(200)}))(t)
-	must(e.svc.CreateEvent(e.ctx, "o1", photo.Event{ID: "e1", Name: emoji(200)}))(t)
-	if ev := must(e.svc.Event(e.ctx, "o1", "e1"))(t); ev.Name != emoji(200) {
+	must(e.dir.CreateOrganizer(e.ctx, photo.Organizer{ID: "o1", Name: hangul(200)}))(t)
+	must(e.dir.CreateEvent(e.ctx, "o1", photo.Event{ID: "e1", Name: emoji(200)}))(t)
+	if ev := must(e.dir.Event(e.ctx, "o1", "e1"))(t); ev.Name != emoji(200) {
 		t.Fatalf("event name stored as %q", ev.Name)
 	}
-	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p1", Handle: emoji(64), DisplayName: hangul(128)}))(t)
-	if err := e.svc.Assign(e.ctx, "o1", "e1", "p1"); err != nil {
+	must(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p1", Handle: emoji(64), DisplayName: hangul(128)}))(t)
+	if err := e.dir.Assign(e.ctx, "o1", "e1", "p1"); err != nil {
 		t.Fatal(err)
 	}
-	must(e.svc.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "1000", Name: marks(100)}, {Bib: "1001", Name: hangul(200)}}))(t)
-	if rs := must(e.svc.ListRunners(e.ctx, "o1", "e1", "", 10))(t).Runners; len(rs) != 2 || rs[0].Name != marks(100) || rs[1].Name != hangul(200) {
+	must(e.dir.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "1000", Name: marks(100)}, {Bib: "1001", Name: hangul(200)}}))(t)
+	if rs := must(e.dir.ListRunners(e.ctx, "o1", "e1", "", 10))(t).Runners; len(rs) != 2 || rs[0].Name != marks(100) || rs[1].Name != hangul(200) {
 		t.Fatalf("runners stored as %+v", rs)
 	}
 
 	rec := record(1, "p1", "1000")
 	rec.OriginalFilename = hangul(251) + ".jpg"
-	if res := must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t); res.Status != photo.Created || res.Photo.OriginalFilename != rec.OriginalFilename {
+	if res := must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t); res.Status != photo.Created || res.Photo.OriginalFilename != rec.OriginalFilename {
 		t.Fatalf("251 Hangul + .jpg: %+v", res)
 	}
 
@@ -77,7 +76,7 @@ func TestTextLimitsCountCharacters(t *testing.T) {
 	for i := range 50 {
 		worst.Bibs = append(worst.Bibs, fmt.Sprintf("%016d", i))
 	}
-	res := must(e.svc.Ingest(e.ctx, "o1", "e1", worst))(t)
+	res := must(e.ingest.Ingest(e.ctx, "o1", "e1", worst))(t)
 	if res.Status != photo.Created {
 		t.Fatalf("worst case: %+v", res)
 	}
@@ -94,11 +93,11 @@ func TestTextLimitsCountCharacters(t *testing.T) {
 		limit int
 		err   error
 	}{
-		{"name", 200, second(e.svc.CreateEvent(e.ctx, "o1", photo.Event{ID: "e2", Name: hangul(201)}))},
-		{"displayName", 128, second(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h", DisplayName: hangul(129)}))},
-		{"handle", 64, third(e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: new(emoji(65))}, photo.SyncOptions{}))},
-		{"runners[0].name", 200, second(e.svc.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "1002", Name: marks(100) + "e"}}))},
-		{"originalFilename", 255, second(e.svc.Ingest(e.ctx, "o1", "e1", tooLong))},
+		{"name", 200, second(e.dir.CreateEvent(e.ctx, "o1", photo.Event{ID: "e2", Name: hangul(201)}))},
+		{"displayName", 128, second(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h", DisplayName: hangul(129)}))},
+		{"handle", 64, third(e.dir.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: new(emoji(65))}, photo.SyncOptions{}))},
+		{"runners[0].name", 200, second(e.dir.ImportRunners(e.ctx, "o1", "e1", []photo.Runner{{Bib: "1002", Name: marks(100) + "e"}}))},
+		{"originalFilename", 255, second(e.ingest.Ingest(e.ctx, "o1", "e1", tooLong))},
 	} {
 		if p := problemAt(t, c.err, c.field); p.Message != fmt.Sprintf("is longer than %d characters", c.limit) {
 			t.Errorf("%s: %q", c.field, p.Message)
@@ -115,12 +114,12 @@ func TestSizeLimitIsTheDocumentedOne(t *testing.T) {
 	const documented = 1099511627776
 	rec := record(1, "p1", "1000")
 	rec.Size = documented
-	if res := must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t); res.Status != photo.Created || res.Photo.Size != documented {
+	if res := must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t); res.Status != photo.Created || res.Photo.Size != documented {
 		t.Fatalf("size %d: %+v", int64(documented), res)
 	}
 	rec = record(2, "p1", "1000")
 	rec.Size = documented + 1
-	_, err := e.svc.Ingest(e.ctx, "o1", "e1", rec)
+	_, err := e.ingest.Ingest(e.ctx, "o1", "e1", rec)
 	if p := problemAt(t, err, "size"); !strings.Contains(p.Message, "1099511627776") {
 		t.Errorf("size message %q does not name the limit", p.Message)
 	}
@@ -135,7 +134,7 @@ func TestFutureTimesAreRefusedBeyondTheClockSkew(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	now := base.Add(time.Hour)
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: e.store, Now: func() time.Time { return now }})
+	ing := e.newIngest(photo.IngestConfig{Now: func() time.Time { return now }})
 	at := func(i int, ulidAt, createdAt time.Time) photo.Record {
 		r := record(i, "p1", "1000")
 		r.ULID, r.CreatedAt = photo.NewULID(ulidAt), createdAt
@@ -156,7 +155,7 @@ func TestFutureTimesAreRefusedBeyondTheClockSkew(t *testing.T) {
 		{"createdAt 2 h ahead", at(4, now.Add(2*time.Hour), now.Add(2*time.Hour)), "createdAt"},
 		{"createdAt 1 ms past the allowance", at(5, now.Add(skew+time.Millisecond), now.Add(skew+time.Millisecond)), "createdAt"},
 	} {
-		_, err := svc.Ingest(e.ctx, "o1", "e1", c.rec)
+		_, err := ing.Ingest(e.ctx, "o1", "e1", c.rec)
 		if p := problemAt(t, err, c.field); !strings.Contains(p.Message, "5m0s") || !strings.Contains(p.Message, latest) {
 			t.Errorf("%s: %q does not give the allowance and %s", c.name, p.Message, latest)
 		}
@@ -166,14 +165,14 @@ func TestFutureTimesAreRefusedBeyondTheClockSkew(t *testing.T) {
 	}
 
 	edge := at(6, now.Add(skew), time.Time{})
-	if res := must(svc.Ingest(e.ctx, "o1", "e1", edge))(t); res.Status != photo.Created {
+	if res := must(ing.Ingest(e.ctx, "o1", "e1", edge))(t); res.Status != photo.Created {
 		t.Fatalf("ulid at the allowance: %+v", res)
 	}
 	edgeCreated := at(7, now.Add(skew), now.Add(skew))
-	if res := must(svc.Ingest(e.ctx, "o1", "e1", edgeCreated))(t); res.Status != photo.Created {
+	if res := must(ing.Ingest(e.ctx, "o1", "e1", edgeCreated))(t); res.Status != photo.Created {
 		t.Fatalf("createdAt at the allowance: %+v", res)
 	}
-	pg := must(svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t)
+	pg := must(e.search.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t)
 	if len(pg.Photos) != 2 || !slices.ContainsFunc(pg.Photos, func(p *photo.Photo) bool { return p.ULID == edge.ULID }) {
 		t.Fatalf("gallery %d photos: %v", len(pg.Photos), pg.Photos)
 	}

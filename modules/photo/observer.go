@@ -23,24 +23,3 @@ type Observer interface {
 	// answered or failed.
 	Searched(kind string, d time.Duration)
 }
-
-// stored counts the results that are stored.
-func stored(rs []IngestResult) int {
-	n := 0
-	for _, r := range rs {
-		if r.Status == Created || r.Status == Exists {
-			n++
-		}
-	}
-	return n
-}
-
-// searched starts timing a search of kind; call what it returns when the
-// search ends.
-func (s *Service) searched(kind string) func() {
-	if s.obs == nil {
-		return func() {}
-	}
-	start := time.Now()
-	return func() { s.obs.Searched(kind, time.Since(start)) }
-}

@@ -6,11 +6,12 @@ import (
 )
 
 // The persistence the domain needs is declared as small interfaces, one per
-// use; Truth (Postgres) and Index (DynamoDB) are all of them, and one
-// concrete store of each (pgstore, dynamostore) implements them. Not-found,
-// conflict and invalid-input failures are the package's sentinels
-// (ErrNotFound, ErrConflict, ErrInvalid, ErrCursor); anything else is an
-// infrastructure error.
+// use, and each role's config (IngestConfig, SearchConfig, DirectoryConfig,
+// PrivacyConfig) names the ones it uses. One concrete store of each side
+// implements them all: pgstore on Postgres (the truth), dynamostore on
+// DynamoDB (the index). Not-found, conflict and invalid-input failures are
+// the package's sentinels (ErrNotFound, ErrConflict, ErrInvalid,
+// ErrCursor); anything else is an infrastructure error.
 
 // OrganizerStore keeps organizers (the tenants).
 type OrganizerStore interface {
@@ -19,27 +20,41 @@ type OrganizerStore interface {
 	ListOrganizers(ctx context.Context) ([]Organizer, error)
 }
 
+// EventReader reads one event of an organizer.
+type EventReader interface {
+	Event(ctx context.Context, org, id string) (Event, error)
+}
+
 // EventStore keeps an organizer's events.
 type EventStore interface {
+	EventReader
 	CreateEvent(ctx context.Context, e Event) (Event, error)
 	UpdateEvent(ctx context.Context, org, id string, p EventPatch) (Event, error)
-	Event(ctx context.Context, org, id string) (Event, error)
-	// PublishedEvent returns an event of any organizer if it is published.
-	PublishedEvent(ctx context.Context, id string) (Event, error)
 	ListEvents(ctx context.Context, org string) ([]Event, error)
+}
+
+// PhotographerReader reads one photographer of an organizer.
+type PhotographerReader interface {
+	Photographer(ctx context.Context, org, id string) (Photographer, error)
+}
+
+// ProfileReader is what settling a photographer's copies reads: the
+// current profile versions, and the profile when it moved on.
+type ProfileReader interface {
+	PhotographerReader
+	// PhotographerVersions returns the current profile versions.
+	PhotographerVersions(ctx context.Context, ids []string) (map[string]int64, error)
 }
 
 // PhotographerStore keeps an organizer's photographers and their profile
 // versions.
 type PhotographerStore interface {
+	ProfileReader
 	CreatePhotographer(ctx context.Context, p Photographer) (Photographer, error)
 	// UpdatePhotographer applies p, bumps Version and resets the
 	// photographer's sync checkpoint to the new version, atomically.
 	UpdatePhotographer(ctx context.Context, org, id string, p PhotographerPatch) (Photographer, error)
-	Photographer(ctx context.Context, org, id string) (Photographer, error)
 	ListPhotographers(ctx context.Context, org string) ([]Photographer, error)
-	// PhotographerVersions returns the current profile versions.
-	PhotographerVersions(ctx context.Context, ids []string) (map[string]int64, error)
 }
 
 // AssignmentStore keeps which photographers shoot which events.
@@ -47,9 +62,17 @@ type AssignmentStore interface {
 	Assign(ctx context.Context, org, event, photographer string) error
 	Unassign(ctx context.Context, org, event, photographer string) error
 	Assigned(ctx context.Context, org, event string) ([]Photographer, error)
-	// PhotographerEvents lists the events of org the photographer is
-	// assigned to.
-	PhotographerEvents(ctx context.Context, org, photographer string) ([]string, error)
+}
+
+// RunnerQuery asks for one page of an event's runners, by bib.
+type RunnerQuery struct {
+	// Org and Event name the event; an event of another organizer is
+	// ErrNotFound.
+	Org, Event string
+	// After is the bib to list after ("" for the first page).
+	After string
+	// Limit is the most runners to return.
+	Limit int
 }
 
 // RunnerStore keeps each event's runners, by bib.
@@ -57,37 +80,63 @@ type RunnerStore interface {
 	// ImportRunners upserts runners by (event, bib) and returns how many
 	// rows it wrote.
 	ImportRunners(ctx context.Context, org, event string, rs []Runner) (int, error)
-	// ListRunners lists runners by bib, after the given bib.
-	ListRunners(ctx context.Context, org, event, after string, limit int) ([]Runner, error)
+	// ListRunners lists runners by bib, after q.After.
+	ListRunners(ctx context.Context, q RunnerQuery) ([]Runner, error)
+}
+
+// SearchTruth is what the searches read from the truth: the event searched
+// (a published one for the public search), the photographer and the events
+// they are assigned to, and the runner wearing a bib.
+type SearchTruth interface {
+	EventReader
+	PhotographerReader
+	// PublishedEvent returns an event of any organizer if it is published.
+	PublishedEvent(ctx context.Context, id string) (Event, error)
+	// PhotographerEvents lists the events of org the photographer is
+	// assigned to.
+	PhotographerEvents(ctx context.Context, org, photographer string) ([]string, error)
 	// Runners returns the given bibs' runners among the event's.
 	Runners(ctx context.Context, event string, bibs []string) (map[string]Runner, error)
 }
 
-// Directory is the part of the truth the organizer endpoints manage.
-type Directory interface {
-	OrganizerStore
-	EventStore
-	PhotographerStore
-	AssignmentStore
-	RunnerStore
+// IngestQuery names what ingest needs to know about one event.
+type IngestQuery struct {
+	// Org and Event name the event; an event of another organizer is
+	// ErrNotFound.
+	Org, Event string
+	// Photographers and Bibs are the ids and bibs the records name, each
+	// once.
+	Photographers, Bibs []string
 }
 
-// IngestSource is what ingest validates a record against.
+// IngestSource is what ingest reads from the truth: what a record is
+// validated against, and the privacy requests again after the writes.
 type IngestSource interface {
-	// IngestTruth loads, for one event of org, the given photographers and
-	// bibs as ingest needs them. A missing event (or another org's) is
+	// IngestTruth loads, for one event, the given photographers and bibs
+	// as ingest needs them. A missing event (or another org's) is
 	// ErrNotFound.
-	IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (IngestTruth, error)
+	IngestTruth(ctx context.Context, q IngestQuery) (IngestTruth, error)
+	// HiddenBibs returns the privacy requests among bibs in event: bib →
+	// HideMode or DeleteMode.
+	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]string, error)
+}
+
+// PrivacyRequest is a runner's privacy request for a bib in an event.
+type PrivacyRequest struct {
+	// Org and Event name the event.
+	Org, Event string
+	// Bib is the bib whose photos the runner asks about.
+	Bib string
+	// Mode is HideMode or DeleteMode.
+	Mode string
 }
 
 // PrivacyStore records runners' privacy requests.
 type PrivacyStore interface {
-	// HideBib records a runner's privacy request for a bib and returns the
-	// mode now in force: DeleteMode outranks HideMode.
-	HideBib(ctx context.Context, org, event, bib, mode string) (string, error)
-	// HiddenBibs returns the privacy requests among bibs in event: bib →
-	// HideMode or DeleteMode.
-	HiddenBibs(ctx context.Context, event string, bibs []string) (map[string]string, error)
+	// HideBib records a runner's privacy request and returns the mode now
+	// in force: DeleteMode outranks HideMode. An event of another
+	// organizer is ErrNotFound.
+	HideBib(ctx context.Context, r PrivacyRequest) (string, error)
 }
 
 // SyncStore keeps the checkpoints of the photographer-sync walks.
@@ -98,15 +147,6 @@ type SyncStore interface {
 	// SaveSyncState stores a checkpoint; ErrConflict if the checkpoint's
 	// version is no longer current (a newer change restarted the walk).
 	SaveSyncState(ctx context.Context, s SyncState) error
-}
-
-// Truth is every Postgres port at once: what a Service reads and writes
-// there.
-type Truth interface {
-	Directory
-	IngestSource
-	PrivacyStore
-	SyncStore
 }
 
 // PageRequest asks for one page of a listing.
@@ -146,10 +186,11 @@ type WriteResult struct {
 	Err   error
 }
 
-// The Index ports act within one organizer (org): nothing of another
+// The index ports act within one organizer (org): nothing of another
 // organizer is readable or writable through them.
 
-// IngestIndex is what ingest writes: PHOTO items and their BIB_INDEX items.
+// IngestIndex is what ingest writes: PHOTO items and their BIB_INDEX
+// items, and the privacy requests that raced the writes.
 type IngestIndex interface {
 	// Create writes one photo and its BIB_INDEX items atomically, only if no
 	// photo with its ulid exists.
@@ -158,25 +199,51 @@ type IngestIndex interface {
 	// results are in the order of ps. See the adapter for how each photo
 	// stays atomic to readers.
 	CreateBatch(ctx context.Context, org string, ps []*Photo) ([]WriteResult, error)
+	// ApplyPrivacy applies a privacy request to one photo (ulid) as
+	// RemovalIndex.RemoveBib does, reading it strongly consistently: a
+	// hide strikes the bib, a delete deletes the photo if it shows the bib
+	// or had it hidden, and an index entry for the bib that the photo does
+	// not back is dropped. An absent photo is left alone. It returns the
+	// photo as it is afterwards (nil if absent) and whether it deleted it.
+	ApplyPrivacy(ctx context.Context, r PrivacyRequest, ulid string, now time.Time) (*Photo, bool, error)
+}
+
+// BibQuery names the photos of an event that show a bib.
+type BibQuery struct {
+	Org, Event, Bib string
+}
+
+// PhotographerQuery names a photographer's photos in some events.
+type PhotographerQuery struct {
+	Org, Photographer string
+	// Events are the events searched (at most MaxSearchEvents). None means
+	// every photo of the photographer, in index order.
+	Events []string
+}
+
+// PhotographerIndex pages through a photographer's photos.
+type PhotographerIndex interface {
+	// ByPhotographer lists a photographer's photos in q.Events, newest
+	// first: one timeline across them. With no events it lists all their
+	// photos in index order (by event, then createdAt), for walks that must
+	// see every photo.
+	ByPhotographer(ctx context.Context, q PhotographerQuery, r PageRequest) (Page, error)
 }
 
 // SearchIndex is what the searches read.
 type SearchIndex interface {
+	PhotographerIndex
 	Get(ctx context.Context, org, event, ulid string) (*Photo, error)
 	// Gallery lists an event's photos, newest first.
 	Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error)
-	// ByBib lists the photos showing bib, newest first.
-	ByBib(ctx context.Context, org, event, bib string, r PageRequest) (Page, error)
-	// ByPhotographer lists a photographer's photos in the given events
-	// (at most MaxSearchEvents), newest first: one timeline across them.
-	// With no events it lists all their photos in index order (by event,
-	// then createdAt), for walks that must see every photo.
-	ByPhotographer(ctx context.Context, org, photographer string, events []string, r PageRequest) (Page, error)
+	// ByBib lists the photos showing q.Bib, newest first.
+	ByBib(ctx context.Context, q BibQuery, r PageRequest) (Page, error)
 }
 
-// SyncIndex is what the photographer-sync walk writes (it pages with
-// SearchIndex.ByPhotographer).
-type SyncIndex interface {
+// ProfileIndex is what copies a photographer's profile onto their photos
+// (the sync walk, Reconcile's repairs, and ingest settling a rename that
+// raced it).
+type ProfileIndex interface {
 	// SetPhotographer copies a photographer's profile onto one photo, if it
 	// still exists and is still theirs; it reports whether it wrote.
 	SetPhotographer(ctx context.Context, p *Photo, ph Photographer, now time.Time) (bool, error)
@@ -191,22 +258,5 @@ type RemovalIndex interface {
 	// are deleted and the bib struck from each photo; in DeleteMode each
 	// photo showing it is deleted with all its index entries. It returns how
 	// many photos it changed.
-	RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error)
-	// ApplyPrivacy applies a privacy request for bib (HideMode or
-	// DeleteMode) to one photo as RemoveBib does, reading it strongly
-	// consistently: a hide strikes the bib, a delete deletes the photo if it
-	// shows the bib or had it hidden, and an index entry for the bib that
-	// the photo does not back is dropped. An absent photo is left alone. It
-	// returns the photo as it is afterwards (nil if absent) and whether it
-	// deleted it.
-	ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*Photo, bool, error)
-}
-
-// Index is every DynamoDB port at once: what a Service reads and writes
-// there.
-type Index interface {
-	IngestIndex
-	SearchIndex
-	SyncIndex
-	RemovalIndex
+	RemoveBib(ctx context.Context, r PrivacyRequest, now time.Time) (int, error)
 }

@@ -18,10 +18,10 @@ import (
 
 // lostCreateIndex writes the single photo, then reports an error (the
 // transaction's answer lost, e.g. a timeout after commit).
-type lostCreateIndex struct{ photo.Index }
+type lostCreateIndex struct{ photo.IngestIndex }
 
 func (l lostCreateIndex) Create(ctx context.Context, p *photo.Photo) (photo.WriteResult, error) {
-	if _, err := l.Index.Create(ctx, p); err != nil {
+	if _, err := l.IngestIndex.Create(ctx, p); err != nil {
 		return photo.WriteResult{}, err
 	}
 	return photo.WriteResult{}, context.DeadlineExceeded
@@ -33,14 +33,14 @@ func TestPrivacyRaceSingleIngestLostAnswerKeepsHiddenBib(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	svc := privacyDuringIngest(t, e, lostCreateIndex{e.store}, "1000", photo.HideMode)
+	ing := privacyDuringIngest(t, e, lostCreateIndex{e.store}, "1000", photo.HideMode)
 	rec := record(70, "p1", "1000", "1001")
-	if _, err := svc.Ingest(e.ctx, "o1", "e1", rec); err == nil {
+	if _, err := ing.Ingest(e.ctx, "o1", "e1", rec); err == nil {
 		t.Fatal("want an error")
 	}
 	// hide returned 200 and the overlapping ingest returned: invariant says no photo lists 1000.
-	p := must(e.svc.Photo(e.ctx, "o1", "e1", rec.ULID))(t)
-	pg := must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t)
+	p := must(e.search.Photo(e.ctx, "o1", "e1", rec.ULID))(t)
+	pg := must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t)
 	if slices.Contains(p.Bibs, "1000") || len(pg.Photos) != 0 {
 		t.Fatalf("after hide + ingest returned: photo lists %v; bib search for 1000 finds %d", p.Bibs, len(pg.Photos))
 	}
@@ -51,12 +51,12 @@ func TestPrivacyRaceSingleIngestLostAnswerSurvivesDelete(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	svc := privacyDuringIngest(t, e, lostCreateIndex{e.store}, "1000", photo.DeleteMode)
+	ing := privacyDuringIngest(t, e, lostCreateIndex{e.store}, "1000", photo.DeleteMode)
 	rec := record(71, "p1", "1000", "1001")
-	if _, err := svc.Ingest(e.ctx, "o1", "e1", rec); err == nil {
+	if _, err := ing.Ingest(e.ctx, "o1", "e1", rec); err == nil {
 		t.Fatal("want an error")
 	}
-	if p, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID); err == nil {
+	if p, err := e.search.Photo(e.ctx, "o1", "e1", rec.ULID); err == nil {
 		t.Fatalf("after delete request + ingest returned, photo %s survives with bibs %v", p.ULID, p.Bibs)
 	}
 }
@@ -86,10 +86,11 @@ func (c abaClient) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 	return c.Client.TransactWriteItems(ctx, in, opts...)
 }
 
-func abaService(t *testing.T, e *env, ulid string, hook func()) *photo.Service {
+func abaPrivacy(e *env, ulid string, hook func()) *photo.Privacy {
 	c := abaClient{Client: e.ddb.Client, sk: "PHOTO#" + ulid, once: &sync.Once{}, hook: hook}
 	db := ddb.New(c, ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-	return photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+	truth := pgstore.New(e.pool)
+	return photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
 }
 
 // 2: the optimistic check `attribute_not_exists(version)` cannot tell a
@@ -100,19 +101,19 @@ func TestPrivacyRaceDeleteWalkABA(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	rec := record(72, "p1", "1000")
-	must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
-	svc := abaService(t, e, rec.ULID, func() {
+	must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t)
+	priv := abaPrivacy(e, rec.ULID, func() {
 		// Between the walk's read and its write: the organizer deletes the
 		// photo and the pipeline re-posts the ulid with another bib.
-		must(e.svc.DeletePhoto(e.ctx, "o1", "e1", rec.ULID))(t)
+		must(e.privacy.DeletePhoto(e.ctx, "o1", "e1", rec.ULID))(t)
 		r := rec
 		r.Bibs = []string{"1001"}
-		if res := must(e.svc.Ingest(e.ctx, "o1", "e1", r))(t); res.Status != photo.Created {
+		if res := must(e.ingest.Ingest(e.ctx, "o1", "e1", r))(t); res.Status != photo.Created {
 			t.Errorf("re-create: %s", res.Status)
 		}
 	})
-	n := must(svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed
-	p, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID)
+	n := must(priv.RemoveBib(e.ctx, "o1", "e1", "1000", photo.DeleteMode))(t).Changed
+	p, err := e.search.Photo(e.ctx, "o1", "e1", rec.ULID)
 	var left []string
 	for _, it := range e.scan() {
 		if s(it, "ulid") == rec.ULID {
@@ -132,17 +133,17 @@ func TestPrivacyRaceHideWalkABA(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	rec := record(73, "p1", "1000", "1002")
-	must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
-	svc := abaService(t, e, rec.ULID, func() {
-		must(e.svc.DeletePhoto(e.ctx, "o1", "e1", rec.ULID))(t)
+	must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t)
+	priv := abaPrivacy(e, rec.ULID, func() {
+		must(e.privacy.DeletePhoto(e.ctx, "o1", "e1", rec.ULID))(t)
 		r := rec
 		r.Bibs = []string{"1001"}
-		must(e.svc.Ingest(e.ctx, "o1", "e1", r))(t)
+		must(e.ingest.Ingest(e.ctx, "o1", "e1", r))(t)
 	})
-	must(svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t)
-	p := must(e.svc.Photo(e.ctx, "o1", "e1", rec.ULID))(t)
-	by1001 := must(e.svc.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t)
-	by1002 := must(e.svc.ByBib(e.ctx, "o1", "e1", "1002", photo.PageRequest{}))(t)
+	must(priv.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode))(t)
+	p := must(e.search.Photo(e.ctx, "o1", "e1", rec.ULID))(t)
+	by1001 := must(e.search.ByBib(e.ctx, "o1", "e1", "1001", photo.PageRequest{}))(t)
+	by1002 := must(e.search.ByBib(e.ctx, "o1", "e1", "1002", photo.PageRequest{}))(t)
 	if !slices.Equal(p.Bibs, []string{"1001"}) || len(by1001.Photos) != 1 {
 		t.Fatalf("re-created photo (posted with [1001]) now lists %v; bib 1001 finds %d, bib 1002 finds %d",
 			p.Bibs, len(by1001.Photos), len(by1002.Photos))
@@ -162,15 +163,15 @@ func TestPrivacyIngestCalls(t *testing.T) {
 			recs = append(recs, record(offset+i, "p1", bibs...))
 		}
 		e.ddb.Calls.Reset()
-		must(e.svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+		must(e.ingest.IngestBatch(e.ctx, "o1", "e1", recs))(t)
 		return e.ddb.Calls.String()
 	}
 	normal := batch(100, "1003") // 20 index entries, as after a hidden bib is dropped below
 	if normal != "DynamoDB.BatchGetItem=1 DynamoDB.BatchWriteItem=1 DynamoDB.PutItem=20" {
 		t.Fatalf("batch of 20, no request: %s", normal)
 	}
-	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1005", photo.HideMode))(t)
-	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1006", photo.DeleteMode))(t)
+	must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1005", photo.HideMode))(t)
+	must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1006", photo.DeleteMode))(t)
 	if got := batch(200, "1005", "1007"); got != normal {
 		t.Fatalf("batch of 20 with a bib hidden before: %s, want the normal %s", got, normal)
 	}
@@ -194,7 +195,7 @@ func TestPrivacyRaceConcurrent(t *testing.T) {
 	}
 	wg.Go(func() {
 		for _, r := range recs[:n/2] {
-			if _, err := e.svc.Ingest(e.ctx, "o1", "e1", r); err != nil {
+			if _, err := e.ingest.Ingest(e.ctx, "o1", "e1", r); err != nil {
 				errs <- fmt.Errorf("single: %w", err)
 			}
 		}
@@ -206,20 +207,20 @@ func TestPrivacyRaceConcurrent(t *testing.T) {
 			r.Bibs = []string{"1000", "1009"}
 			rs = append(rs, r)
 		}
-		if _, err := e.svc.IngestBatch(e.ctx, "o1", "e1", rs); err != nil {
+		if _, err := e.ingest.IngestBatch(e.ctx, "o1", "e1", rs); err != nil {
 			errs <- fmt.Errorf("batch: %w", err)
 		}
 	})
 	wg.Go(func() {
-		if _, err := e.svc.IngestBatch(e.ctx, "o1", "e1", recs[n/2:]); err != nil {
+		if _, err := e.ingest.IngestBatch(e.ctx, "o1", "e1", recs[n/2:]); err != nil {
 			errs <- fmt.Errorf("batch2: %w", err)
 		}
 	})
 	wg.Go(func() {
-		if _, err := e.svc.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode); err != nil {
+		if _, err := e.privacy.RemoveBib(e.ctx, "o1", "e1", "1000", photo.HideMode); err != nil {
 			errs <- fmt.Errorf("hide: %w", err)
 		}
-		if _, err := e.svc.RemoveBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode); err != nil {
+		if _, err := e.privacy.RemoveBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode); err != nil {
 			errs <- fmt.Errorf("delete: %w", err)
 		}
 	})
@@ -228,13 +229,13 @@ func TestPrivacyRaceConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	for _, p := range must(e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos {
+	for _, p := range must(e.search.Gallery(e.ctx, "o1", "e1", photo.PageRequest{}))(t).Photos {
 		if slices.Contains(p.Bibs, "1000") || slices.Contains(p.Bibs, "1001") || p.BibCount != len(p.Bibs) {
 			t.Errorf("photo %s lists %v (count %d)", p.ULID, p.Bibs, p.BibCount)
 		}
 	}
 	for _, b := range []string{"1000", "1001"} {
-		if pg := must(e.svc.ByBib(e.ctx, "o1", "e1", b, photo.PageRequest{}))(t); len(pg.Photos) != 0 {
+		if pg := must(e.search.ByBib(e.ctx, "o1", "e1", b, photo.PageRequest{}))(t); len(pg.Photos) != 0 {
 			t.Errorf("bib %s finds %d", b, len(pg.Photos))
 		}
 	}
@@ -253,13 +254,13 @@ func TestPrivacyRaceApplyPrivacyReturnsStalePhoto(t *testing.T) {
 		rec := record(600+i, "p1", bib, "1005")
 		c := abaClient{Client: e.ddb.Client, sk: "PHOTO#" + rec.ULID, once: &sync.Once{}, hook: func() {
 			// The request's own walk runs now, between settle's read and write.
-			must(e.svc.RemoveBib(e.ctx, "o1", "e1", bib, mode))(t)
+			must(e.privacy.RemoveBib(e.ctx, "o1", "e1", bib, mode))(t)
 		}}
 		db := ddb.New(c, ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
 		// The request is recorded while ingest runs (its walk comes later).
-		svc := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), bib, mode)
-		r := must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
-		stored, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID)
+		ing := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), bib, mode)
+		r := must(ing.Ingest(e.ctx, "o1", "e1", rec))(t)
+		stored, err := e.search.Photo(e.ctx, "o1", "e1", rec.ULID)
 		t.Logf("%s: result %s bibs %v suppressed %v; stored %v err %v", mode, r.Status, bibsOf(r), r.SuppressedBibs, stored, err)
 		if r.Photo != nil && slices.Contains(r.Photo.Bibs, bib) {
 			t.Errorf("%s: the ingest result's photo lists the requested bib %s: %v", mode, bib, r.Photo.Bibs)
@@ -277,16 +278,16 @@ func TestPrivacyRaceApplyPrivacyStaleAfterDelete(t *testing.T) {
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
 	rec := record(610, "p1", "1001", "1006")
-	must(e.svc.Ingest(e.ctx, "o1", "e1", rec))(t)
-	must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1006", photo.HideMode))(t) // version 1
+	must(e.ingest.Ingest(e.ctx, "o1", "e1", rec))(t)
+	must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1006", photo.HideMode))(t) // version 1
 	c := abaClient{Client: e.ddb.Client, sk: "PHOTO#" + rec.ULID, once: &sync.Once{}, hook: func() {
-		must(e.svc.RemoveBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode))(t)
+		must(e.privacy.RemoveBib(e.ctx, "o1", "e1", "1001", photo.DeleteMode))(t)
 	}}
 	db := ddb.New(c, ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-	svc := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), "1001", photo.DeleteMode)
+	ing := requestRecordedDuringIngest(t, e, dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema)), "1001", photo.DeleteMode)
 	rec.Bibs = []string{"1001"}
-	r := must(svc.Ingest(e.ctx, "o1", "e1", rec))(t)
-	_, err := e.svc.Photo(e.ctx, "o1", "e1", rec.ULID)
+	r := must(ing.Ingest(e.ctx, "o1", "e1", rec))(t)
+	_, err := e.search.Photo(e.ctx, "o1", "e1", rec.ULID)
 	t.Logf("result %s bibs %v suppressed %v; stored err %v", r.Status, bibsOf(r), r.SuppressedBibs, err)
 	if err != nil && r.Status != photo.Suppressed {
 		t.Errorf("photo deleted, result says %s with photo %v", r.Status, bibsOf(r))

@@ -3,7 +3,32 @@ package photo
 import (
 	"context"
 	"fmt"
+	"time"
 )
+
+// Search is the searches' role: organizers' searches of their events'
+// photos (the gallery, one photo, by bib, by photographer) and runners'
+// public search by bib. It only reads. photo-api builds it for its search
+// and public routes. It is safe for concurrent use.
+type Search struct {
+	cfg SearchConfig
+}
+
+// SearchConfig configures a Search.
+type SearchConfig struct {
+	// Truth holds the events, photographers and runners a search checks
+	// (pgstore).
+	Truth SearchTruth
+	// Index holds the photos (dynamostore).
+	Index SearchIndex
+	// Observer, if set, hears every search (for metrics).
+	Observer Observer
+}
+
+// NewSearch returns a Search.
+func NewSearch(cfg SearchConfig) *Search {
+	return &Search{cfg: cfg}
+}
 
 // Page sizes.
 const (
@@ -31,26 +56,26 @@ func checkPage(r *PageRequest, maxLen int) error {
 }
 
 // Gallery lists an event's photos, newest first.
-func (s *Service) Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error) {
+func (s *Search) Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error) {
 	defer s.searched(SearchGallery)()
 	if err := checkPage(&r, maxCursor); err != nil {
 		return Page{}, err
 	}
-	if _, err := s.truth.Event(ctx, org, event); err != nil {
+	if _, err := s.cfg.Truth.Event(ctx, org, event); err != nil {
 		return Page{}, err
 	}
-	return s.index.Gallery(ctx, org, event, r)
+	return s.cfg.Index.Gallery(ctx, org, event, r)
 }
 
 // Photo returns one photo of an event of org.
-func (s *Service) Photo(ctx context.Context, org, event, ulid string) (*Photo, error) {
+func (s *Search) Photo(ctx context.Context, org, event, ulid string) (*Photo, error) {
 	if !ValidULID(ulid) {
 		return nil, notFound("photo", ulid)
 	}
-	if _, err := s.truth.Event(ctx, org, event); err != nil {
+	if _, err := s.cfg.Truth.Event(ctx, org, event); err != nil {
 		return nil, err
 	}
-	return s.index.Get(ctx, org, event, ulid)
+	return s.cfg.Index.Get(ctx, org, event, ulid)
 }
 
 // BibPage is a page of bib search results.
@@ -64,7 +89,7 @@ type BibPage struct {
 
 // ByBib lists the photos of an event of org that show bib, newest first:
 // one GSI1 query and ⌈n/100⌉ BatchGets of the PHOTO items per page.
-func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
+func (s *Search) ByBib(ctx context.Context, org, event, bib string, r PageRequest) (BibPage, error) {
 	defer s.searched(SearchBib)()
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
@@ -72,15 +97,15 @@ func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageReque
 	if err := checkPage(&r, maxCursor); err != nil {
 		return BibPage{}, err
 	}
-	if _, err := s.truth.Event(ctx, org, event); err != nil {
+	if _, err := s.cfg.Truth.Event(ctx, org, event); err != nil {
 		return BibPage{}, err
 	}
-	p, err := s.index.ByBib(ctx, org, event, bib, r)
+	p, err := s.cfg.Index.ByBib(ctx, BibQuery{Org: org, Event: event, Bib: bib}, r)
 	if err != nil {
 		return BibPage{}, err
 	}
 	out := BibPage{Page: p, Bib: bib}
-	rs, err := s.truth.Runners(ctx, event, []string{bib})
+	rs, err := s.cfg.Truth.Runners(ctx, event, []string{bib})
 	if err != nil {
 		return BibPage{}, err
 	}
@@ -94,7 +119,7 @@ func (s *Service) ByBib(ctx context.Context, org, event, bib string, r PageReque
 // event, but only if the event is published, and without the runner (anyone
 // may ask, and a bib must not reveal a name). An unpublished event is
 // ErrNotFound.
-func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequest) (BibPage, error) {
+func (s *Search) PublicByBib(ctx context.Context, event, bib string, r PageRequest) (BibPage, error) {
 	defer s.searched(SearchPublicBib)()
 	if err := CheckBib("bib", bib); err != nil {
 		return BibPage{}, err
@@ -102,11 +127,11 @@ func (s *Service) PublicByBib(ctx context.Context, event, bib string, r PageRequ
 	if err := checkPage(&r, maxCursor); err != nil {
 		return BibPage{}, err
 	}
-	ev, err := s.truth.PublishedEvent(ctx, event)
+	ev, err := s.cfg.Truth.PublishedEvent(ctx, event)
 	if err != nil {
 		return BibPage{}, err
 	}
-	p, err := s.index.ByBib(ctx, ev.OrganizerID, event, bib, r)
+	p, err := s.cfg.Index.ByBib(ctx, BibQuery{Org: ev.OrganizerID, Event: event, Bib: bib}, r)
 	if err != nil {
 		return BibPage{}, err
 	}
@@ -123,22 +148,22 @@ const MaxSearchEvents = 32
 // assigned to (at most MaxSearchEvents; more is an error naming eventId),
 // as one timeline. Photos of an event the photographer was unassigned
 // from are found by naming the event.
-func (s *Service) ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error) {
+func (s *Search) ByPhotographer(ctx context.Context, org, photographer, event string, r PageRequest) (Page, error) {
 	defer s.searched(SearchPhotographer)()
 	if err := checkPage(&r, maxMergeCursor); err != nil {
 		return Page{}, err
 	}
-	if _, err := s.truth.Photographer(ctx, org, photographer); err != nil {
+	if _, err := s.cfg.Truth.Photographer(ctx, org, photographer); err != nil {
 		return Page{}, err
 	}
 	events := []string{event}
 	if event != "" {
-		if _, err := s.truth.Event(ctx, org, event); err != nil {
+		if _, err := s.cfg.Truth.Event(ctx, org, event); err != nil {
 			return Page{}, err
 		}
 	} else {
 		var err error
-		if events, err = s.truth.PhotographerEvents(ctx, org, photographer); err != nil {
+		if events, err = s.cfg.Truth.PhotographerEvents(ctx, org, photographer); err != nil {
 			return Page{}, err
 		}
 		if len(events) > MaxSearchEvents {
@@ -148,5 +173,15 @@ func (s *Service) ByPhotographer(ctx context.Context, org, photographer, event s
 			return Page{Photos: []*Photo{}}, nil
 		}
 	}
-	return s.index.ByPhotographer(ctx, org, photographer, events, r)
+	return s.cfg.Index.ByPhotographer(ctx, PhotographerQuery{Org: org, Photographer: photographer, Events: events}, r)
+}
+
+// searched starts timing a search of kind; call what it returns when the
+// search ends.
+func (s *Search) searched(kind string) func() {
+	if s.cfg.Observer == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() { s.cfg.Observer.Searched(kind, time.Since(start)) }
 }

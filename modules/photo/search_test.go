@@ -19,7 +19,7 @@ func (e *env) ingestN(org, event, ph string, offset, n int, bibs func(i int) []s
 		for i := lo; i < min(lo+photo.MaxBatch, n); i++ {
 			recs = append(recs, record(offset+i, ph, bibs(i)...))
 		}
-		res := must(e.svc.IngestBatch(e.ctx, org, event, recs))(e.t)
+		res := must(e.ingest.IngestBatch(e.ctx, org, event, recs))(e.t)
 		for _, r := range res {
 			if r.Status != photo.Created {
 				e.t.Fatalf("ingest: %s %v", r.Status, r.Err)
@@ -36,7 +36,7 @@ func TestBibSearchOver1000PhotosCountsCalls(t *testing.T) {
 	e.org("o1", "e1", "p1")
 	ids := e.ingestN("o1", "e1", "p1", 0, 1000, func(i int) []string { return []string{"1005", fmt.Sprint(2000 + i%7)} })
 	// Noise: other bibs and another event of the same org.
-	must(e.svc.CreateEvent(e.ctx, "o1", photo.Event{ID: "e1b", Name: "Other"}))(t)
+	must(e.dir.CreateEvent(e.ctx, "o1", photo.Event{ID: "e1b", Name: "Other"}))(t)
 	e.ingestN("o1", "e1", "p1", 5000, 50, func(int) []string { return []string{"1006"} })
 	want := slices.Clone(ids)
 	slices.Reverse(want) // newest first
@@ -47,7 +47,7 @@ func TestBibSearchOver1000PhotosCountsCalls(t *testing.T) {
 		cursor := ""
 		for page := 0; ; page++ {
 			e.ddb.Calls.Reset()
-			pg, err := e.svc.ByBib(e.ctx, "o1", "e1", "1005", photo.PageRequest{Limit: limit, Cursor: cursor})
+			pg, err := e.search.ByBib(e.ctx, "o1", "e1", "1005", photo.PageRequest{Limit: limit, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestBibSearchOver1000PhotosCountsCalls(t *testing.T) {
 			t.Fatalf("limit %d: %d photos; duplicates, gaps or wrong order (first %v)", limit, len(got), got[:3])
 		}
 		// Stable: the first page again is the same.
-		again := must(e.svc.ByBib(e.ctx, "o1", "e1", "1005", photo.PageRequest{Limit: limit}))(t)
+		again := must(e.search.ByBib(e.ctx, "o1", "e1", "1005", photo.PageRequest{Limit: limit}))(t)
 		for i, p := range again.Photos {
 			if p.ULID != first[i] {
 				t.Fatalf("first page changed at %d", i)
@@ -96,17 +96,17 @@ func TestGalleryAndPhotographerSearch(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	must(e.svc.CreateEvent(e.ctx, "o1", photo.Event{ID: "e2", Name: "Two"}))(t)
-	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
+	must(e.dir.CreateEvent(e.ctx, "o1", photo.Event{ID: "e2", Name: "Two"}))(t)
+	must(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
 	for _, a := range [][2]string{{"e2", "p1"}, {"e1", "p2"}} {
-		if err := e.svc.Assign(e.ctx, "o1", a[0], a[1]); err != nil {
+		if err := e.dir.Assign(e.ctx, "o1", a[0], a[1]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p1e1 := e.ingestN("o1", "e1", "p1", 0, 30, func(int) []string { return []string{"1000"} })
 	p1e2 := e.ingestN("o1", "e2", "p1", 100, 20, func(int) []string { return []string{"1000"} })
 	p2e1 := e.ingestN("o1", "e1", "p2", 200, 10, func(int) []string { return nil })
-	noPh := must(e.svc.Ingest(e.ctx, "o1", "e1", record(300, "", "1001")))(t)
+	noPh := must(e.ingest.Ingest(e.ctx, "o1", "e1", record(300, "", "1001")))(t)
 
 	walk := func(f func(c string) (photo.Page, error)) []string {
 		var ids []string
@@ -135,7 +135,7 @@ func TestGalleryAndPhotographerSearch(t *testing.T) {
 	}
 	byPh := func(ph, ev string) []string {
 		return walk(func(c string) (photo.Page, error) {
-			return e.svc.ByPhotographer(e.ctx, "o1", ph, ev, photo.PageRequest{Limit: 7, Cursor: c})
+			return e.search.ByPhotographer(e.ctx, "o1", ph, ev, photo.PageRequest{Limit: 7, Cursor: c})
 		})
 	}
 	if got, want := byPh("p1", ""), newestFirst(p1e1, p1e2); !slices.Equal(got, want) {
@@ -151,12 +151,12 @@ func TestGalleryAndPhotographerSearch(t *testing.T) {
 		t.Errorf("p2 in e2: %d photos", len(got))
 	}
 	gallery := walk(func(c string) (photo.Page, error) {
-		return e.svc.Gallery(e.ctx, "o1", "e1", photo.PageRequest{Limit: 11, Cursor: c})
+		return e.search.Gallery(e.ctx, "o1", "e1", photo.PageRequest{Limit: 11, Cursor: c})
 	})
 	if want := newestFirst(p1e1, p2e1, []string{noPh.Photo.ULID}); !slices.Equal(gallery, want) {
 		t.Errorf("gallery: %d photos, want %d", len(gallery), len(want))
 	}
-	got := must(e.svc.Photo(e.ctx, "o1", "e1", noPh.Photo.ULID))(t)
+	got := must(e.search.Photo(e.ctx, "o1", "e1", noPh.Photo.ULID))(t)
 	if got.PhotographerID != "" || got.Bibs[0] != "1001" {
 		t.Errorf("photo without photographer: %+v", got)
 	}
@@ -169,25 +169,28 @@ func TestTenantsCannotReachEachOther(t *testing.T) {
 	e.org("o2", "e2", "p2")
 	e.ingestN("o1", "e1", "p1", 0, 5, func(int) []string { return []string{"1000"} })
 	e.ingestN("o2", "e2", "p2", 0, 5, func(int) []string { return []string{"1000"} })
-	one := must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{Limit: 2}))(t)
+	one := must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{Limit: 2}))(t)
 
 	// By id: another org's event, photographer or photo is not found.
 	for name, err := range map[string]error{
-		"bib search":          func() error { _, err := e.svc.ByBib(e.ctx, "o2", "e1", "1000", photo.PageRequest{}); return err }(),
-		"gallery":             func() error { _, err := e.svc.Gallery(e.ctx, "o2", "e1", photo.PageRequest{}); return err }(),
-		"photo":               func() error { _, err := e.svc.Photo(e.ctx, "o2", "e1", one.Photos[0].ULID); return err }(),
-		"photographer search": func() error { _, err := e.svc.ByPhotographer(e.ctx, "o2", "p1", "", photo.PageRequest{}); return err }(),
-		"delete":              func() error { _, err := e.svc.DeletePhoto(e.ctx, "o2", "e1", one.Photos[0].ULID); return err }(),
-		"hide bib":            func() error { _, err := e.svc.RemoveBib(e.ctx, "o2", "e1", "1000", photo.HideMode); return err }(),
-		"assign":              e.svc.Assign(e.ctx, "o2", "e1", "p2"),
-		"sync":                func() error { _, err := e.svc.SyncPhotographer(e.ctx, "o2", "p1", photo.SyncOptions{}); return err }(),
+		"bib search": func() error { _, err := e.search.ByBib(e.ctx, "o2", "e1", "1000", photo.PageRequest{}); return err }(),
+		"gallery":    func() error { _, err := e.search.Gallery(e.ctx, "o2", "e1", photo.PageRequest{}); return err }(),
+		"photo":      func() error { _, err := e.search.Photo(e.ctx, "o2", "e1", one.Photos[0].ULID); return err }(),
+		"photographer search": func() error {
+			_, err := e.search.ByPhotographer(e.ctx, "o2", "p1", "", photo.PageRequest{})
+			return err
+		}(),
+		"delete":   func() error { _, err := e.privacy.DeletePhoto(e.ctx, "o2", "e1", one.Photos[0].ULID); return err }(),
+		"hide bib": func() error { _, err := e.privacy.RemoveBib(e.ctx, "o2", "e1", "1000", photo.HideMode); return err }(),
+		"assign":   e.dir.Assign(e.ctx, "o2", "e1", "p2"),
+		"sync":     func() error { _, err := e.dir.SyncPhotographer(e.ctx, "o2", "p1", photo.SyncOptions{}); return err }(),
 	} {
 		if !errors.Is(err, photo.ErrNotFound) {
 			t.Errorf("%s across orgs: %v, want ErrNotFound", name, err)
 		}
 	}
 	// By cursor: o1's cursor is refused in o2's search.
-	if _, err := e.svc.ByBib(e.ctx, "o2", "e2", "1000", photo.PageRequest{Cursor: one.Cursor}); !errors.Is(err, photo.ErrCursor) {
+	if _, err := e.search.ByBib(e.ctx, "o2", "e2", "1000", photo.PageRequest{Cursor: one.Cursor}); !errors.Is(err, photo.ErrCursor) {
 		t.Errorf("o1's cursor in o2: %v", err)
 	}
 	// By key, below the service: the store's o2 view of o1's partition
@@ -198,7 +201,7 @@ func TestTenantsCannotReachEachOther(t *testing.T) {
 	if _, err := e.store.Get(e.ctx, "o2", "e1", one.Photos[0].ULID); !errors.Is(err, photo.ErrNotFound) {
 		t.Errorf("o2 reads o1's photo by key: %v", err)
 	}
-	if n := len(must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t).Photos); n != 5 {
+	if n := len(must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t).Photos); n != 5 {
 		t.Errorf("o1 now has %d photos, want 5 (nothing deleted across orgs)", n)
 	}
 }

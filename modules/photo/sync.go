@@ -3,7 +3,6 @@ package photo
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // SyncOptions tunes a sync walk.
@@ -33,15 +32,15 @@ type SyncReport struct {
 // the walk's cursor is saved in Postgres after every page, keyed by the
 // profile version) and idempotent (a photo already up to date is not
 // written; running it again after it finished does nothing).
-func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt SyncOptions) (SyncReport, error) {
+func (dir *Directory) SyncPhotographer(ctx context.Context, org, id string, opt SyncOptions) (SyncReport, error) {
 	if opt.PageSize <= 0 {
 		opt.PageSize = 100
 	}
-	ph, err := s.truth.Photographer(ctx, org, id)
+	ph, err := dir.cfg.Photographers.Photographer(ctx, org, id)
 	if err != nil {
 		return SyncReport{}, err
 	}
-	st, err := s.truth.SyncState(ctx, id)
+	st, err := dir.cfg.Checkpoints.SyncState(ctx, id)
 	if err != nil {
 		return SyncReport{}, err
 	}
@@ -54,11 +53,11 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 	}
 	restarted := false
 	for !st.Done && (opt.MaxPages == 0 || rep.Pages < opt.MaxPages) {
-		page, err := s.index.ByPhotographer(ctx, org, id, nil, PageRequest{Limit: opt.PageSize, Cursor: st.Cursor})
+		page, err := dir.cfg.Photos.ByPhotographer(ctx, PhotographerQuery{Org: org, Photographer: id}, PageRequest{Limit: opt.PageSize, Cursor: st.Cursor})
 		if errors.Is(err, ErrCursor) && !restarted {
 			// The cursor key changed since the checkpoint was written: the
 			// walk is idempotent, so start it again.
-			s.log.Warn("photo: sync checkpoint cursor rejected; restarting the walk", "photographer", id)
+			dir.cfg.Log.Warn("photo: sync checkpoint cursor rejected; restarting the walk", "photographer", id)
 			st.Cursor, restarted = "", true
 			continue
 		}
@@ -72,7 +71,7 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 			if p.PhotographerHandle == ph.Handle && p.PhotographerDisplayName == ph.DisplayName {
 				continue
 			}
-			ok, err := s.index.SetPhotographer(ctx, p, ph, s.now())
+			ok, err := dir.cfg.Copies.SetPhotographer(ctx, p, ph, dir.cfg.Now())
 			if err != nil {
 				return rep, err
 			}
@@ -81,11 +80,11 @@ func (s *Service) SyncPhotographer(ctx context.Context, org, id string, opt Sync
 				written = append(written, p)
 			}
 		}
-		if err := s.settle(ctx, org, ph, written); err != nil {
+		if err := settleCopies(ctx, dir.cfg.Photographers, dir.cfg.Copies, dir.cfg.Now, org, ph, written); err != nil {
 			return rep, err
 		}
 		st.Cursor, st.Done = page.Cursor, page.Cursor == ""
-		if err := s.truth.SaveSyncState(ctx, st); err != nil {
+		if err := dir.cfg.Checkpoints.SaveSyncState(ctx, st); err != nil {
 			if errors.Is(err, ErrConflict) {
 				rep.Superseded = true
 				break
@@ -119,17 +118,17 @@ type ReconcileReport struct {
 // Reconcile compares every PHOTO of a photographer (or of every
 // photographer of org, when id is "") with Postgres, reports each drifted
 // copy and, if repair is set, rewrites it.
-func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (ReconcileReport, error) {
+func (dir *Directory) Reconcile(ctx context.Context, org, id string, repair bool) (ReconcileReport, error) {
 	var phs []Photographer
 	if id != "" {
-		ph, err := s.truth.Photographer(ctx, org, id)
+		ph, err := dir.cfg.Photographers.Photographer(ctx, org, id)
 		if err != nil {
 			return ReconcileReport{}, err
 		}
 		phs = []Photographer{ph}
 	} else {
 		var err error
-		if phs, err = s.truth.ListPhotographers(ctx, org); err != nil {
+		if phs, err = dir.cfg.Photographers.ListPhotographers(ctx, org); err != nil {
 			return ReconcileReport{}, err
 		}
 	}
@@ -138,7 +137,7 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 		rep.Photographers++
 		r := PageRequest{Limit: MaxPageSize}
 		for {
-			page, err := s.index.ByPhotographer(ctx, org, ph.ID, nil, r)
+			page, err := dir.cfg.Photos.ByPhotographer(ctx, PhotographerQuery{Org: org, Photographer: ph.ID}, r)
 			if err != nil {
 				return rep, err
 			}
@@ -164,7 +163,7 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 				}
 				rep.Drifted++
 				if repair {
-					ok, err := s.index.SetPhotographer(ctx, p, ph, s.now())
+					ok, err := dir.cfg.Copies.SetPhotographer(ctx, p, ph, dir.cfg.Now())
 					if err != nil {
 						return rep, err
 					}
@@ -174,7 +173,7 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 					}
 				}
 			}
-			if err := s.settle(ctx, org, ph, repaired); err != nil {
+			if err := settleCopies(ctx, dir.cfg.Photographers, dir.cfg.Copies, dir.cfg.Now, org, ph, repaired); err != nil {
 				return rep, err
 			}
 			if page.Cursor == "" {
@@ -184,40 +183,4 @@ func (s *Service) Reconcile(ctx context.Context, org, id string, repair bool) (R
 		}
 	}
 	return rep, nil
-}
-
-// maxSettleRounds bounds settle against a profile that never holds still.
-const maxSettleRounds = 10
-
-// settle makes sure that ps, whose copies were just written from ph, end
-// with the photographer's current profile. A rename that commits while
-// they are written starts its own walk, which may already have passed them;
-// the older copy would then stay. So, once the writes are in, the profile
-// version is read again, and while it differs from the one copied, the
-// photos are written again with the newer profile. Any rename committed
-// after the last check starts a walk that reads these photos afterwards.
-// One Postgres read per call when nothing changed.
-func (s *Service) settle(ctx context.Context, org string, ph Photographer, ps []*Photo) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	for range maxSettleRounds {
-		vs, err := s.truth.PhotographerVersions(ctx, []string{ph.ID})
-		if err != nil {
-			return err
-		}
-		if vs[ph.ID] == ph.Version {
-			return nil
-		}
-		if ph, err = s.truth.Photographer(ctx, org, ph.ID); err != nil {
-			return err
-		}
-		for _, p := range ps {
-			if _, err := s.index.SetPhotographer(ctx, p, ph, s.now()); err != nil {
-				return err
-			}
-			p.PhotographerHandle, p.PhotographerDisplayName = ph.Handle, ph.DisplayName
-		}
-	}
-	return fmt.Errorf("%w: photographer %s's profile kept changing while their photos were updated", ErrConflict, ph.ID)
 }

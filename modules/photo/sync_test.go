@@ -33,8 +33,8 @@ func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.org("o1", "e1", "p1")
-	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "other", DisplayName: "Other"}))(t)
-	if err := e.svc.Assign(e.ctx, "o1", "e1", "p2"); err != nil {
+	must(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "other", DisplayName: "Other"}))(t)
+	if err := e.dir.Assign(e.ctx, "o1", "e1", "p2"); err != nil {
 		t.Fatal(err)
 	}
 	e.ingestN("o1", "e1", "p1", 0, 25, func(int) []string { return []string{"1000"} })
@@ -43,7 +43,7 @@ func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
 	// Rename, but let the walk do only one page of 10: it stops with a
 	// checkpoint.
 	h, n := "studio_new", "Studio New"
-	ph, rep, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &h, DisplayName: &n}, photo.SyncOptions{PageSize: 10, MaxPages: 1})
+	ph, rep, err := e.dir.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &h, DisplayName: &n}, photo.SyncOptions{PageSize: 10, MaxPages: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
 		t.Fatalf("%d stale copies after one page, want 15", stale)
 	}
 	// Resume: it continues from the checkpoint to the end.
-	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 10}))(t)
+	rep = must(e.dir.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 10}))(t)
 	if !rep.Done || rep.Scanned != 25 || rep.Updated != 25 || rep.Pages != 2 {
 		t.Fatalf("resumed: %+v", rep)
 	}
@@ -80,13 +80,13 @@ func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
 	}
 	// Idempotent: running it again does nothing.
 	e.ddb.Calls.Reset()
-	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{}))(t)
+	rep = must(e.dir.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{}))(t)
 	if !rep.Done || rep.Pages != 0 || e.ddb.Calls.Total() != 0 {
 		t.Fatalf("finished walk re-run: %+v, calls %s", rep, e.ddb.Calls)
 	}
 
 	// Reconcile: no drift now.
-	rr := must(e.svc.Reconcile(e.ctx, "o1", "", false))(t)
+	rr := must(e.dir.Reconcile(e.ctx, "o1", "", false))(t)
 	if rr.Drifted != 0 || rr.Scanned != 30 || rr.Photographers != 2 {
 		t.Fatalf("reconcile after sync: %+v", rr)
 	}
@@ -109,15 +109,15 @@ func TestRenameSyncIsResumableAndReconcileRepairsDrift(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rr = must(e.svc.Reconcile(e.ctx, "o1", "p1", false))(t)
+	rr = must(e.dir.Reconcile(e.ctx, "o1", "p1", false))(t)
 	if rr.Drifted != 4 || rr.Repaired != 0 || len(rr.Drift) != 4 || rr.Drift[0].Have != "Stale" || rr.Drift[0].Want != n {
 		t.Fatalf("reconcile report: %+v", rr)
 	}
-	rr = must(e.svc.Reconcile(e.ctx, "o1", "", true))(t)
+	rr = must(e.dir.Reconcile(e.ctx, "o1", "", true))(t)
 	if rr.Drifted != 4 || rr.Repaired != 4 {
 		t.Fatalf("reconcile repair: %+v", rr)
 	}
-	if rr = must(e.svc.Reconcile(e.ctx, "o1", "", false))(t); rr.Drifted != 0 {
+	if rr = must(e.dir.Reconcile(e.ctx, "o1", "", false))(t); rr.Drifted != 0 {
 		t.Fatalf("drift after repair: %+v", rr)
 	}
 }
@@ -128,7 +128,7 @@ func TestRenameDuringWalkSupersedesIt(t *testing.T) {
 	e.org("o1", "e1", "p1")
 	e.ingestN("o1", "e1", "p1", 0, 12, func(int) []string { return nil })
 	a, b := "first", "second"
-	_, rep, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &a}, photo.SyncOptions{PageSize: 5, MaxPages: 1})
+	_, rep, err := e.dir.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{Handle: &a}, photo.SyncOptions{PageSize: 5, MaxPages: 1})
 	if err != nil || rep.Done {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -140,7 +140,7 @@ func TestRenameDuringWalkSupersedesIt(t *testing.T) {
 	if err := pgstore.New(e.pool).SaveSyncState(e.ctx, photo.SyncState{PhotographerID: "p1", Version: 2, Cursor: "x"}); err == nil {
 		t.Fatal("an old walk overwrote the new checkpoint")
 	}
-	rep = must(e.svc.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 5}))(t)
+	rep = must(e.dir.SyncPhotographer(e.ctx, "o1", "p1", photo.SyncOptions{PageSize: 5}))(t)
 	if !rep.Done || rep.Version != 3 || rep.Scanned != 12 || rep.Updated != 12 {
 		t.Fatalf("second walk: %+v", rep)
 	}
@@ -193,6 +193,13 @@ func (c lossyClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 	return &dynamodb.BatchWriteItemOutput{}, nil
 }
 
+// lossyIngest returns an Ingest over the test's table through db (a
+// lossyClient's).
+func (e *env) lossyIngest(db *ddb.DB) *photo.Ingest {
+	store := dynamostore.New(db.Table(e.ddb.Table.Name(), &dynamostore.Schema))
+	return e.newIngest(photo.IngestConfig{Index: store, Copies: store})
+}
+
 func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -202,9 +209,9 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	// not even tried. recs[2]: its index entry is in, its PHOTO put fails.
 	lossy := ddb.New(lossyClient{Client: e.ddb.Client, sk: "BIB#1002#PHOTO#" + recs[1].ULID, failPut: func(sk string) bool { return sk == "PHOTO#"+recs[2].ULID }},
 		ddb.Config{BatchRetries: 2, BatchBackoff: 1e6, BatchBackoffMax: 2e6, CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
+	ing := e.lossyIngest(lossy)
 
-	res := must(svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	res := must(ing.IngestBatch(e.ctx, "o1", "e1", recs))(t)
 	if res[0].Status != photo.Created || res[1].Status != photo.Failed || res[2].Status != photo.Failed || res[1].Err == nil || res[2].Err == nil {
 		t.Fatalf("statuses %s %s %s", res[0].Status, res[1].Status, res[2].Status)
 	}
@@ -221,7 +228,7 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 	}
 	ids := func() []string {
 		var out []string
-		for _, p := range must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t).Photos {
+		for _, p := range must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{}))(t).Photos {
 			out = append(out, p.ULID)
 		}
 		return out
@@ -230,7 +237,7 @@ func TestBatchPhotoIsInvisibleUntilAllItsItemsAreIn(t *testing.T) {
 		t.Fatalf("bib search shows %v", got)
 	}
 	// Re-posting the batch completes it and changes nothing else.
-	res = must(e.svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	res = must(e.ingest.IngestBatch(e.ctx, "o1", "e1", recs))(t)
 	if res[0].Status != photo.Exists || res[1].Status != photo.Created || res[2].Status != photo.Created {
 		t.Fatalf("re-post statuses %s %s %s", res[0].Status, res[1].Status, res[2].Status)
 	}
@@ -256,8 +263,8 @@ func TestBatchWithManyFailedCommits(t *testing.T) {
 	}
 	lossy := ddb.New(lossyClient{Client: e.ddb.Client, failPut: func(sk string) bool { return fail[sk] }},
 		ddb.Config{CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")})
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(e.pool), Index: dynamostore.New(lossy.Table(e.ddb.Table.Name(), &dynamostore.Schema))})
-	res := must(svc.IngestBatch(e.ctx, "o1", "e1", recs))(t)
+	ing := e.lossyIngest(lossy)
+	res := must(ing.IngestBatch(e.ctx, "o1", "e1", recs))(t)
 	for i, r := range res {
 		want := photo.Created
 		if fail["PHOTO#"+recs[i].ULID] {
@@ -267,22 +274,22 @@ func TestBatchWithManyFailedCommits(t *testing.T) {
 			t.Fatalf("photo %d: %s (%v), want %s", i, r.Status, r.Err, want)
 		}
 	}
-	if n := len(must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{Limit: 100}))(t).Photos); n != 40 {
+	if n := len(must(e.search.ByBib(e.ctx, "o1", "e1", "1000", photo.PageRequest{Limit: 100}))(t).Photos); n != 40 {
 		t.Fatalf("bib search finds %d photos, want the 40 committed", n)
 	}
 }
 
-// raceIndex is an Index that runs before once, just ahead of the first
-// SetPhotographer: a window where another rename can land mid-walk.
+// raceIndex runs before once, just ahead of the first SetPhotographer: a
+// window where another rename can land mid-walk.
 type raceIndex struct {
-	photo.Index
+	photo.ProfileIndex
 	once   sync.Once
 	before func()
 }
 
 func (r *raceIndex) SetPhotographer(ctx context.Context, p *photo.Photo, ph photo.Photographer, now time.Time) (bool, error) {
 	r.once.Do(r.before)
-	return r.Index.SetPhotographer(ctx, p, ph, now)
+	return r.ProfileIndex.SetPhotographer(ctx, p, ph, now)
 }
 
 func TestConcurrentRenamesLeaveTheNewestCopy(t *testing.T) {
@@ -294,12 +301,15 @@ func TestConcurrentRenamesLeaveTheNewestCopy(t *testing.T) {
 	// Walk A copies rename A; just before its first write, rename B lands
 	// and its walk finishes. A must not leave its older copy behind.
 	newer := "Studio B"
-	idx := &raceIndex{Index: e.store, before: func() {
-		if _, _, err := e.svc.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &newer}, photo.SyncOptions{}); err != nil {
+	idx := &raceIndex{ProfileIndex: e.store, before: func() {
+		if _, _, err := e.dir.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &newer}, photo.SyncOptions{}); err != nil {
 			t.Error(err)
 		}
 	}}
-	a := photo.NewService(photo.Config{Truth: e.truth, Index: idx})
+	a := photo.NewDirectory(photo.DirectoryConfig{
+		Organizers: e.truth, Events: e.truth, Photographers: e.truth, Assignments: e.truth, Runners: e.truth, Checkpoints: e.truth,
+		Photos: e.store, Copies: idx,
+	})
 	older := "Studio A"
 	if _, _, err := a.UpdatePhotographer(e.ctx, "o1", "p1", photo.PhotographerPatch{DisplayName: &older}, photo.SyncOptions{}); err != nil {
 		t.Fatal(err)
@@ -309,7 +319,7 @@ func TestConcurrentRenamesLeaveTheNewestCopy(t *testing.T) {
 			t.Errorf("photo %s has %q, want the newest name %q", u, c[1], newer)
 		}
 	}
-	if rep := must(e.svc.Reconcile(e.ctx, "o1", "p1", false))(t); rep.Drifted != 0 {
+	if rep := must(e.dir.Reconcile(e.ctx, "o1", "p1", false))(t); rep.Drifted != 0 {
 		t.Fatalf("reconcile finds drift: %+v", rep)
 	}
 }

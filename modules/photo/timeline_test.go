@@ -18,8 +18,8 @@ func (e *env) timeline() []string {
 	e.t.Helper()
 	e.org("o1", "A", "p1")
 	for _, ev := range []string{"A2", "B"} {
-		must(e.svc.CreateEvent(e.ctx, "o1", photo.Event{ID: ev, Name: "Race " + ev}))(e.t)
-		if err := e.svc.Assign(e.ctx, "o1", ev, "p1"); err != nil {
+		must(e.dir.CreateEvent(e.ctx, "o1", photo.Event{ID: ev, Name: "Race " + ev}))(e.t)
+		if err := e.dir.Assign(e.ctx, "o1", ev, "p1"); err != nil {
 			e.t.Fatal(err)
 		}
 	}
@@ -29,7 +29,7 @@ func (e *env) timeline() []string {
 		for _, o := range offsets {
 			recs = append(recs, record(o, "p1"))
 		}
-		for _, r := range must(e.svc.IngestBatch(e.ctx, "o1", ev, recs))(e.t) {
+		for _, r := range must(e.ingest.IngestBatch(e.ctx, "o1", ev, recs))(e.t) {
 			if r.Status != photo.Created {
 				e.t.Fatalf("ingest: %s %v", r.Status, r.Err)
 			}
@@ -44,7 +44,7 @@ func (e *env) timeline() []string {
 	tie2 := tie
 	tie2.ULID = photo.NewULID(base.Add(30 * time.Second))
 	for ev, r := range map[string]photo.Record{"A": tie, "A2": tie2} {
-		all = append(all, must(e.svc.Ingest(e.ctx, "o1", ev, r))(e.t).Photo)
+		all = append(all, must(e.ingest.Ingest(e.ctx, "o1", ev, r))(e.t).Photo)
 	}
 	slices.SortFunc(all, func(a, b *photo.Photo) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
@@ -69,7 +69,7 @@ func TestPhotographerSearchIsOneTimelineAcrossEvents(t *testing.T) {
 	want := e.timeline()
 	eventOf := map[string]string{}
 	for _, ev := range []string{"A", "A2"} {
-		for _, p := range must(e.svc.Gallery(e.ctx, "o1", ev, photo.PageRequest{Limit: 100}))(t).Photos {
+		for _, p := range must(e.search.Gallery(e.ctx, "o1", ev, photo.PageRequest{Limit: 100}))(t).Photos {
 			eventOf[p.ULID] = ev
 		}
 	}
@@ -91,7 +91,7 @@ func TestPhotographerSearchIsOneTimelineAcrossEvents(t *testing.T) {
 					}
 				}
 				e.ddb.Calls.Reset()
-				pg, err := e.svc.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: limit, Cursor: cursor})
+				pg, err := e.search.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: limit, Cursor: cursor})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +119,7 @@ func TestPhotographerSearchIsOneTimelineAcrossEvents(t *testing.T) {
 	// One event still works, with its own cursors.
 	var inA []string
 	for c := ""; ; {
-		pg := must(e.svc.ByPhotographer(e.ctx, "o1", "p1", "A", photo.PageRequest{Limit: 2, Cursor: c}))(t)
+		pg := must(e.search.ByPhotographer(e.ctx, "o1", "p1", "A", photo.PageRequest{Limit: 2, Cursor: c}))(t)
 		for _, p := range pg.Photos {
 			inA = append(inA, p.ULID)
 		}
@@ -141,14 +141,14 @@ func TestNewestIsTheULIDTimeEverywhere(t *testing.T) {
 	e.org("o1", "e1", "p1")
 	off := record(1, "p1", "1000")
 	off.CreatedAt = off.CreatedAt.Add(time.Hour)
-	_, err := e.svc.Ingest(e.ctx, "o1", "e1", off)
+	_, err := e.ingest.Ingest(e.ctx, "o1", "e1", off)
 	var ve *photo.ValidationError
 	if !errors.As(err, &ve) || ve.Problems[0].Field != "createdAt" {
 		t.Fatalf("createdAt an hour after the ulid: %v, want a problem naming createdAt", err)
 	}
 	minted := record(2, "p1", "1000")
 	minted.ULID = ""
-	res := must(e.svc.Ingest(e.ctx, "o1", "e1", minted))(t)
+	res := must(e.ingest.Ingest(e.ctx, "o1", "e1", minted))(t)
 	if id := res.Photo.ULID; id[:10] != photo.NewULID(minted.CreatedAt)[:10] || !res.Photo.CreatedAt.Equal(minted.CreatedAt) {
 		t.Fatalf("a record without ulid got %s created %s; want a ulid of time %s", id, res.Photo.CreatedAt, minted.CreatedAt)
 	}
@@ -161,9 +161,9 @@ func TestNewestIsTheULIDTimeEverywhere(t *testing.T) {
 		return out
 	}
 	r := photo.PageRequest{Limit: 100}
-	gallery := ids(must(e.svc.Gallery(e.ctx, "o1", "e1", r))(t))
-	byBib := ids(must(e.svc.ByBib(e.ctx, "o1", "e1", "1000", r))(t).Page)
-	byPh := ids(must(e.svc.ByPhotographer(e.ctx, "o1", "p1", "", r))(t))
+	gallery := ids(must(e.search.Gallery(e.ctx, "o1", "e1", r))(t))
+	byBib := ids(must(e.search.ByBib(e.ctx, "o1", "e1", "1000", r))(t).Page)
+	byPh := ids(must(e.search.ByPhotographer(e.ctx, "o1", "p1", "", r))(t))
 	if len(gallery) != 6 || !slices.Equal(gallery, byBib) || !slices.Equal(gallery, byPh) {
 		t.Fatalf("gallery %v\nbib     %v\nphotog  %v", gallery, byBib, byPh)
 	}
@@ -175,34 +175,34 @@ func TestPhotographerCursorIsBoundToItsSearch(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.timeline()
-	must(e.svc.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
+	must(e.dir.CreatePhotographer(e.ctx, "o1", photo.Photographer{ID: "p2", Handle: "h2", DisplayName: "Two"}))(t)
 	for _, ev := range []string{"A", "A2", "B"} {
-		if err := e.svc.Assign(e.ctx, "o1", ev, "p2"); err != nil {
+		if err := e.dir.Assign(e.ctx, "o1", ev, "p2"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	e.org("o2", "C", "p3") // another organizer's photographer, in as many events
 	for _, ev := range []string{"C2", "C3"} {
-		must(e.svc.CreateEvent(e.ctx, "o2", photo.Event{ID: ev, Name: "Race " + ev}))(t)
-		if err := e.svc.Assign(e.ctx, "o2", ev, "p3"); err != nil {
+		must(e.dir.CreateEvent(e.ctx, "o2", photo.Event{ID: ev, Name: "Race " + ev}))(t)
+		if err := e.dir.Assign(e.ctx, "o2", ev, "p3"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pg := must(e.svc.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: 2}))(t)
+	pg := must(e.search.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: 2}))(t)
 	if pg.Cursor == "" {
 		t.Fatal("no cursor")
 	}
 	for name, f := range map[string]func() error{
 		"another photographer": func() error {
-			_, err := e.svc.ByPhotographer(e.ctx, "o1", "p2", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
+			_, err := e.search.ByPhotographer(e.ctx, "o1", "p2", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
 			return err
 		},
 		"another organizer": func() error {
-			_, err := e.svc.ByPhotographer(e.ctx, "o2", "p3", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
+			_, err := e.search.ByPhotographer(e.ctx, "o2", "p3", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
 			return err
 		},
 		"one event": func() error {
-			_, err := e.svc.ByPhotographer(e.ctx, "o1", "p1", "A", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
+			_, err := e.search.ByPhotographer(e.ctx, "o1", "p1", "A", photo.PageRequest{Limit: 2, Cursor: pg.Cursor})
 			return err
 		},
 	} {
@@ -210,7 +210,7 @@ func TestPhotographerCursorIsBoundToItsSearch(t *testing.T) {
 			t.Errorf("%s: %v, want ErrCursor", name, err)
 		}
 	}
-	if _, err := e.svc.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor}); err != nil {
+	if _, err := e.search.ByPhotographer(e.ctx, "o1", "p1", "", photo.PageRequest{Limit: 2, Cursor: pg.Cursor}); err != nil {
 		t.Fatalf("the genuine cursor: %v", err)
 	}
 }

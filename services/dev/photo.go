@@ -41,7 +41,7 @@ func init() {
 			}
 			cfg.Ready = func(ctx context.Context, base string, deps photoapi.Deps) error {
 				defer env.Ready() // it serves; a demo-data failure is logged
-				d, err := photoapi.SeedDemo(ctx, deps.Service)
+				d, err := photoapi.SeedDemo(ctx, deps.Directory, deps.Ingest)
 				if err != nil {
 					return fmt.Errorf("demo data: %w", err)
 				}

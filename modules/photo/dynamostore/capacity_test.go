@@ -52,11 +52,11 @@ func TestCapacityModel(t *testing.T) {
 	}
 	take("ingest batch (25 photos, 3 bibs each)", 25)
 	r := photo.PageRequest{Limit: 20}
-	if p, err := s.ByBib(ctx, "org-seoul-marathon", "2026-seoul-marathon", "10234", r); err != nil || len(p.Photos) != 20 {
+	if p, err := s.ByBib(ctx, photo.BibQuery{Org: "org-seoul-marathon", Event: "2026-seoul-marathon", Bib: "10234"}, r); err != nil || len(p.Photos) != 20 {
 		t.Fatalf("by bib: %d, %v", len(p.Photos), err)
 	}
 	take("search by bib (20)", 1)
-	if p, err := s.ByPhotographer(ctx, "org-seoul-marathon", "pg-000123", []string{"2026-seoul-marathon"}, r); err != nil || len(p.Photos) != 20 {
+	if p, err := s.ByPhotographer(ctx, photo.PhotographerQuery{Org: "org-seoul-marathon", Photographer: "pg-000123", Events: []string{"2026-seoul-marathon"}}, r); err != nil || len(p.Photos) != 20 {
 		t.Fatalf("by photographer: %d, %v", len(p.Photos), err)
 	}
 	take("search by photographer (20, 1 event)", 1)

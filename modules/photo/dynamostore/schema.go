@@ -1,4 +1,4 @@
-// Package dynamostore is photo's DynamoDB side (photo.Index): the
+// Package dynamostore is photo's DynamoDB side (its index ports): the
 // PhotoService-{stage} single table with its PHOTO and BIB_INDEX items,
 // built on sdk/ddb. Key formats and attribute names are fixed: items
 // already stored use them.

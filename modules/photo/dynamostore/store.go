@@ -17,14 +17,20 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// Store implements photo.Index on a PhotoService table.
+// Store implements photo's DynamoDB ports on a PhotoService table.
 type Store struct {
 	table  *ddb.Table
 	photos *ddb.Entity[PhotoItem]
 	bibs   *ddb.Entity[BibItem]
 }
 
-var _ photo.Index = (*Store)(nil)
+var (
+	_ photo.IngestIndex       = (*Store)(nil)
+	_ photo.PhotographerIndex = (*Store)(nil)
+	_ photo.SearchIndex       = (*Store)(nil)
+	_ photo.ProfileIndex      = (*Store)(nil)
+	_ photo.RemovalIndex      = (*Store)(nil)
+)
 
 // New returns a Store on table, whose schema must be Schema.
 func New(table *ddb.Table) *Store {
@@ -336,9 +342,9 @@ func (s *Store) Gallery(ctx context.Context, org, event string, r photo.PageRequ
 // write that did not complete) or does not list the bib (left by a batch
 // post that lost to another post of the ulid and died before repairing;
 // see commit) is skipped.
-func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageRequest) (photo.Page, error) {
-	v := s.scope(org)
-	pg, err := v.bibs.Query("GSI1", BibGSI1PK.Build(event, bib)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
+func (s *Store) ByBib(ctx context.Context, q photo.BibQuery, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(q.Org)
+	pg, err := v.bibs.Query("GSI1", BibGSI1PK.Build(q.Event, q.Bib)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
 	if err != nil {
 		return photo.Page{}, translate(err)
 	}
@@ -350,10 +356,10 @@ func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageR
 	if err != nil {
 		return photo.Page{}, translate(err)
 	}
-	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil || !slices.Contains(p.Bibs, bib) }), pg.Cursor), nil
+	return toPage(slices.DeleteFunc(photos, func(p *PhotoItem) bool { return p == nil || !slices.Contains(p.Bibs, q.Bib) }), pg.Cursor), nil
 }
 
-// ByPhotographer lists a photographer's photos in events newest first:
+// ByPhotographer lists a photographer's photos in q.Events newest first:
 // GSI2 narrowed to each event with begins_with(GSI2SK, "EVT#{eventId}#")
 // is one stream in createdAt order, and a ddb.Merge of the streams makes
 // them one timeline (ties broken by ulid), with one cursor for all. A
@@ -362,18 +368,18 @@ func (s *Store) ByBib(ctx context.Context, org, event, bib string, r photo.PageR
 //
 // With no events it reads the whole GSI2 partition in index order (by
 // event, then createdAt): one Query a page, for walks over every photo.
-func (s *Store) ByPhotographer(ctx context.Context, org, photographer string, events []string, r photo.PageRequest) (photo.Page, error) {
-	v := s.scope(org)
-	if len(events) == 0 {
-		pg, err := v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
+func (s *Store) ByPhotographer(ctx context.Context, q photo.PhotographerQuery, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(q.Org)
+	if len(q.Events) == 0 {
+		pg, err := v.photos.Query("GSI2", PhotogGSI2PK.Build(q.Photographer)).Desc().Limit(r.Limit).After(r.Cursor).Page(ctx)
 		if err != nil {
 			return photo.Page{}, translate(err)
 		}
 		return toPage(pg.Items, pg.Cursor), nil
 	}
-	qs := make([]*ddb.Query[PhotoItem], len(events))
-	for i, ev := range events {
-		qs[i] = v.photos.Query("GSI2", PhotogGSI2PK.Build(photographer)).BeginsWith(PhotogGSI2SK.Prefix(ev)).Desc()
+	qs := make([]*ddb.Query[PhotoItem], len(q.Events))
+	for i, ev := range q.Events {
+		qs[i] = v.photos.Query("GSI2", PhotogGSI2PK.Build(q.Photographer)).BeginsWith(PhotogGSI2SK.Prefix(ev)).Desc()
 	}
 	pg, err := ddb.NewMerge(newestPhoto, qs...).Limit(r.Limit).After(r.Cursor).Page(ctx)
 	if err != nil {
@@ -471,7 +477,8 @@ func (s *Store) deletePhoto(ctx context.Context, v view, it *PhotoItem, extra st
 // deleted with all its index entries. Then the bib's GSI1 entries, to drop
 // any left without a photo that lists the bib. Reads cost a pass over the
 // event's photos: fine for a rare request, not for a request path.
-func (s *Store) RemoveBib(ctx context.Context, org, event, bib, mode string, now time.Time) (int, error) {
+func (s *Store) RemoveBib(ctx context.Context, r photo.PrivacyRequest, now time.Time) (int, error) {
+	org, event, bib, mode := r.Org, r.Event, r.Bib, r.Mode
 	v := s.scope(org)
 	f := expression.Contains(expression.Name("bibs"), bib)
 	if mode == photo.DeleteMode {
@@ -512,8 +519,9 @@ func (s *Store) RemoveBib(ctx context.Context, org, event, bib, mode string, now
 	return changed, nil
 }
 
-// ApplyPrivacy implements photo.Index.
-func (s *Store) ApplyPrivacy(ctx context.Context, org, event, ulid, bib, mode string, now time.Time) (*photo.Photo, bool, error) {
+// ApplyPrivacy implements photo.IngestIndex.
+func (s *Store) ApplyPrivacy(ctx context.Context, r photo.PrivacyRequest, ulid string, now time.Time) (*photo.Photo, bool, error) {
+	org, event, bib, mode := r.Org, r.Event, r.Bib, r.Mode
 	v := s.scope(org)
 	k := PhotoKey(org, event, ulid)
 	get := func() (*PhotoItem, error) {

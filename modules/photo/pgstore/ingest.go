@@ -9,17 +9,19 @@ import (
 )
 
 // IngestTruth loads what ingest needs in one round trip (a pgx batch).
-func (s *Store) IngestTruth(ctx context.Context, org, event string, photographers, bibs []string) (photo.IngestTruth, error) {
+func (s *Store) IngestTruth(ctx context.Context, q photo.IngestQuery) (photo.IngestTruth, error) {
 	t := photo.IngestTruth{
 		Photographers: map[string]photo.Photographer{}, Assigned: map[string]bool{},
 		Runners: map[string]photo.Runner{}, Hidden: map[string]string{},
 	}
+	photographers, bibs := q.Photographers, q.Bibs
 	if photographers == nil {
 		photographers = []string{}
 	}
 	if bibs == nil {
 		bibs = []string{}
 	}
+	org, event := q.Org, q.Event
 	b := &pgx.Batch{}
 	b.Queue(`SELECT `+eventCols+` FROM events WHERE organizer_id = $1 AND event_id = $2`, org, event).
 		QueryRow(func(r pgx.Row) error {

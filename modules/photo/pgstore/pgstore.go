@@ -21,12 +21,25 @@ import (
 	"github.com/pacerhq/pacer/modules/photo"
 )
 
-// Store implements photo.Truth.
+// Store implements photo's Postgres ports.
 type Store struct {
 	pool *pgxpool.Pool
 }
 
-var _ photo.Truth = (*Store)(nil)
+var (
+	_ photo.OrganizerStore     = (*Store)(nil)
+	_ photo.EventReader        = (*Store)(nil)
+	_ photo.EventStore         = (*Store)(nil)
+	_ photo.PhotographerReader = (*Store)(nil)
+	_ photo.ProfileReader      = (*Store)(nil)
+	_ photo.PhotographerStore  = (*Store)(nil)
+	_ photo.AssignmentStore    = (*Store)(nil)
+	_ photo.RunnerStore        = (*Store)(nil)
+	_ photo.SearchTruth        = (*Store)(nil)
+	_ photo.IngestSource       = (*Store)(nil)
+	_ photo.PrivacyStore       = (*Store)(nil)
+	_ photo.SyncStore          = (*Store)(nil)
+)
 
 // New returns a Store over pool.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }

@@ -28,7 +28,7 @@ func (s *Store) HiddenBibs(ctx context.Context, event string, bibs []string) (ma
 }
 
 // HideBib records a privacy request; "delete" outranks "hide".
-func (s *Store) HideBib(ctx context.Context, org, event, bib, mode string) (string, error) {
+func (s *Store) HideBib(ctx context.Context, r photo.PrivacyRequest) (string, error) {
 	var stored string
 	err := s.pool.QueryRow(ctx,
 		`INSERT INTO hidden_bibs (event_id, bib, mode)
@@ -36,12 +36,12 @@ func (s *Store) HideBib(ctx context.Context, org, event, bib, mode string) (stri
 		 ON CONFLICT (event_id, bib) DO UPDATE
 		 SET mode = CASE WHEN hidden_bibs.mode = 'delete' THEN 'delete' ELSE EXCLUDED.mode END, requested_at = now()
 		 RETURNING mode`,
-		org, event, bib, mode).Scan(&stored)
+		r.Org, r.Event, r.Bib, r.Mode).Scan(&stored)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", photo.NotFound("event", event)
+		return "", photo.NotFound("event", r.Event)
 	}
 	if err != nil {
-		return "", translate(err, "hidden bib", bib)
+		return "", translate(err, "hidden bib", r.Bib)
 	}
 	return stored, nil
 }

@@ -29,18 +29,18 @@ func (s *Store) ImportRunners(ctx context.Context, org, event string, rs []photo
 }
 
 // ListRunners lists runners of an event of org by bib, after the given bib.
-func (s *Store) ListRunners(ctx context.Context, org, event, after string, limit int) ([]photo.Runner, error) {
-	if _, err := s.Event(ctx, org, event); err != nil {
+func (s *Store) ListRunners(ctx context.Context, q photo.RunnerQuery) ([]photo.Runner, error) {
+	if _, err := s.Event(ctx, q.Org, q.Event); err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx,
 		`SELECT event_id, bib, name FROM event_runners WHERE event_id = $1 AND bib > $2 ORDER BY bib LIMIT $3`,
-		event, after, limit)
+		q.Event, q.After, q.Limit)
 	if err != nil {
-		return nil, translate(err, "runners", event)
+		return nil, translate(err, "runners", q.Event)
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[photo.Runner])
-	return out, translate(err, "runners", event)
+	return out, translate(err, "runners", q.Event)
 }
 
 // Runners returns the given bibs' runners in an event.

@@ -1,6 +1,6 @@
 // Package phototest gives PhotoService tests their own Postgres database
-// (migrated) and DynamoDB table on the local stand-ins, with the domain
-// service wired over them.
+// (migrated) and DynamoDB table on the local stand-ins, with the domain's
+// roles wired over them.
 //
 //	func TestMain(m *testing.M) {
 //		standin.RunTests(m, standin.Config{DynamoDB: true, Postgres: true})
@@ -38,8 +38,12 @@ type Env struct {
 	Truth *pgstore.Store
 	// Store is the DynamoDB index over DDB's table.
 	Store *dynamostore.Store
-	// Service is the domain service over Truth and Store.
-	Service *photo.Service
+	// Ingest, Search, Directory and Privacy are the domain's roles over
+	// Truth and Store.
+	Ingest    *photo.Ingest
+	Search    *photo.Search
+	Directory *photo.Directory
+	Privacy   *photo.Privacy
 }
 
 // New creates a migrated Postgres database and a table for t; both, and
@@ -59,6 +63,12 @@ func New(ctx context.Context, t testing.TB) *Env {
 	truth, store := pgstore.New(pool), dynamostore.New(de.Table)
 	return &Env{
 		DDB: de, Pool: pool, Truth: truth, Store: store,
-		Service: photo.NewService(photo.Config{Truth: truth, Index: store}),
+		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: store, Copies: store}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: store}),
+		Directory: photo.NewDirectory(photo.DirectoryConfig{
+			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
+			Photos: store, Copies: store,
+		}),
+		Privacy: photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: store}),
 	}
 }

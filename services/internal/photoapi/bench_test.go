@@ -35,18 +35,18 @@ func benchSetup(b *testing.B, e *env) {
 	ctx := e.ctx
 	steps := []error{
 		func() error {
-			_, err := e.svc.CreateOrganizer(ctx, photo.Organizer{ID: "o1", Name: "Bench"})
+			_, err := e.d.Directory.CreateOrganizer(ctx, photo.Organizer{ID: "o1", Name: "Bench"})
 			return err
 		}(),
 		func() error {
-			_, err := e.svc.CreateEvent(ctx, "o1", photo.Event{ID: "e1", Name: "Bench Race"})
+			_, err := e.d.Directory.CreateEvent(ctx, "o1", photo.Event{ID: "e1", Name: "Bench Race"})
 			return err
 		}(),
 		func() error {
-			_, err := e.svc.CreatePhotographer(ctx, "o1", photo.Photographer{ID: "p1", Handle: "h", DisplayName: "P"})
+			_, err := e.d.Directory.CreatePhotographer(ctx, "o1", photo.Photographer{ID: "p1", Handle: "h", DisplayName: "P"})
 			return err
 		}(),
-		e.svc.Assign(ctx, "o1", "e1", "p1"),
+		e.d.Directory.Assign(ctx, "o1", "e1", "p1"),
 	}
 	for _, err := range steps {
 		if err != nil {
@@ -57,7 +57,7 @@ func benchSetup(b *testing.B, e *env) {
 	for i := range 200 {
 		rs = append(rs, photo.Runner{Bib: fmt.Sprint(1000 + i), Name: fmt.Sprint("Runner ", i)})
 	}
-	if _, err := e.svc.ImportRunners(ctx, "o1", "e1", rs); err != nil {
+	if _, err := e.d.Directory.ImportRunners(ctx, "o1", "e1", rs); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -200,7 +200,7 @@ func BenchmarkBibSearch10k(b *testing.B) {
 				S3URI: "s3://b/p/" + id, Dimensions: photo.Dimensions{Width: 10, Height: 10}, Format: "jpeg", Size: 1,
 				Bibs: []string{fmt.Sprint(1000 + i%200), "7"}, PhotographerID: "p1"})
 		}
-		if _, err := e.svc.IngestBatch(e.ctx, "o1", "e1", recs); err != nil {
+		if _, err := e.d.Ingest.IngestBatch(e.ctx, "o1", "e1", recs); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -34,9 +34,9 @@ type Demo struct {
 
 // SeedDemo loads a small demo data set so that a newcomer can search right
 // away: an organizer, a published event, two assigned photographers, 20
-// runners and 50 photos with bibs. It is idempotent: ids and ulids are
-// fixed, and what exists is left alone.
-func SeedDemo(ctx context.Context, svc *photo.Service) (Demo, error) {
+// runners and 50 photos with bibs, through the directory and ingest. It is
+// idempotent: ids and ulids are fixed, and what exists is left alone.
+func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Demo, error) {
 	d := Demo{Org: "demo-org", Event: "seoul-marathon-2024", Photographers: []string{"ph_kim", "ph_lee"}, Bibs: []string{"1001", "1007", "1013"}}
 	ignoreExists := func(err error) error {
 		if errors.Is(err, photo.ErrConflict) {
@@ -44,18 +44,18 @@ func SeedDemo(ctx context.Context, svc *photo.Service) (Demo, error) {
 		}
 		return err
 	}
-	if _, err := svc.CreateOrganizer(ctx, photo.Organizer{ID: d.Org, Name: "Demo Running Club"}); ignoreExists(err) != nil {
+	if _, err := dir.CreateOrganizer(ctx, photo.Organizer{ID: d.Org, Name: "Demo Running Club"}); ignoreExists(err) != nil {
 		return d, err
 	}
-	if _, err := svc.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true}); ignoreExists(err) != nil {
+	if _, err := dir.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true}); ignoreExists(err) != nil {
 		return d, err
 	}
 	names := map[string][2]string{"ph_kim": {"studio_kim", "Studio Kim"}, "ph_lee": {"lee.shoots", "Lee Shoots"}}
 	for _, id := range d.Photographers {
-		if _, err := svc.CreatePhotographer(ctx, d.Org, photo.Photographer{ID: id, Handle: names[id][0], DisplayName: names[id][1]}); ignoreExists(err) != nil {
+		if _, err := dir.CreatePhotographer(ctx, d.Org, photo.Photographer{ID: id, Handle: names[id][0], DisplayName: names[id][1]}); ignoreExists(err) != nil {
 			return d, err
 		}
-		if err := svc.Assign(ctx, d.Org, d.Event, id); err != nil {
+		if err := dir.Assign(ctx, d.Org, d.Event, id); err != nil {
 			return d, err
 		}
 	}
@@ -65,7 +65,7 @@ func SeedDemo(ctx context.Context, svc *photo.Service) (Demo, error) {
 	for i := range 20 {
 		runners = append(runners, photo.Runner{Bib: fmt.Sprint(1001 + i), Name: first[i%5] + " " + last[i%4]})
 	}
-	if _, err := svc.ImportRunners(ctx, d.Org, d.Event, runners); err != nil {
+	if _, err := dir.ImportRunners(ctx, d.Org, d.Event, runners); err != nil {
 		return d, err
 	}
 	start := time.Date(2024, 11, 9, 8, 0, 0, 0, time.UTC)
@@ -92,7 +92,7 @@ func SeedDemo(ctx context.Context, svc *photo.Service) (Demo, error) {
 			PhotographerID: d.Photographers[i%2], CreatedAt: at,
 		})
 	}
-	res, err := svc.IngestBatch(ctx, d.Org, d.Event, recs)
+	res, err := ing.IngestBatch(ctx, d.Org, d.Event, recs)
 	if err != nil {
 		return d, err
 	}

@@ -37,7 +37,7 @@ type env struct {
 	raw huma.API
 	mux *http.ServeMux
 	ddb *ddbtest.Env
-	svc *photo.Service
+	d   Deps // the roles behind api
 }
 
 func newEnv(t testing.TB) *env {
@@ -49,13 +49,19 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	api := NewAPI(mux, Deps{Service: k.Service}, v, false)
-	e := &env{ctx: ctx, raw: api, mux: mux, ddb: k.DDB, svc: k.Service}
+	d := kitDeps(k)
+	api := NewAPI(mux, d, v, false)
+	e := &env{ctx: ctx, raw: api, mux: mux, ddb: k.DDB, d: d}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
 		e.api = spectest.Wrap(tt, api)
 	}
 	return e
+}
+
+// kitDeps are the test kit's roles.
+func kitDeps(k *phototest.Env) Deps {
+	return Deps{Ingest: k.Ingest, Search: k.Search, Directory: k.Directory, Privacy: k.Privacy}
 }
 
 // server starts a real HTTP server on loopback for the API, its responses

@@ -35,19 +35,19 @@ func (h *handlers) registerEvents(api huma.API) {
 	huma.Register(api, server.Op("create-event", http.MethodPost, "/events",
 		"Create an event of your organization", tagDirectory, refusals, conflicts, server.Status(http.StatusCreated)),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct{ Body eventBody }) (*eventOutput, error) {
-			e, err := h.svc.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
+			e, err := h.dir.CreateEvent(ctx, org, photo.Event{ID: in.Body.EventID, Name: in.Body.Name, StartsOn: in.Body.StartsOn, Published: in.Body.Published})
 			return &eventOutput{Body: e}, err
 		}))
 	huma.Register(api, server.Op("list-events", http.MethodGet, "/events", "List your organization's events", tagDirectory, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, _ *struct{}) (*eventsOutput, error) {
-			es, err := h.svc.ListEvents(ctx, org)
+			es, err := h.dir.ListEvents(ctx, org)
 			out := &eventsOutput{}
 			out.Body.Events = es
 			return out, err
 		}))
 	huma.Register(api, server.Op("get-event", http.MethodGet, "/events/{eventId}", "Get an event", tagDirectory, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *EventPath) (*eventOutput, error) {
-			e, err := h.svc.Event(ctx, org, in.EventID)
+			e, err := h.dir.Event(ctx, org, in.EventID)
 			return &eventOutput{Body: e}, err
 		}))
 	huma.Register(api, server.Op("update-event", http.MethodPatch, "/events/{eventId}", "Rename or (un)publish an event", tagDirectory, refusals),
@@ -55,7 +55,7 @@ func (h *handlers) registerEvents(api huma.API) {
 			EventPath
 			Body eventPatchBody
 		}) (*eventOutput, error) {
-			e, err := h.svc.UpdateEvent(ctx, org, in.EventID, photo.EventPatch{Name: in.Body.Name, Published: in.Body.Published})
+			e, err := h.dir.UpdateEvent(ctx, org, in.EventID, photo.EventPatch{Name: in.Body.Name, Published: in.Body.Published})
 			return &eventOutput{Body: e}, err
 		}))
 }

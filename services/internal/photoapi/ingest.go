@@ -104,7 +104,7 @@ func (h *handlers) registerIngest(api huma.API) {
 		EventPath
 		Body recordBody
 	}) (*ingestOutput, error) {
-		res, err := h.svc.Ingest(ctx, org, in.EventID, in.Body.record())
+		res, err := h.ingest.Ingest(ctx, org, in.EventID, in.Body.record())
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (h *handlers) registerIngest(api huma.API) {
 			for i, r := range in.Body.Photos {
 				recs[i] = r.record()
 			}
-			res, err := h.svc.IngestBatch(ctx, org, in.EventID, recs)
+			res, err := h.ingest.IngestBatch(ctx, org, in.EventID, recs)
 			if err != nil {
 				return nil, err
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
@@ -26,16 +25,16 @@ func TestMetrics(t *testing.T) {
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
 	m := newMetrics(&aws.Config{}, k.DDB.Table.Name())
-	svc := photo.NewService(photo.Config{Truth: k.Truth, Index: k.Store, Observer: m.photo})
+	d := roleDeps(k.Truth, k.Store, m.photo, nil)
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	api := NewAPI(mux, Deps{Service: svc}, v, false)
+	api := NewAPI(mux, d, v, false)
 	srv := httptest.NewServer(m.serve(mux))
 	t.Cleanup(srv.Close)
-	e := &env{t: t, ctx: ctx, api: spectest.Wrap(t, api), raw: api, mux: mux, ddb: k.DDB, svc: svc}
+	e := &env{t: t, ctx: ctx, api: spectest.Wrap(t, api), raw: api, mux: mux, ddb: k.DDB, d: d}
 
 	e.setup("o1", "ev", "ph", true)
 	tok := orgToken(t, "o1")

@@ -29,12 +29,12 @@ func (h *handlers) registerOrganizers(api huma.API) {
 	huma.Register(api, server.Op("create-organizer", http.MethodPost, "/admin/organizers",
 		"Create an organizer", tagAdmin, refusals, conflicts, server.Status(http.StatusCreated)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *struct{ Body organizerBody }) (*organizerOutput, error) {
-			o, err := h.svc.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
+			o, err := h.dir.CreateOrganizer(ctx, photo.Organizer{ID: in.Body.OrganizerID, Name: in.Body.Name})
 			return &organizerOutput{Body: o}, err
 		}))
 	huma.Register(api, server.Op("list-organizers", http.MethodGet, "/admin/organizers", "List organizers", tagAdmin, refusals),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, _ *struct{}) (*organizersOutput, error) {
-			os, err := h.svc.ListOrganizers(ctx)
+			os, err := h.dir.ListOrganizers(ctx)
 			out := &organizersOutput{}
 			out.Body.Organizers = os
 			return out, err

@@ -17,11 +17,11 @@ import (
 
 // The demo data behind the pages, with images served from a folder
 // standing in for the CDN.
-func pagesStack(t *testing.T) (*photo.Service, *httptest.Server, Demo) {
+func pagesStack(t *testing.T) (*photo.Directory, *httptest.Server, Demo) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
-	d, err := SeedDemo(ctx, k.Service)
+	d, err := SeedDemo(ctx, k.Directory, k.Ingest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +36,13 @@ func pagesStack(t *testing.T) (*photo.Service, *httptest.Server, Demo) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	NewAPI(mux, Deps{Service: k.Service}, v, true)
+	NewAPI(mux, kitDeps(k), v, true)
 	if err := RegisterPages(mux, true, cdn.URL, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return k.Service, srv, d
+	return k.Directory, srv, d
 }
 
 // ulidsDescending is a script: the gallery's photos are newest first.
@@ -79,9 +79,9 @@ func TestRunnerPage(t *testing.T) {
 // An organizer searches by bib (the runner's hostile name shows as text),
 // by photographer, and the gallery.
 func TestOrganizerPage(t *testing.T) {
-	svc, srv, d := pagesStack(t)
+	dir, srv, d := pagesStack(t)
 	const name = `<img src=x onerror="window.__xss=1"><b>Mallory</b>`
-	if _, err := svc.ImportRunners(context.Background(), d.Org, d.Event, []photo.Runner{{Bib: "1001", Name: name}}); err != nil {
+	if _, err := dir.ImportRunners(context.Background(), d.Org, d.Event, []photo.Runner{{Bib: "1001", Name: name}}); err != nil {
 		t.Fatal(err)
 	}
 	b := browsertest.New(t)

@@ -29,11 +29,15 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Deps are what the routes need. Register reads Service only when a
-// request arrives, so the spec can be generated with a zero Deps.
+// Deps are what the routes need: the domain's roles (Run builds them).
+// Register reads the roles only when a request arrives, so the spec
+// can be generated with a zero Deps.
 type Deps struct {
-	Service *photo.Service
-	Log     *slog.Logger // default slog.Default()
+	Ingest    *photo.Ingest    // the pipeline's ingest routes
+	Search    *photo.Search    // the organizers' searches and the public runner search
+	Directory *photo.Directory // admin, events, photographers, assignments, runners, photographer sync
+	Privacy   *photo.Privacy   // photo deletes and bib privacy requests
+	Log       *slog.Logger     // default slog.Default()
 }
 
 // Tags group the operations in the spec.
@@ -49,7 +53,10 @@ const (
 
 // handlers holds the dependencies of every route.
 type handlers struct {
-	svc     *photo.Service
+	ingest  *photo.Ingest
+	search  *photo.Search
+	dir     *photo.Directory
+	privacy *photo.Privacy
 	log     *slog.Logger
 	problem func(error) error // the domain's errors as problems (errors.go)
 }
@@ -59,7 +66,7 @@ func Register(api huma.API, d Deps) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	h := &handlers{svc: d.Service, log: d.Log, problem: problems(d.Log).Problem}
+	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, log: d.Log, problem: problems(d.Log).Problem}
 	h.registerOrganizers(api)
 	h.registerEvents(api)
 	h.registerPhotographers(api)

@@ -43,18 +43,18 @@ func (h *handlers) registerPhotographers(api huma.API) {
 	huma.Register(api, server.Op("create-photographer", http.MethodPost, "/photographers",
 		"Create a photographer of your organization", tagDirectory, refusals, conflicts, server.Status(http.StatusCreated)),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct{ Body photographerBody }) (*photographerOutput, error) {
-			p, err := h.svc.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
+			p, err := h.dir.CreatePhotographer(ctx, org, photo.Photographer{ID: in.Body.PhotographerID, Handle: in.Body.Handle, DisplayName: in.Body.DisplayName})
 			return &photographerOutput{Body: p}, err
 		}))
 	huma.Register(api, server.Op("list-photographers", http.MethodGet, "/photographers",
 		"List your organization's photographers", tagDirectory, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, _ *struct{}) (*photographersOutput, error) {
-			ps, err := h.svc.ListPhotographers(ctx, org)
+			ps, err := h.dir.ListPhotographers(ctx, org)
 			return photographersOut(ps), err
 		}))
 	huma.Register(api, server.Op("get-photographer", http.MethodGet, "/photographers/{photographerId}", "Get a photographer", tagDirectory, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *PhotographerPath) (*photographerOutput, error) {
-			p, err := h.svc.Photographer(ctx, org, in.PhotographerID)
+			p, err := h.dir.Photographer(ctx, org, in.PhotographerID)
 			return &photographerOutput{Body: p}, err
 		}))
 	huma.Register(api, server.Op("update-photographer", http.MethodPatch, "/photographers/{photographerId}",
@@ -63,7 +63,7 @@ func (h *handlers) registerPhotographers(api huma.API) {
 			PhotographerPath
 			Body photographerPatchBody
 		}) (*photographerUpdateOutput, error) {
-			p, rep, err := h.svc.UpdatePhotographer(ctx, org, in.PhotographerID,
+			p, rep, err := h.dir.UpdatePhotographer(ctx, org, in.PhotographerID,
 				photo.PhotographerPatch{Handle: in.Body.Handle, DisplayName: in.Body.DisplayName}, photo.SyncOptions{})
 			if err != nil && p.ID == "" {
 				return nil, err

@@ -26,7 +26,7 @@ func (h *handlers) registerPrivacy(api huma.API) {
 			EventPath
 			ULIDPath
 		}) (*photoOutput, error) {
-			p, err := h.svc.DeletePhoto(ctx, org, in.EventID, in.ULID)
+			p, err := h.privacy.DeletePhoto(ctx, org, in.EventID, in.ULID)
 			return &photoOutput{Body: p}, err
 		}))
 	huma.Register(api, server.Op("bib-privacy", http.MethodPost, "/events/{eventId}/bibs/{bib}/privacy",
@@ -43,7 +43,7 @@ func (h *handlers) registerPrivacy(api huma.API) {
 				Mode string `json:"mode" enum:"hide,delete"`
 			}
 		}) (*privacyOutput, error) {
-			res, err := h.svc.RemoveBib(ctx, org, in.EventID, in.Bib, in.Body.Mode)
+			res, err := h.privacy.RemoveBib(ctx, org, in.EventID, in.Bib, in.Body.Mode)
 			if err != nil {
 				return nil, err
 			}

@@ -66,8 +66,8 @@ type Config struct {
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
 	// ("http://127.0.0.1:8082") and its Deps (the dev runner loads demo
-	// data through Deps.Service); an error it returns is logged, and the
-	// API keeps serving.
+	// data through Deps.Directory and Deps.Ingest); an error it returns is
+	// logged, and the API keeps serving.
 	Ready func(ctx context.Context, baseURL string, d Deps) error
 }
 
@@ -159,10 +159,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	svc := photo.NewService(photo.Config{Truth: pgstore.New(pool), Index: dynamostore.New(table), Log: cfg.Log, Observer: m.photo})
+	d := roleDeps(pgstore.New(pool), dynamostore.New(table), m.photo, cfg.Log)
 
 	mux := http.NewServeMux()
-	d := Deps{Service: svc, Log: cfg.Log}
 	NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		return err
@@ -176,6 +175,20 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table.Name(), "dev", cfg.Dev)
 	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
+}
+
+// roleDeps are the routes' roles over truth and index.
+func roleDeps(truth *pgstore.Store, index *dynamostore.Store, obs photo.Observer, log *slog.Logger) Deps {
+	return Deps{
+		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index, Log: log, Observer: obs}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index, Observer: obs}),
+		Directory: photo.NewDirectory(photo.DirectoryConfig{
+			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
+			Photos: index, Copies: index, Log: log,
+		}),
+		Privacy: photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: index}),
+		Log:     log,
+	}
 }
 
 // prepareTable creates the table if it is missing (setup), or checks that

@@ -64,7 +64,7 @@ func (h *handlers) registerRunners(api huma.API) {
 			if err != nil {
 				return nil, err
 			}
-			n, err := h.svc.ImportRunners(ctx, org, in.EventID, rs)
+			n, err := h.dir.ImportRunners(ctx, org, in.EventID, rs)
 			if err != nil {
 				return nil, csvProblems(err, lines)
 			}
@@ -78,7 +78,7 @@ func (h *handlers) registerRunners(api huma.API) {
 			EventPath
 			RunnersQuery
 		}) (*runnersOutput, error) {
-			page, err := h.svc.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
+			page, err := h.dir.ListRunners(ctx, org, in.EventID, in.After, in.Limit)
 			if err != nil {
 				return nil, err
 			}

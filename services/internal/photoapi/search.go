@@ -109,7 +109,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			EventPath
 			server.PageQuery
 		}) (*photosOutput, error) {
-			p, err := h.svc.Gallery(ctx, org, in.EventID, pageRequest(in.PageQuery))
+			p, err := h.search.Gallery(ctx, org, in.EventID, pageRequest(in.PageQuery))
 			return pageOut(p), err
 		}))
 	huma.Register(api, server.Op("get-photo", http.MethodGet, "/events/{eventId}/photos/{ulid}", "One photo", tagSearch, refusals),
@@ -117,7 +117,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			EventPath
 			ULIDPath
 		}) (*photoOutput, error) {
-			p, err := h.svc.Photo(ctx, org, in.EventID, in.ULID)
+			p, err := h.search.Photo(ctx, org, in.EventID, in.ULID)
 			return &photoOutput{Body: p}, err
 		}))
 	huma.Register(api, server.Op("search-by-bib", http.MethodGet, "/events/{eventId}/bibs/{bib}/photos",
@@ -128,7 +128,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			BibPath
 			server.PageQuery
 		}) (*bibOutput, error) {
-			p, err := h.svc.ByBib(ctx, org, in.EventID, in.Bib, pageRequest(in.PageQuery))
+			p, err := h.search.ByBib(ctx, org, in.EventID, in.Bib, pageRequest(in.PageQuery))
 			return bibOut(p), err
 		}))
 	huma.Register(api, server.Op("search-by-photographer", http.MethodGet, "/photographers/{photographerId}/photos",
@@ -141,7 +141,7 @@ func (h *handlers) registerSearch(api huma.API) {
 			EventID string `query:"eventId" pattern:"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" maxLength:"64" doc:"Only photos of this event."`
 			PhotographerPageQuery
 		}) (*photosOutput, error) {
-			p, err := h.svc.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, photo.PageRequest{Limit: in.Limit, Cursor: in.Cursor})
+			p, err := h.search.ByPhotographer(ctx, org, in.PhotographerID, in.EventID, photo.PageRequest{Limit: in.Limit, Cursor: in.Cursor})
 			return pageOut(p), err
 		}))
 }
@@ -158,7 +158,7 @@ func (h *handlers) registerPublic(api huma.API) {
 			BibPath
 			server.PageQuery
 		}) (*publicBibOutput, error) {
-			p, err := h.svc.PublicByBib(ctx, in.EventID, in.Bib, pageRequest(in.PageQuery))
+			p, err := h.search.PublicByBib(ctx, in.EventID, in.Bib, pageRequest(in.PageQuery))
 			return publicBibOut(p), err
 		}))
 }

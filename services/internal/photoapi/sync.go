@@ -28,7 +28,7 @@ func (h *handlers) registerSync(api huma.API) {
 			PhotographerPath
 			MaxPages int `query:"maxPages" minimum:"0" maximum:"100000" doc:"Stop after this many pages of 100 (0: to the end); the next call resumes."`
 		}) (*syncOutput, error) {
-			rep, err := h.svc.SyncPhotographer(ctx, org, in.PhotographerID, photo.SyncOptions{MaxPages: in.MaxPages})
+			rep, err := h.dir.SyncPhotographer(ctx, org, in.PhotographerID, photo.SyncOptions{MaxPages: in.MaxPages})
 			return &syncOutput{Body: rep}, err
 		}))
 	huma.Register(api, server.Op("reconcile-photographer", http.MethodPost, "/photographers/{photographerId}/reconcile",
@@ -37,13 +37,13 @@ func (h *handlers) registerSync(api huma.API) {
 			PhotographerPath
 			ReconcileQuery
 		}) (*reconcileOutput, error) {
-			rep, err := h.svc.Reconcile(ctx, org, in.PhotographerID, in.Repair)
+			rep, err := h.dir.Reconcile(ctx, org, in.PhotographerID, in.Repair)
 			return &reconcileOutput{Body: rep}, err
 		}))
 	huma.Register(api, server.Op("reconcile-organization", http.MethodPost, "/reconcile",
 		"Reconcile every photographer of your organization", tagSync, refusals),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *ReconcileQuery) (*reconcileOutput, error) {
-			rep, err := h.svc.Reconcile(ctx, org, "", in.Repair)
+			rep, err := h.dir.Reconcile(ctx, org, "", in.Repair)
 			return &reconcileOutput{Body: rep}, err
 		}))
 }
