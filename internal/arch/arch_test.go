@@ -192,6 +192,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"generic kit imports a module", Package{Path: "services/internal/metrics", Imports: []string{"modules/asyncevent/sqsqueue", "sdk/ddb"}}, []string{"modules/asyncevent/sqsqueue"}},
 		{"generic kit test imports a module", Package{Path: "services/internal/testkit/spectest", Tests: []string{"modules/photo"}}, []string{"modules/photo"}},
 		{"a module kit imports its module", Package{Path: "services/internal/asynceventbackend", Imports: []string{"modules/asyncevent/sqsqueue"}}, nil},
+		{"photo's module kit imports its module", Package{Path: "services/internal/photobackend", Imports: []string{"modules/photo", "modules/photo/pgstore"}}, nil},
 		{"a service imports a test kit in its tests", Package{Path: "services/internal/photoapi", Tests: []string{"services/internal/testkit/spectest"}}, nil},
 		{"binaries may wire anything", Package{Path: "services/dev", Imports: []string{"services/internal/photoapi", "services/internal/asynceventapi"}}, nil},
 	}

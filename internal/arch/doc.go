@@ -13,8 +13,8 @@
 //     except a shared kit (Kits); test kits sit together under
 //     services/internal/testkit.
 //   - A generic kit imports no module: only a module's own kit
-//     (ModuleKits: asynceventbackend) may, so each domain's metrics and wiring
-//     live beside its services.
+//     (ModuleKits: asynceventbackend, photobackend) may, so each domain's
+//     metrics and wiring live beside its services.
 //   - The worker binary links no HTTP API framework, JWT or Postgres code.
 //   - No deployed binary (the containers of deploy/k8s) links a test kit, a
 //     stand-in, the capacity simulator or dev-stack code (NotProduct).

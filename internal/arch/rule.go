@@ -19,11 +19,12 @@ var Kits = []string{
 	"services/internal/ops",               // a background process's /metrics, /healthz, /readyz
 	"services/internal/testkit",           // tests: spectest, browsertest, smuggletest, proctest, iamtest
 	"services/internal/asynceventbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
+	"services/internal/photobackend",      // PhotoService's wiring: its pool and table, and the roles over them
 }
 
 // ModuleKits are the kits that belong to one module's services, and so may
 // import that module.
-var ModuleKits = []string{"services/internal/asynceventbackend"}
+var ModuleKits = []string{"services/internal/asynceventbackend", "services/internal/photobackend"}
 
 // Package is what a rule needs to know of one package: its path relative to
 // Module ("sdk/ddb"), and its imports, also relative where they are inside

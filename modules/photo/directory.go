@@ -10,8 +10,9 @@ import (
 // Directory is the organizers' role over the truth: organizers, their
 // events, photographers, assignments and runners, and the copies of
 // photographers' profiles on their photos (SyncPhotographer, Reconcile;
-// UpdatePhotographer syncs). photo-api builds it for its admin, directory
-// and sync routes. It is safe for concurrent use.
+// UpdatePhotographer syncs). photo-api builds it
+// (services/internal/photobackend) for its admin, directory and sync
+// routes. It is safe for concurrent use.
 type Directory struct {
 	cfg DirectoryConfig
 }

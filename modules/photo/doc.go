@@ -16,7 +16,8 @@
 //     and the photographers' profile copies (SyncPhotographer, Reconcile).
 //   - Privacy: photo deletes and runners' privacy requests (RemoveBib).
 //
-// A process builds the roles it runs (photo-api runs all four):
+// A process builds the roles it runs (services/internal/photobackend does
+// it for photo-api, which runs all four):
 //
 //	truth := pgstore.New(pool)
 //	index := dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema))

@@ -13,7 +13,8 @@ import (
 // Ingest is the pipeline's role: it validates processed-photo records
 // against the truth and writes them to the index, then settles the privacy
 // requests and photographer renames that raced the writes. photo-api
-// builds it for its ingest routes. It is safe for concurrent use.
+// builds it (services/internal/photobackend) for its ingest routes. It is
+// safe for concurrent use.
 type Ingest struct {
 	cfg IngestConfig
 }

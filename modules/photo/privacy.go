@@ -7,8 +7,8 @@ import (
 
 // Privacy is the removals' role: an organizer deleting a photo, and a
 // runner's privacy request for a bib (hide it, or delete every photo
-// showing it). photo-api builds it for its deletion and privacy routes. It
-// is safe for concurrent use.
+// showing it). photo-api builds it (services/internal/photobackend) for
+// its deletion and privacy routes. It is safe for concurrent use.
 type Privacy struct {
 	cfg PrivacyConfig
 }

@@ -8,8 +8,9 @@ import (
 
 // Search is the searches' role: organizers' searches of their events'
 // photos (the gallery, one photo, by bib, by photographer) and runners'
-// public search by bib. It only reads. photo-api builds it for its search
-// and public routes. It is safe for concurrent use.
+// public search by bib. It only reads. photo-api builds it
+// (services/internal/photobackend) for its search and public routes. It is
+// safe for concurrent use.
 type Search struct {
 	cfg SearchConfig
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pacerhq/pacer/modules/photo/phototest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/photobackend"
 	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
 
@@ -25,7 +26,7 @@ func TestMetrics(t *testing.T) {
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
 	m := newMetrics(&aws.Config{}, k.DDB.Table.Name())
-	d := roleDeps(k.Truth, k.Store, m.photo, nil)
+	d := backendDeps(&photobackend.Backend{Truth: k.Truth, Index: k.Store, Observer: m.photo}, nil)
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,8 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Deps are what the routes need: the domain's roles (Run builds them).
-// Register reads the roles only when a request arrives, so the spec
+// Deps are what the routes need: the domain's roles (photobackend builds
+// them). Register reads the roles only when a request arrives, so the spec
 // can be generated with a zero Deps.
 type Deps struct {
 	Ingest    *photo.Ingest    // the pipeline's ingest routes

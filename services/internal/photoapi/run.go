@@ -8,21 +8,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pacerhq/pacer/migrations"
-	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
-	"github.com/pacerhq/pacer/modules/photo/pgstore"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/photobackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -109,10 +105,11 @@ func WriteOpenAPI(w io.Writer) error {
 	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
-// Run applies the migrations, ensures the table (with cfg.Setup; else
-// checks that it exists and has its indexes), and serves the API, and
-// its metrics on GET /metrics (see docs/metrics.md), until ctx ends, then
-// shuts down gracefully.
+// Run opens the backend (photobackend.Open: it applies the migrations and
+// ensures the table with cfg.Setup, else checks that it exists and has its
+// indexes), and serves the API over every role, and its metrics on GET
+// /metrics (see docs/metrics.md), until ctx ends, then shuts down
+// gracefully.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -126,42 +123,38 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL == "" {
 		return errors.New("photo-api: set DATABASE_URL to the Postgres database")
 	}
-	if err := migrations.Apply(ctx, cfg.DatabaseURL); err != nil {
-		return fmt.Errorf("photo-api: %w", err)
-	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return fmt.Errorf("photo-api: postgres: %w", err)
-	}
-	defer pool.Close()
-
 	var awsCfg aws.Config
 	if cfg.AWS != nil {
 		awsCfg = *cfg.AWS
-	} else if awsCfg, err = awsclient.Load(ctx); err != nil {
-		return fmt.Errorf("photo-api: %w", err)
+	} else {
+		var err error
+		if awsCfg, err = awsclient.Load(ctx); err != nil {
+			return fmt.Errorf("photo-api: %w", err)
+		}
 	}
 	key, err := server.CursorKeyFromEnv(cfg.Dev)
 	if err != nil {
 		return err
 	}
-	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
+	table := dynamostore.TableName(cfg.Stage)
+	m := newMetrics(&awsCfg, table)
 	var observer ddb.Observer // asks for consumed capacity
 	if cfg.ConsumedCapacity {
 		observer = m.aws
 	}
-	db := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{CursorKey: key, Observer: observer})
-	table := db.Table(dynamostore.TableName(cfg.Stage), &dynamostore.Schema)
-	if err := prepareTable(ctx, table, cfg.Setup); err != nil {
-		return err
+	b, err := photobackend.Open(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
+		CursorKey: key, DDBObserver: observer, Observer: m.photo, Log: cfg.Log})
+	if err != nil {
+		return fmt.Errorf("photo-api: %w", err)
 	}
+	defer b.Close()
 	verifier, err := server.AuthFromEnv(ctx, cfg.Dev)
 	if err != nil {
 		return err
 	}
-	d := roleDeps(pgstore.New(pool), dynamostore.New(table), m.photo, cfg.Log)
 
 	mux := http.NewServeMux()
+	d := backendDeps(b, cfg.Log)
 	NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		return err
@@ -173,41 +166,11 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
-	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table.Name(), "dev", cfg.Dev)
+	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table, "dev", cfg.Dev)
 	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
 }
 
-// roleDeps are the routes' roles over truth and index.
-func roleDeps(truth *pgstore.Store, index *dynamostore.Store, obs photo.Observer, log *slog.Logger) Deps {
-	return Deps{
-		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index, Log: log, Observer: obs}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index, Observer: obs}),
-		Directory: photo.NewDirectory(photo.DirectoryConfig{
-			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
-			Photos: index, Copies: index, Log: log,
-		}),
-		Privacy: photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: index}),
-		Log:     log,
-	}
-}
-
-// prepareTable creates the table if it is missing (setup), or checks that
-// it is there to use, as the deployment made it.
-func prepareTable(ctx context.Context, table *ddb.Table, setup bool) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if setup {
-		if err := table.Ensure(ctx); err != nil {
-			return fmt.Errorf("photo-api: %w", err)
-		}
-		return nil
-	}
-	if err := table.Check(ctx); err != nil {
-		if errors.Is(err, ddb.ErrTable) {
-			return fmt.Errorf("photo-api: table %s is not usable: deploy it (the deployment template creates it), "+
-				"or set PACER_PHOTO_SETUP=true to let photo-api create it: %w", table.Name(), err)
-		}
-		return fmt.Errorf("photo-api: check table %s: %w", table.Name(), err)
-	}
-	return nil
+// backendDeps are the routes' roles, built over b.
+func backendDeps(b *photobackend.Backend, log *slog.Logger) Deps {
+	return Deps{Ingest: b.Ingest(), Search: b.Search(), Directory: b.Directory(), Privacy: b.Privacy(), Log: log}
 }
