@@ -33,9 +33,9 @@ type IngestConfig struct {
 	// Copies rewrites a photographer's profile on the photos just written
 	// when a rename raced them (dynamostore).
 	Copies ProfileIndex
-	// Now returns the time (default time.Now): a photo's time may be at
-	// most MaxClockSkew after it, and a ulid generated for a record without
-	// one or a createdAt is minted at it.
+	// Now is the clock (default time.Now): a photo's time may be at most
+	// MaxClockSkew after it; a record with neither ulid nor createdAt gets
+	// a ulid minted at it; settled copies are stamped with it.
 	Now func() time.Time
 	// Log receives warnings (default slog.Default()).
 	Log *slog.Logger
