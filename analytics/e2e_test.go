@@ -28,7 +28,7 @@ func TestReportsMatchTheTable(t *testing.T) {
 	const participants, seats = 500, 100
 	env := asynceventtest.New(t, asynceventtest.Options{Stream: true})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "race", EventType: asyncevent.FirstCome, Capacity: seats}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "race", EventType: asyncevent.FirstCome, Capacity: seats}); err != nil {
 		t.Fatal(err)
 	}
 	// The publisher is the real binary (built in the root module with the
@@ -51,7 +51,7 @@ func TestReportsMatchTheTable(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := g; i < participants; i += 8 {
-				p, err := env.Service.Participate(ctx, "race", fmt.Sprintf("runner-%03d", i))
+				p, err := env.Ingest.Participate(ctx, "race", fmt.Sprintf("runner-%03d", i))
 				if err != nil {
 					errs <- err
 					return

@@ -26,7 +26,8 @@ import (
 func queuedArrival(t *testing.T, env *asynceventtest.Env, id string, capacity int64, n int) []string {
 	t.Helper()
 	arrivalEvent(t, env, id, capacity)
-	ingest := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{WriteTimeout: time.Minute})
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Lateness: asyncevent.Lateness{WriteTimeout: time.Minute}})
 	ids := make([]string, n)
 	for i := range n {
 		ids[i] = participate(t, ingest, id, fmt.Sprintf("u%03d", i)).RequestID
@@ -37,10 +38,14 @@ func queuedArrival(t *testing.T, env *asynceventtest.Env, id string, capacity in
 	return ids
 }
 
-// allocator is a service that allocates requests as soon as they are
-// queued (no lateness allowed: nothing else writes in these tests).
-func allocator(env *asynceventtest.Env, store asyncevent.Store, lease time.Duration) *asyncevent.Service {
-	return asyncevent.New(store, nil, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: lease})
+// noLateness allows no lateness: the allocator decides requests as soon
+// as they are queued (nothing else writes in these tests).
+var noLateness = asyncevent.Lateness{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1}
+
+// allocator is an allocator over store that allocates requests as soon as
+// they are queued (noLateness).
+func allocator(env *asynceventtest.Env, store asyncevent.AllocStore, lease time.Duration) *asyncevent.Allocator {
+	return asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: store, Lateness: noLateness, AllocLease: lease})
 }
 
 // checkFirstN checks that the event's requests are decided, exactly
@@ -64,7 +69,7 @@ func checkFirstN(t *testing.T, env *asynceventtest.Env, id string, capacity int)
 
 // fenceStore runs a hook before each allocation transaction.
 type fenceStore struct {
-	asyncevent.Store
+	asyncevent.AllocStore
 	beforeAllocate func()
 }
 
@@ -72,7 +77,7 @@ func (f *fenceStore) Allocate(ctx context.Context, a *asyncevent.Allocation) err
 	if f.beforeAllocate != nil {
 		f.beforeAllocate()
 	}
-	return f.Store.Allocate(ctx, a)
+	return f.AllocStore.Allocate(ctx, a)
 }
 
 // An allocator whose lease expired while it was deciding (a GC pause, a
@@ -84,7 +89,7 @@ func TestAllocatorFencing(t *testing.T) {
 	queuedArrival(t, env, "fence", 5, 20)
 	b := allocator(env, env.Store, time.Minute)
 	var took asyncevent.AllocResult
-	hooked := &fenceStore{Store: env.Store}
+	hooked := &fenceStore{AllocStore: env.Store}
 	var once sync.Once
 	hooked.beforeAllocate = func() {
 		once.Do(func() {
@@ -108,14 +113,14 @@ func TestAllocatorFencing(t *testing.T) {
 	checkFirstN(t, env, "fence", 5)
 }
 
-// Allocators racing on one event (two services, three runs each at once,
+// Allocators racing on one event (two allocators, three runs each at once,
 // over and over) never decide a request twice or take more seats than
 // there are: one holds the lease, and every batch is fenced.
 func TestAllocatorsRacing(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	queuedArrival(t, env, "race", 30, 150)
-	svcs := []*asyncevent.Service{allocator(env, env.Store, time.Minute), allocator(env, env.Store, time.Minute)}
+	svcs := []*asyncevent.Allocator{allocator(env, env.Store, time.Minute), allocator(env, env.Store, time.Minute)}
 	var mu sync.Mutex
 	decided, won, held := 0, 0, 0
 	var wg sync.WaitGroup
@@ -147,8 +152,8 @@ func TestAllocatorsRacing(t *testing.T) {
 }
 
 // A request queued behind the allocator's position (its QUEUED write came
-// later than MaxLateness allows) is counted as late, on the service and
-// on the event, and still decided: it wins while seats are left.
+// later than Lateness.Max allows) is counted as late, on the allocator
+// and on the event, and still decided: it wins while seats are left.
 func TestAllocatorCountsLateArrivals(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
@@ -166,7 +171,7 @@ func TestAllocatorCountsLateArrivals(t *testing.T) {
 	// A request whose queuedAt was stamped a millisecond before the
 	// allocator's position (the second request) but whose QUEUED write
 	// lands only now: its index keys are rewritten to that time.
-	p := participate(t, env.Service, "late", "slowpoke")
+	p := participate(t, env.Ingest, "late", "slowpoke")
 	at := env.Request(t, ids[1]).QueuedAt - 1
 	qat := dynamostore.QueuedSortKey(at, p.RequestID)
 	if _, err := env.DDB.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -187,7 +192,7 @@ func TestAllocatorCountsLateArrivals(t *testing.T) {
 		t.Fatalf("capacity %+v: want allocLate 1", cp)
 	}
 	if al.LateArrivals() != 1 {
-		t.Fatalf("service counted %d late arrivals, want 1", al.LateArrivals())
+		t.Fatalf("allocator counted %d late arrivals, want 1", al.LateArrivals())
 	}
 }
 
@@ -195,7 +200,7 @@ func TestAllocatorCountsLateArrivals(t *testing.T) {
 // gone) after its first allocation transaction: its lease is never
 // released.
 type dyingStore struct {
-	asyncevent.Store
+	asyncevent.AllocStore
 	dead bool
 }
 
@@ -206,21 +211,21 @@ func (d *dyingStore) Allocate(ctx context.Context, a *asyncevent.Allocation) err
 		return errDead
 	}
 	d.dead = true
-	return d.Store.Allocate(ctx, a)
+	return d.AllocStore.Allocate(ctx, a)
 }
 
 func (d *dyingStore) ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error {
 	if d.dead {
 		return errDead
 	}
-	return d.Store.ReleaseAllocation(ctx, eventID, owner, fence)
+	return d.AllocStore.ReleaseAllocation(ctx, eventID, owner, fence)
 }
 
 func (d *dyingStore) Transition(ctx context.Context, t *asyncevent.Transition) error {
 	if d.dead {
 		return errDead
 	}
-	return d.Store.Transition(ctx, t)
+	return d.AllocStore.Transition(ctx, t)
 }
 
 // An allocator that dies mid-run, holding the lease after one batch, delays
@@ -232,7 +237,7 @@ func TestAllocatorCrash(t *testing.T) {
 	ids := queuedArrival(t, env, "crash", 60, 150)
 	// The lease leaves the first batch (a query, a BatchGet of the
 	// requests, a 99-item transaction) half of it, 2 s, on a loaded machine.
-	dead := allocator(env, &dyingStore{Store: env.Store}, 4*time.Second)
+	dead := allocator(env, &dyingStore{AllocStore: env.Store}, 4*time.Second)
 	last := env.Request(t, ids[len(ids)-1]).QueuedAt
 	asynceventtest.Eventually(t, time.Second, "every request below the 1 ms watermark", func() (bool, error) {
 		return time.Now().UnixMilli() > last+1, nil
@@ -257,7 +262,7 @@ func TestAllocatorCrash(t *testing.T) {
 // slowTransitions delays every transition (a store behind a busy table or
 // a slow network) and records the most in flight at once.
 type slowTransitions struct {
-	asyncevent.Store
+	asyncevent.AllocStore
 	delay          time.Duration
 	mu             sync.Mutex
 	inFlight, most int
@@ -274,7 +279,7 @@ func (s *slowTransitions) Transition(ctx context.Context, t *asyncevent.Transiti
 		s.mu.Unlock()
 	}()
 	time.Sleep(s.delay)
-	return s.Store.Transition(ctx, t)
+	return s.AllocStore.Transition(ctx, t)
 }
 
 // An allocator ahead of the workers (none ran: every request is still
@@ -285,7 +290,7 @@ func TestAllocatorPromotesABatchAtOnce(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	queuedArrival(t, env, "promote", 10, asyncevent.MaxAllocBatch)
-	slow := &slowTransitions{Store: env.Store, delay: 50 * time.Millisecond}
+	slow := &slowTransitions{AllocStore: env.Store, delay: 50 * time.Millisecond}
 	res, err := allocator(env, slow, time.Minute).Allocate(ctx, "promote")
 	if err != nil || res.Decided != asyncevent.MaxAllocBatch || res.Won != 10 || res.Batches != 1 {
 		t.Fatalf("allocation: %+v, %v; want %d decided in one batch, 10 won", res, err, asyncevent.MaxAllocBatch)
@@ -307,15 +312,16 @@ func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	ids := queuedArrival(t, env, "rest", 20, 200)
-	svc := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1,
+	alloc := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store, Lateness: noLateness,
 		AllocLease: 20 * time.Millisecond, AllocEvery: 50 * time.Millisecond})
+	w := asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, Allocator: alloc, Lateness: noLateness})
 	body := asyncevent.Message{V: asyncevent.MessageVersion, RequestID: ids[0], EventID: "rest", UserID: "u000", EventType: asyncevent.FirstCome}.Encode()
-	if o := svc.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); o.Err != nil {
+	if o := w.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); o.Err != nil {
 		t.Fatalf("the one candidate: %+v", o)
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); svc.RunAllocator(runCtx) }()
+	go func() { defer close(done); alloc.Run(runCtx) }()
 	defer func() { stop(); <-done }()
 	asynceventtest.Eventually(t, 20*time.Second, "every request decided by the allocator alone", func() (bool, error) {
 		undecided := 0
@@ -332,13 +338,13 @@ func TestAllocatorFinishesWithoutNewCandidates(t *testing.T) {
 // slowStore takes delay before each allocation transaction: DynamoDB
 // answering slowly under load, or a process starved of CPU.
 type slowStore struct {
-	asyncevent.Store
+	asyncevent.AllocStore
 	delay time.Duration
 }
 
 func (s *slowStore) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
 	time.Sleep(s.delay)
-	return s.Store.Allocate(ctx, a)
+	return s.AllocStore.Allocate(ctx, a)
 }
 
 // Two allocators race for an event whose every batch takes longer than
@@ -352,7 +358,7 @@ func TestAllocatorKeepsItsEventWhenBatchesAreSlow(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	queuedArrival(t, env, "slow", 30, 200)
-	store := &slowStore{Store: env.Store, delay: 400 * time.Millisecond}
+	store := &slowStore{AllocStore: env.Store, delay: 400 * time.Millisecond}
 	var mu sync.Mutex
 	decided, won, fenced := 0, 0, 0
 	deadline := time.Now().Add(time.Minute)

@@ -70,7 +70,7 @@ func waiting(b *testing.B, env *asynceventtest.Env, eventID string, n int, to as
 func BenchmarkDecisions(b *testing.B) {
 	b.Run("per-message-k1", func(b *testing.B) {
 		env := asynceventtest.New(b, asynceventtest.Options{EnforceConflicts: true})
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "bench", EventType: asyncevent.FirstCome,
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "bench", EventType: asyncevent.FirstCome,
 			Capacity: int64(b.N), Ordering: asyncevent.OrderDelivery}); err != nil {
 			b.Fatal(err)
 		}
@@ -134,14 +134,14 @@ func BenchmarkDecisions(b *testing.B) {
 // with the arrival allocator, its transitions each delayed by rtt.
 func arrivalBench(b *testing.B, to asyncevent.Status, rtt time.Duration) {
 	env := asynceventtest.New(b, asynceventtest.Options{EnforceConflicts: true})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "bench", EventType: asyncevent.FirstCome,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "bench", EventType: asyncevent.FirstCome,
 		Capacity: int64(b.N), Ordering: asyncevent.OrderArrival}); err != nil {
 		b.Fatal(err)
 	}
 	waiting(b, env, "bench", b.N, to, asyncevent.PhaseAllocating)
 	env.Conflict.TxConflicts.Store(0)
 	capBefore := env.Conflict.Writes(env.DDB.Table.Name(), "EVENT#bench", "CAPACITY")
-	al := asyncevent.New(&slowTransitions{Store: env.Store, delay: rtt}, nil, nil, asyncevent.Config{AllocLease: time.Minute})
+	al := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: &slowTransitions{AllocStore: env.Store, delay: rtt}, AllocLease: time.Minute})
 	b.ResetTimer()
 	decided := 0
 	for decided < b.N {

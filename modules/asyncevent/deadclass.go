@@ -16,7 +16,7 @@ import (
 // A worker tags the message on its last processing receive
 // (DeadLetterReceive; deadClass and errorCode message attributes); a
 // message SQS moved by itself — the worker died or could not send it, and
-// the next receive recorded CodeWorkerLost (Service.Lost) — has no tag and
+// the next receive recorded CodeWorkerLost (Worker.Lost) — has no tag and
 // is UNKNOWN.
 type DeadClass string
 

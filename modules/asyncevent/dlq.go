@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// ErrNoDLQ: the service was built without a DeadLetters.
+// ErrNoDLQ: the Admin was built without a DeadLetters.
 var ErrNoDLQ = errors.New("asyncevent: no dead-letter queue configured")
 
 // DeadScanLimit bounds how many DLQ messages one view or one class redrive
@@ -56,11 +56,11 @@ func DeadKey(body string) string {
 // DeadLetters shows the queue depths, the DLQ's counts by class (over up
 // to DeadScanLimit messages, without consuming them) and up to limit of
 // its messages, one per request.
-func (s *Service) DeadLetters(ctx context.Context, limit int) (*DLQView, error) {
-	if s.dlq == nil {
+func (a *Admin) DeadLetters(ctx context.Context, limit int) (*DLQView, error) {
+	if a.cfg.DeadLetters == nil {
 		return nil, ErrNoDLQ
 	}
-	main, dead, err := s.dlq.Depths(ctx)
+	main, dead, err := a.cfg.DeadLetters.Depths(ctx)
 	if err != nil {
 		return nil, errors.Join(ErrUnavailable, err)
 	}
@@ -71,7 +71,7 @@ func (s *Service) DeadLetters(ctx context.Context, limit int) (*DLQView, error) 
 	if dead == 0 {
 		return v, nil
 	}
-	all, err := s.dlq.PeekDead(ctx, DeadScanLimit)
+	all, err := a.cfg.DeadLetters.PeekDead(ctx, DeadScanLimit)
 	if err != nil {
 		return nil, errors.Join(ErrUnavailable, err)
 	}
@@ -116,14 +116,14 @@ func collapse(ms []DeadLetter) []DeadLetter {
 // (one per request; copies are deleted), looking at up to DeadScanLimit
 // messages. It is synchronous: when it returns, the messages are in the
 // main queue.
-func (s *Service) RedriveClass(ctx context.Context, class DeadClass) (RedriveResult, error) {
-	if s.dlq == nil {
+func (a *Admin) RedriveClass(ctx context.Context, class DeadClass) (RedriveResult, error) {
+	if a.cfg.DeadLetters == nil {
 		return RedriveResult{}, ErrNoDLQ
 	}
 	if _, err := ParseDeadClass(string(class)); err != nil {
 		return RedriveResult{}, err
 	}
-	res, err := s.dlq.RedriveClass(ctx, class, DeadScanLimit)
+	res, err := a.cfg.DeadLetters.RedriveClass(ctx, class, DeadScanLimit)
 	if err != nil {
 		return res, errors.Join(ErrUnavailable, err)
 	}
@@ -133,11 +133,11 @@ func (s *Service) RedriveClass(ctx context.Context, class DeadClass) (RedriveRes
 // Redrive moves every DLQ message back to the main queue, where workers
 // process them again (idempotently). It returns a handle of the move, or
 // ErrRedriveRunning while an earlier move is still running.
-func (s *Service) Redrive(ctx context.Context) (string, error) {
-	if s.dlq == nil {
+func (a *Admin) Redrive(ctx context.Context) (string, error) {
+	if a.cfg.DeadLetters == nil {
 		return "", ErrNoDLQ
 	}
-	h, err := s.dlq.Redrive(ctx)
+	h, err := a.cfg.DeadLetters.Redrive(ctx)
 	if errors.Is(err, ErrRedriveRunning) {
 		return "", err
 	}

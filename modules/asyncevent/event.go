@@ -56,8 +56,8 @@ type NewEvent struct {
 
 // CreateEvent creates an event: its EventConfig and, for FIRST_COME, its
 // EventCapacity, atomically. ErrEventExists if the id is taken.
-func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, error) {
-	now := s.now()
+func (a *Admin) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, error) {
+	now := a.now()
 	cfg := &EventConfig{EventID: in.EventID, EventType: in.EventType, Title: in.Title, Status: EventOpen, CreatedAt: now, UpdatedAt: now}
 	if !ValidID(in.EventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
@@ -89,7 +89,7 @@ func (s *Service) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, e
 		return nil, badEvent("eventType", "eventType must be FIRST_COME or LOTTERY")
 	}
 	cfg.TTL = (cfg.EndsAt() + RequestTTL.Milliseconds()) / 1000
-	if err := s.store.CreateEvent(ctx, cfg); err != nil {
+	if err := a.cfg.Events.CreateEvent(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -188,14 +188,16 @@ func (in NewEvent) lottery(cfg *EventConfig, now int64) error {
 // still processed. Closing a closed event returns it unchanged. A lottery
 // closes at its cutoff and is finished by the draw, so closing one is
 // ErrNotFirstCome. The event's locks then expire LockTTLAfter after the
-// close rather than after its end (see ExpireLocks). Participations stop at once in this process (a read in
-// flight does not cache the old status) and within Config.EventCacheTTL in
-// the others; see docs/asyncevent.md on the event cache.
-func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
+// close rather than after its end (see Operations.ExpireLocks).
+// Participations stop at once in the Ingest sharing this Admin's
+// EventCache (a read in flight does not cache the old status) and within
+// the cache's TTL in the other processes; see docs/asyncevent.md on the
+// event cache.
+func (a *Admin) CloseEvent(ctx context.Context, eventID string) (*EventConfig, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	cfg, err := s.store.GetEvent(ctx, eventID, true)
+	cfg, err := a.cfg.Events.GetEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -205,15 +207,15 @@ func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig,
 	// Whatever happens next (closed already, perhaps by another process;
 	// closed now; a write whose answer was lost), this process must not go
 	// on with a cached OPEN copy.
-	defer s.forgetEvent(eventID)
+	defer a.cfg.Cache.forget(eventID)
 	if cfg.Status == EventClosed {
 		return cfg, nil
 	}
-	now := s.now()
+	now := a.now()
 	// Its locks come down to the close + LockTTLAfter (ExpireLocks), from
 	// its end + LockTTLAfter.
 	job := &LockJob{EventID: eventID, LockTTL: (now + LockTTLAfter.Milliseconds()) / 1000, CreatedAt: now, TTL: cfg.TTL}
-	err = s.store.CloseEvent(ctx, eventID, now, job)
+	err = a.cfg.Events.CloseEvent(ctx, eventID, now, job)
 	var ese *EventStateError
 	switch {
 	case errors.As(err, &ese) && ese.Current != nil && ese.Current.Status == EventClosed:
@@ -228,9 +230,9 @@ func (s *Service) CloseEvent(ctx context.Context, eventID string) (*EventConfig,
 
 // GetEvent reads an event's config (strongly consistent). Callers showing
 // it must hide Seed until it is revealed (EventConfig.RevealedSeed).
-func (s *Service) GetEvent(ctx context.Context, eventID string) (*EventConfig, error) {
+func (a *Admin) GetEvent(ctx context.Context, eventID string) (*EventConfig, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	return s.store.GetEvent(ctx, eventID, true)
+	return a.cfg.Events.GetEvent(ctx, eventID, true)
 }

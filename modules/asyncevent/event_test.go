@@ -16,26 +16,26 @@ import (
 // request accepted before the close still takes its seat.
 func TestCloseEvent(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{EventCacheTTL: time.Minute}})
+	env := asynceventtest.New(t, asynceventtest.Options{EventCacheTTL: time.Minute})
 	firstCome(t, env, "fc", 5)
-	before := participate(t, env.Service, "fc", "u1")
+	before := participate(t, env.Ingest, "fc", "u1")
 
-	cfg, err := env.Service.CloseEvent(ctx, "fc")
+	cfg, err := env.Admin.CloseEvent(ctx, "fc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Status != asyncevent.EventClosed {
 		t.Fatalf("status %s after close", cfg.Status)
 	}
-	stored, err := env.Service.GetEvent(ctx, "fc")
+	stored, err := env.Admin.GetEvent(ctx, "fc")
 	if err != nil || stored.Status != asyncevent.EventClosed || stored.UpdatedAt != cfg.UpdatedAt {
 		t.Fatalf("stored event %+v, %v", stored, err)
 	}
 
 	env.Calls.Reset()
-	fresh := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{})
-	for name, svc := range map[string]*asyncevent.Service{"closing process": env.Service, "process without a cache": fresh} {
-		if _, err := svc.Participate(ctx, "fc", "u3"); !errors.Is(err, asyncevent.ErrEventClosed) {
+	fresh := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue})
+	for name, in := range map[string]*asyncevent.Ingest{"closing process": env.Ingest, "process without a cache": fresh} {
+		if _, err := in.Participate(ctx, "fc", "u3"); !errors.Is(err, asyncevent.ErrEventClosed) {
 			t.Errorf("%s: participate after close: %v, want ErrEventClosed", name, err)
 		}
 	}
@@ -45,7 +45,7 @@ func TestCloseEvent(t *testing.T) {
 
 	// Closing again changes nothing.
 	env.Calls.Reset()
-	again, err := env.Service.CloseEvent(ctx, "fc")
+	again, err := env.Admin.CloseEvent(ctx, "fc")
 	if err != nil || again.Status != asyncevent.EventClosed || again.UpdatedAt != cfg.UpdatedAt {
 		t.Fatalf("second close: %+v, %v", again, err)
 	}
@@ -69,16 +69,16 @@ func TestCloseEvent(t *testing.T) {
 		{"bad#id", asyncevent.ErrInvalidID},
 	} {
 		if c.id == "lot" {
-			if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
+			if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
 				LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := env.Service.CloseEvent(ctx, c.id); !errors.Is(err, c.want) {
+		if _, err := env.Admin.CloseEvent(ctx, c.id); !errors.Is(err, c.want) {
 			t.Errorf("close %s: %v, want %v", c.id, err, c.want)
 		}
 	}
-	if lot, err := env.Service.GetEvent(ctx, "lot"); err != nil || lot.Status != asyncevent.EventOpen {
+	if lot, err := env.Admin.GetEvent(ctx, "lot"); err != nil || lot.Status != asyncevent.EventOpen {
 		t.Fatalf("lottery after a refused close: %+v, %v", lot, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 		"eventType":       {EventID: "e", EventType: "RAFFLE"},
 		"ordering":        {EventID: "e", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: "fifo"},
 	} {
-		_, err := env.Service.CreateEvent(ctx, in)
+		_, err := env.Admin.CreateEvent(ctx, in)
 		var ee *asyncevent.EventError
 		if !errors.Is(err, asyncevent.ErrInvalidEvent) || !errors.As(err, &ee) || ee.Field != field || ee.Reason == "" {
 			t.Errorf("%+v: %v, want an EventError naming %s", in, err, field)
@@ -110,7 +110,7 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 func TestEventOrdering(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	_, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l", EventType: asyncevent.Lottery, Winners: 1,
+	_, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l", EventType: asyncevent.Lottery, Winners: 1,
 		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderArrival})
 	var ee *asyncevent.EventError
 	if !errors.As(err, &ee) || ee.Field != "ordering" {
@@ -118,10 +118,10 @@ func TestEventOrdering(t *testing.T) {
 	}
 	for in, want := range map[asyncevent.Ordering]asyncevent.Ordering{"": asyncevent.DefaultOrdering, asyncevent.OrderArrival: asyncevent.OrderArrival} {
 		id := "f" + string(in)
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 1, Ordering: in}); err != nil {
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 1, Ordering: in}); err != nil {
 			t.Fatal(err)
 		}
-		if cfg, err := env.Service.GetEvent(ctx, id); err != nil || cfg.Ordering != want {
+		if cfg, err := env.Admin.GetEvent(ctx, id); err != nil || cfg.Ordering != want {
 			t.Fatalf("event created with ordering %q: %+v, %v; want %q stored", in, cfg, err, want)
 		}
 	}
@@ -138,27 +138,30 @@ func TestCloseEventBeatsAReadInFlight(t *testing.T) {
 	// The first event read waits, after reading, until released.
 	var held atomic.Bool
 	reading, release := make(chan struct{}), make(chan struct{})
-	slow := &hookStore{Store: env.Store, afterGetEvent: func() {
+	slow := &hookEvents{EventReader: env.Store, afterGetEvent: func() {
 		if held.CompareAndSwap(false, true) {
 			close(reading)
 			<-release
 		}
 	}}
-	svc := asyncevent.New(slow, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
+	// One process: its Ingest and Admin share an EventCache.
+	events := asyncevent.NewEventCache(time.Minute)
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: slow, Queue: env.Queue, Cache: events})
+	admin := asyncevent.NewAdmin(asyncevent.AdminConfig{Events: env.Store, Requests: env.Store, Draw: env.Store, Cache: events})
 	done := make(chan error, 1)
 	go func() {
-		_, err := svc.Participate(ctx, "fc", "early")
+		_, err := ingest.Participate(ctx, "fc", "early")
 		done <- err
 	}()
 	<-reading
-	if _, err := svc.CloseEvent(ctx, "fc"); err != nil {
+	if _, err := admin.CloseEvent(ctx, "fc"); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("participation read before the close: %v", err)
 	}
-	if _, err := svc.Participate(ctx, "fc", "late"); !errors.Is(err, asyncevent.ErrEventClosed) {
+	if _, err := ingest.Participate(ctx, "fc", "late"); !errors.Is(err, asyncevent.ErrEventClosed) {
 		t.Fatalf("participation after the close: %v, want ErrEventClosed", err)
 	}
 }
@@ -169,16 +172,23 @@ func TestCloseOfAClosedEventDropsTheCache(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "fc", 5)
-	a := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
-	b := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{EventCacheTTL: time.Minute})
-	participate(t, a, "fc", "u1") // a caches OPEN
-	if _, err := b.CloseEvent(ctx, "fc"); err != nil {
+	// Process a's Ingest and Admin share its EventCache; process b has its
+	// own.
+	process := func() (*asyncevent.Ingest, *asyncevent.Admin) {
+		events := asyncevent.NewEventCache(time.Minute)
+		return asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, Cache: events}),
+			asyncevent.NewAdmin(asyncevent.AdminConfig{Events: env.Store, Requests: env.Store, Draw: env.Store, Cache: events})
+	}
+	aIngest, aAdmin := process()
+	_, bAdmin := process()
+	participate(t, aIngest, "fc", "u1") // a caches OPEN
+	if _, err := bAdmin.CloseEvent(ctx, "fc"); err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := a.CloseEvent(ctx, "fc"); err != nil || cfg.Status != asyncevent.EventClosed {
+	if cfg, err := aAdmin.CloseEvent(ctx, "fc"); err != nil || cfg.Status != asyncevent.EventClosed {
 		t.Fatalf("close in a: %+v %v", cfg, err)
 	}
-	if _, err := a.Participate(ctx, "fc", "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+	if _, err := aIngest.Participate(ctx, "fc", "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
 		t.Fatalf("participation in a after its own close returned: %v, want ErrEventClosed", err)
 	}
 }

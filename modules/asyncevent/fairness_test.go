@@ -58,16 +58,21 @@ func TestAdversarialDeliveryOrder(t *testing.T) {
 	}
 }
 
-// arrivalConfig is the service configuration of the arrival tests: one
-// machine's clock and DynamoDB Local's index have no skew and no lag, and
-// DynamoDB Local answers within a second on a loaded machine, nearly
-// always (checkArrival allows for the writes that do not).
-var arrivalConfig = asyncevent.Config{WriteTimeout: time.Second, ClockSkew: -1, IndexLag: -1,
-	AllocLease: 2 * time.Second, AllocEvery: 50 * time.Millisecond}
+// arrivalOptions are the env options of the arrival tests: one machine's
+// clock and DynamoDB Local's index have no skew and no lag, and DynamoDB
+// Local answers within a second on a loaded machine, nearly always
+// (checkArrival allows for the writes that do not).
+func arrivalOptions(enforceConflicts bool) asynceventtest.Options {
+	return asynceventtest.Options{
+		Lateness:         asyncevent.Lateness{WriteTimeout: time.Second, ClockSkew: -1, IndexLag: -1},
+		Allocator:        asyncevent.AllocatorConfig{AllocLease: 2 * time.Second, AllocEvery: 50 * time.Millisecond},
+		EnforceConflicts: enforceConflicts,
+	}
+}
 
 func arrivalEvent(t *testing.T, env *asynceventtest.Env, id string, capacity int64) {
 	t.Helper()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
 		Ordering: asyncevent.OrderArrival, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func arrivalEvent(t *testing.T, env *asynceventtest.Env, id string, capacity int
 // A write that failed at its timeout (a process starved of CPU for longer,
 // seen on a loaded CI machine) may land late: then the event's late
 // arrivals may be up to the number of such writes, and only those may
-// break the order (asyncevent.Service.QueuedAtUnsure).
+// break the order (asyncevent.Ingest.QueuedAtUnsure, Worker.QueuedAtUnsure).
 func checkArrival(t *testing.T, env *asynceventtest.Env, id string, res asynceventtest.AdversarialResult, capacity int) {
 	t.Helper()
 	cp, err := env.Store.GetCapacity(ctx, id)
@@ -115,7 +120,7 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 		seeds = seeds[:1]
 	}
 	for _, seed := range seeds {
-		env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig, EnforceConflicts: seed == 2})
+		env := asynceventtest.New(t, arrivalOptions(seed == 2))
 		id := fmt.Sprintf("ev%d", seed)
 		arrivalEvent(t, env, id, 100)
 		res := env.RunAdversarial(t, id, adversary(seed, 500))
@@ -133,9 +138,9 @@ func TestAdversarialArrivalOrder(t *testing.T) {
 // (docs/asyncevent.md, The table's indexes).
 func TestAdversarialArrivalOrderSharded(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
+	env := asynceventtest.New(t, arrivalOptions(false))
 	const id = "sharded"
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 100,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 100,
 		Ordering: asyncevent.OrderArrival, IndexShards: 4, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +175,7 @@ func TestAdversarialArrivalOrderSharded(t *testing.T) {
 // request is decided once and its log agrees with it.
 func TestAdversarialArrivalKills(t *testing.T) {
 	t.Parallel()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: arrivalConfig})
+	env := asynceventtest.New(t, arrivalOptions(false))
 	arrivalEvent(t, env, "kills", 100)
 	a := adversary(4, 500)
 	kills := 0

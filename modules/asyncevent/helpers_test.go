@@ -24,7 +24,7 @@ var ctx = context.Background()
 // services' tests create.
 func firstCome(t *testing.T, env *asynceventtest.Env, id string, capacity int64) *asyncevent.EventConfig {
 	t.Helper()
-	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
+	cfg, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: capacity,
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(24 * time.Hour).UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
@@ -32,9 +32,9 @@ func firstCome(t *testing.T, env *asynceventtest.Env, id string, capacity int64)
 	return cfg
 }
 
-func participate(t testing.TB, svc *asyncevent.Service, eventID, userID string) asyncevent.Participation {
+func participate(t testing.TB, in *asyncevent.Ingest, eventID, userID string) asyncevent.Participation {
 	t.Helper()
-	p, err := svc.Participate(ctx, eventID, userID)
+	p, err := in.Participate(ctx, eventID, userID)
 	if err != nil {
 		t.Fatalf("participate %s/%s: %v", eventID, userID, err)
 	}
@@ -130,37 +130,51 @@ func checkLogs(t *testing.T, env *asynceventtest.Env, r *asyncevent.Request) {
 	}
 }
 
-// hookStore wraps a Store to run another actor's step at a chosen point,
-// so that a test injects an interleaving deterministically.
-type hookStore struct {
-	asyncevent.Store
-	// afterTransition runs after each Transition that succeeded.
-	afterTransition func(t *asyncevent.Transition)
-	// beforeReopen runs just before ReopenFailedEnqueue.
-	beforeReopen func(requestID string)
-	// afterGetEvent runs after each GetEvent, before it returns.
+// hookEvents wraps an EventReader to run another actor's step after each
+// GetEvent, before it returns, so that a test injects an interleaving
+// deterministically.
+type hookEvents struct {
+	asyncevent.EventReader
 	afterGetEvent func()
 }
 
-func (h *hookStore) GetEvent(ctx context.Context, id string, strong bool) (*asyncevent.EventConfig, error) {
-	cfg, err := h.Store.GetEvent(ctx, id, strong)
+func (h *hookEvents) GetEvent(ctx context.Context, id string, strong bool) (*asyncevent.EventConfig, error) {
+	cfg, err := h.EventReader.GetEvent(ctx, id, strong)
 	if h.afterGetEvent != nil {
 		h.afterGetEvent()
 	}
 	return cfg, err
 }
 
-func (h *hookStore) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error {
-	if h.beforeReopen != nil {
-		h.beforeReopen(requestID)
-	}
-	return h.Store.ReopenFailedEnqueue(ctx, requestID, finishedAt, at, openEvent)
+// hookSweep wraps a SweepStore (an Operations') to run another actor's
+// step at a chosen point.
+type hookSweep struct {
+	asyncevent.SweepStore
+	// afterTransition runs after each Transition that succeeded.
+	afterTransition func(t *asyncevent.Transition)
+	// beforeReopen runs just before ReopenFailedEnqueue.
+	beforeReopen func(requestID string)
 }
 
-func (h *hookStore) Transition(ctx context.Context, t *asyncevent.Transition) error {
-	err := h.Store.Transition(ctx, t)
+func (h *hookSweep) ReopenFailedEnqueue(ctx context.Context, r asyncevent.Reopen) error {
+	if h.beforeReopen != nil {
+		h.beforeReopen(r.RequestID)
+	}
+	return h.SweepStore.ReopenFailedEnqueue(ctx, r)
+}
+
+func (h *hookSweep) Transition(ctx context.Context, t *asyncevent.Transition) error {
+	err := h.SweepStore.Transition(ctx, t)
 	if err == nil && h.afterTransition != nil {
 		h.afterTransition(t)
 	}
 	return err
+}
+
+// operations is an Operations over env's store and queue, with requests
+// as its SweepStore.
+func operations(env *asynceventtest.Env, requests asyncevent.SweepStore) *asyncevent.Operations {
+	c := env.OperationsConfig()
+	c.Requests = requests
+	return asyncevent.NewOperations(c)
 }

@@ -2,9 +2,68 @@ package asyncevent
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"log/slog"
+	"time"
 )
+
+// Ingest accepts participations: the API's write path (POST
+// /events/{eventId}/participations). It admits a participation against the
+// event's config, writes the request and its idempotency lock, and sends
+// its message to the queue, where a Worker decides it. The API process
+// builds it; it is safe for concurrent use.
+type Ingest struct {
+	cfg IngestConfig
+	enq *enqueuer
+}
+
+// IngestConfig configures an Ingest.
+type IngestConfig struct {
+	// Requests writes the request and its lock, and records it queued.
+	Requests IngestStore
+	// Events reads the event a participation is for (through Cache).
+	Events EventReader
+	// Queue takes the participation's message.
+	Queue Queue
+	// Cache is the process's event cache, shared with its Admin (whose
+	// event changes then stop admissions here at once) and its Operations
+	// (whose capacity check looks first at the events admitted here). Nil:
+	// a cache of this Ingest's own, with DefaultEventCacheTTL.
+	Cache *EventCache
+
+	// Lateness bounds the queuedAt write (its WriteTimeout); the same in
+	// every process (see Lateness).
+	Lateness Lateness
+
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives warnings (default slog.Default()).
+	Log *slog.Logger
+	// Observer, if set, hears every Participate answer (for metrics).
+	Observer Observer
+}
+
+// withDefaults returns c with every unset field at its default.
+func (c IngestConfig) withDefaults() IngestConfig {
+	if c.Cache == nil {
+		c.Cache = NewEventCache(0)
+	}
+	c.Lateness = c.Lateness.withDefaults()
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	return c
+}
+
+// NewIngest returns an Ingest over cfg's ports.
+func NewIngest(cfg IngestConfig) *Ingest {
+	cfg = cfg.withDefaults()
+	return &Ingest{cfg: cfg, enq: &enqueuer{queue: cfg.Queue, requests: cfg.Requests,
+		writeTimeout: cfg.Lateness.WriteTimeout, now: cfg.Now, log: cfg.Log}}
+}
 
 // Participation is the answer to a participation request.
 type Participation struct {
@@ -21,31 +80,31 @@ type Participation struct {
 // requestId. Unknown or closed events are rejected before anything is
 // written. If the enqueue fails the request becomes FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
-// Config.Observer, if set, hears the answer.
-func (s *Service) Participate(ctx context.Context, eventID, userID string) (Participation, error) {
-	p, err := s.participate(ctx, eventID, userID)
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.Participated(p, err)
+// IngestConfig.Observer, if set, hears the answer.
+func (in *Ingest) Participate(ctx context.Context, eventID, userID string) (Participation, error) {
+	p, err := in.participate(ctx, eventID, userID)
+	if in.cfg.Observer != nil {
+		in.cfg.Observer.Participated(p, err)
 	}
 	return p, err
 }
 
-func (s *Service) participate(ctx context.Context, eventID, userID string) (Participation, error) {
+func (in *Ingest) participate(ctx context.Context, eventID, userID string) (Participation, error) {
 	if !ValidID(eventID) {
 		return Participation{}, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
 	if !ValidUserID(userID) {
 		return Participation{}, fmt.Errorf("%w: userId", ErrInvalidID)
 	}
-	cfg, err := s.event(ctx, eventID)
+	cfg, err := in.cfg.Cache.get(ctx, in.cfg.Events, eventID)
 	if err != nil {
 		return Participation{}, err
 	}
-	now := s.now()
+	now := in.cfg.Now().UnixMilli()
 	if err := admits(cfg, now); err != nil {
 		return Participation{}, err
 	}
-	s.noteOpen(cfg)
+	in.cfg.Cache.noteOpen(cfg)
 	r := &Request{
 		RequestID:   newID(now),
 		EventID:     eventID,
@@ -63,74 +122,27 @@ func (s *Service) participate(ctx context.Context, eventID, userID string) (Part
 	// (EndsAt): it takes no participation after that end, so no lock
 	// expires while its event could admit the same user again.
 	lockTTL := (max(cfg.EndsAt(), now) + LockTTLAfter.Milliseconds()) / 1000
-	existing, dup, err := s.store.CreateRequest(ctx, r, lockTTL)
+	existing, dup, err := in.cfg.Requests.CreateRequest(ctx, r, lockTTL)
 	if err != nil {
 		return Participation{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if dup {
 		return Participation{RequestID: existing, IsDuplicate: true}, nil
 	}
-	if err := s.enqueue(ctx, r, now+1, cfg.IndexShards); err != nil { // after the RECEIVED log
+	if err := in.enq.enqueue(ctx, r, now+1, cfg.IndexShards); err != nil { // after the RECEIVED log
 		return Participation{}, err
 	}
 	return Participation{RequestID: r.RequestID}, nil
 }
 
-// enqueue sends r's message and moves r RECEIVED → QUEUED with queuedAt, or,
-// if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
-// transitions are timed no earlier than floor (epoch millis). It fails
-// (ErrUnavailable) only if the send failed and the request could not be
-// marked failed either: then it stays RECEIVED, for the sweep. shards is
-// the event's IndexShards.
-func (s *Service) enqueue(ctx context.Context, r *Request, floor int64, shards int) error {
-	msg := Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}
-	if err := s.queue.Send(ctx, msg.Encode()); err != nil {
-		at := max(s.now(), floor)
-		ferr := s.store.Transition(context.WithoutCancel(ctx), &Transition{
-			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
-			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at,
-			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
-			FailureClass: Requeueable, ErrorCode: string(CodeFailedIngestEnqueue),
-			ErrorMessage: truncate("enqueue failed: "+err.Error(), MaxErrorMessage),
-			Message:      "enqueue failed",
-		})
-		if ferr != nil {
-			var se *StateError
-			if !errors.As(ferr, &se) {
-				// The request stays RECEIVED with no message. The client's
-				// retry gets this id as a duplicate, and the sweep enqueues
-				// it after Config.RequeueAfter (see SweepStranded).
-				s.cfg.Log.Error("asyncevent: enqueue failed and the request could not be marked failed", "requestId", r.RequestID, "send", err, "mark", ferr)
-				return fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
-			}
-		}
-		s.cfg.Log.Warn("asyncevent: enqueue failed", "requestId", r.RequestID, "err", err)
-		return nil
-	}
-	// queuedAt is stamped now and must land within WriteTimeout: the
-	// arrival allocator relies on it (Config.MaxLateness).
-	at := max(s.now(), floor)
-	wctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
-	err := s.store.Transition(wctx, &Transition{
-		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
-		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at, IndexShards: shards,
-	})
-	cancel()
-	var se *StateError
-	switch {
-	case err == nil:
-	case errors.As(err, &se):
-		// A worker got the message first and took the request from
-		// RECEIVED, recording queuedAt itself: nothing left to do.
-	default:
-		// The message is on the queue: a worker will process the request
-		// and record queuedAt from the message. The request is accepted.
-		// The write may still land, late (QueuedAtUnsure).
-		s.unsure.Add(1)
-		s.cfg.Log.Warn("asyncevent: could not mark request queued; the worker will", "requestId", r.RequestID, "err", err)
-	}
-	return nil
-}
+// QueuedAtUnsure is how many of this Ingest's queuedAt writes (RECEIVED
+// → QUEUED) failed other than by their condition: at WriteTimeout, or on
+// a broken connection. Such a write may still land, and land later than
+// Lateness.Max allows, so each may become one late arrival (see
+// Worker.QueuedAtUnsure, which counts the workers' such writes; every
+// late arrival comes from one). A process starved of CPU for longer than
+// WriteTimeout is the usual cause.
+func (in *Ingest) QueuedAtUnsure() int64 { return in.enq.unsure.Load() }
 
 // admits checks that an event accepts participations at now.
 func admits(cfg *EventConfig, now int64) error {

@@ -24,13 +24,13 @@ func TestParticipateCallsAndItems(t *testing.T) {
 	t.Parallel()
 	// A long cache TTL: under parallel tests the warm-up may take longer
 	// than the default 2 s.
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{EventCacheTTL: time.Minute}})
+	env := asynceventtest.New(t, asynceventtest.Options{EventCacheTTL: time.Minute})
 	cfg := firstCome(t, env, "ev1", 10)
-	participate(t, env.Service, "ev1", "warm-up") // loads the EventConfig into the cache
+	participate(t, env.Ingest, "ev1", "warm-up") // loads the EventConfig into the cache
 
 	env.Calls.Reset()
 	before := time.Now().UnixMilli()
-	p := participate(t, env.Service, "ev1", "u1")
+	p := participate(t, env.Ingest, "ev1", "u1")
 	if got := env.Calls.Total(); got != 3 || env.Calls.Count("DynamoDB.TransactWriteItems") != 2 || env.Calls.Count("SQS.SendMessage") != 1 {
 		t.Fatalf("new participation made %d calls (%s), want 3: TransactWriteItems×2 + SendMessage", got, env.Calls)
 	}
@@ -38,7 +38,7 @@ func TestParticipateCallsAndItems(t *testing.T) {
 		t.Fatalf("participation %+v", p)
 	}
 	env.Calls.Reset()
-	d := participate(t, env.Service, "ev1", "u1")
+	d := participate(t, env.Ingest, "ev1", "u1")
 	if got := env.Calls.Total(); got != 1 || env.Calls.Count("DynamoDB.TransactWriteItems") != 1 {
 		t.Fatalf("duplicate made %d calls (%s), want 1 TransactWriteItems", got, env.Calls)
 	}
@@ -80,7 +80,7 @@ func TestParticipateCallsAndItems(t *testing.T) {
 	if n, err := env.Queue.Depth(ctx); err != nil || n != 2 {
 		t.Fatalf("queue depth %d %v, want 2", n, err)
 	}
-	mine, err := env.Service.MyRequests(ctx, "u1", 20, "")
+	mine, err := env.Query.MyRequests(ctx, "u1", 20, "")
 	if err != nil || len(mine.Requests) != 1 || mine.Requests[0].RequestID != p.RequestID {
 		t.Fatalf("my requests %+v %v", mine, err)
 	}
@@ -99,7 +99,7 @@ func TestDuplicateClicks(t *testing.T) {
 	for i := range results {
 		wg.Go(func() {
 			<-start
-			results[i], errs[i] = env.Service.Participate(ctx, "ev", "clicker")
+			results[i], errs[i] = env.Ingest.Participate(ctx, "ev", "clicker")
 		})
 	}
 	close(start)
@@ -133,27 +133,28 @@ func TestParticipateRefusesClosedEvents(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	now := time.Now()
 	mk := func(in asyncevent.NewEvent) {
-		if _, err := env.Service.CreateEvent(ctx, in); err != nil {
+		if _, err := env.Admin.CreateEvent(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mk(asyncevent.NewEvent{EventID: "later", EventType: asyncevent.FirstCome, Capacity: 1, OpensAt: now.Add(time.Hour).UnixMilli()})
 	mk(asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1, LotteryCutoffAt: now.Add(time.Hour).UnixMilli()})
 	mk(asyncevent.NewEvent{EventID: "fc", EventType: asyncevent.FirstCome, Capacity: 1, ClosesAt: now.Add(time.Hour).UnixMilli()})
-	future := asyncevent.New(env.Store, env.Queue, nil, asyncevent.Config{Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
+	future := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Now: func() time.Time { return time.Now().Add(2 * time.Hour) }})
 	env.Calls.Reset()
 	for _, c := range []struct {
-		svc     *asyncevent.Service
+		ingest  *asyncevent.Ingest
 		eventID string
 		want    error
 	}{
-		{env.Service, "nope", asyncevent.ErrEventNotFound},
-		{env.Service, "later", asyncevent.ErrEventNotOpen},
+		{env.Ingest, "nope", asyncevent.ErrEventNotFound},
+		{env.Ingest, "later", asyncevent.ErrEventNotOpen},
 		{future, "lot", asyncevent.ErrLotteryClosed},
 		{future, "fc", asyncevent.ErrEventClosed},
-		{env.Service, "bad#id", asyncevent.ErrInvalidID},
+		{env.Ingest, "bad#id", asyncevent.ErrInvalidID},
 	} {
-		if _, err := c.svc.Participate(ctx, c.eventID, "u1"); !errors.Is(err, c.want) {
+		if _, err := c.ingest.Participate(ctx, c.eventID, "u1"); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.eventID, err, c.want)
 		}
 	}
@@ -169,7 +170,7 @@ func TestEnqueueFailure(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 10)
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	env.SQS.SetSendFault(nil)
 	r := env.Request(t, p.RequestID)
 	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue || r.ErrorCode != "FAILED_INGEST_ENQUEUE" ||
@@ -177,7 +178,7 @@ func TestEnqueueFailure(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 	checkLogs(t, env, r)
-	again := participate(t, env.Service, "ev", "u1")
+	again := participate(t, env.Ingest, "ev", "u1")
 	if !again.IsDuplicate || again.RequestID != p.RequestID {
 		t.Fatalf("after enqueue failure: %+v, want the kept lock's id", again)
 	}
@@ -196,29 +197,29 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 1)
-	first := participate(t, env.Service, "ev", "u0")
+	first := participate(t, env.Ingest, "ev", "u0")
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	p := participate(t, env.Service, "ev", "u1")
-	other := participate(t, env.Service, "ev", "u2")
+	p := participate(t, env.Ingest, "ev", "u1")
+	other := participate(t, env.Ingest, "ev", "u2")
 
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
 		t.Fatalf("sweep: %+v %v, want 2 failed enqueues counted", res, err)
 	}
 	firstFailure := env.Request(t, p.RequestID).FinishedAt
-	r, err := env.Service.RequeueFailed(ctx, p.RequestID)
+	r, err := env.Operations.RequeueFailed(ctx, p.RequestID)
 	if err != nil || r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue || r.FinishedAt <= firstFailure {
 		t.Fatalf("re-queue while SQS fails: %+v %v, want FAILED_FINAL again, later", r, err)
 	}
 	// A caller that read the first failure is too late: it must not
 	// re-queue the second one.
 	var se *asyncevent.StateError
-	if err := env.Store.ReopenFailedEnqueue(ctx, p.RequestID, firstFailure, r.FinishedAt+1, ""); !errors.As(err, &se) {
+	if err := env.Store.ReopenFailedEnqueue(ctx, asyncevent.Reopen{RequestID: p.RequestID, FinishedAt: firstFailure, At: r.FinishedAt + 1}); !errors.As(err, &se) {
 		t.Fatalf("stale reopen: %v, want a StateError", err)
 	}
 	// The sweep, asked to re-queue while SQS still fails, stops at the
 	// first failed re-send and does not count it as re-queued.
 	env.Calls.Reset()
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true}); err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2}) {
 		t.Fatalf("sweep while SQS fails: %+v %v", res, err)
 	}
 	if n := env.Calls.Count("DynamoDB.TransactWriteItems"); n != 2 { // one reopen, one mark-failed
@@ -234,7 +235,7 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			_, err := env.Service.RequeueFailed(ctx, p.RequestID)
+			_, err := env.Operations.RequeueFailed(ctx, p.RequestID)
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -259,11 +260,11 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 		t.Fatalf("queue depth %d, want 2 (u0 and the re-queued u1)", n)
 	}
 	for id, want := range map[string]error{first.RequestID: asyncevent.ErrNotRequeueable, "01M8ANM06JJ2G6K2AP2SMAK93R": asyncevent.ErrRequestNotFound, "bad#id": asyncevent.ErrInvalidID} {
-		if _, err := env.Service.RequeueFailed(ctx, id); !errors.Is(err, want) {
+		if _, err := env.Operations.RequeueFailed(ctx, id); !errors.Is(err, want) {
 			t.Errorf("re-queue %s: %v, want %v", id, err, want)
 		}
 	}
-	if again := participate(t, env.Service, "ev", "u1"); !again.IsDuplicate || again.RequestID != p.RequestID {
+	if again := participate(t, env.Ingest, "ev", "u1"); !again.IsDuplicate || again.RequestID != p.RequestID {
 		t.Fatalf("u1 again: %+v, want the kept lock's id", again)
 	}
 
@@ -290,7 +291,7 @@ func TestRequeueFailedEnqueue(t *testing.T) {
 	}
 
 	// The sweep re-queues the other failed request when asked to.
-	res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
+	res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
 	if err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 1, FailedEnqueueRequeued: 1}) {
 		t.Fatalf("sweep with re-queue: %+v %v", res, err)
 	}
@@ -317,12 +318,12 @@ func TestIngestDiesAfterSend(t *testing.T) {
 		}
 		return nil
 	})
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	env.Dynamo.SetTxFault(nil)
 	if r := env.Request(t, p.RequestID); r.Status != asyncevent.StatusReceived || r.QueuedAt != 0 {
 		t.Fatalf("after the simulated crash: %+v", r)
 	}
-	if n := env.Service.QueuedAtUnsure(); n != 1 {
+	if n := env.Ingest.QueuedAtUnsure(); n != 1 {
 		t.Fatalf("QueuedAtUnsure %d, want 1: the failed QUEUED write may still land", n)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
@@ -331,7 +332,7 @@ func TestIngestDiesAfterSend(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 	checkLogs(t, env, r)
-	page, err := env.Service.EventRequests(ctx, "ev", "", 10, "")
+	page, err := env.Admin.EventRequests(ctx, "ev", "", 10, "")
 	if err != nil || len(page.Requests) != 1 {
 		t.Fatalf("GSI2 lists %d (%v), want the request", len(page.Requests), err)
 	}
@@ -352,7 +353,7 @@ func TestStrandedRequestIsHealedBySweepNotRead(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64 // the clock's advance
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{RequeueAfter: time.Minute, Now: now}})
+	env := asynceventtest.New(t, asynceventtest.Options{Operations: asyncevent.OperationsConfig{RequeueAfter: time.Minute}, Now: now})
 	firstCome(t, env, "ev", 1)
 	env.SQS.SetSendFault(asynceventtest.Throttle)
 	var n int
@@ -365,38 +366,38 @@ func TestStrandedRequestIsHealedBySweepNotRead(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := env.Service.Participate(ctx, "ev", "u1"); !errors.Is(err, asyncevent.ErrUnavailable) {
+	if _, err := env.Ingest.Participate(ctx, "ev", "u1"); !errors.Is(err, asyncevent.ErrUnavailable) {
 		t.Fatalf("send and mark both failed: %v, want ErrUnavailable", err)
 	}
 	env.SQS.SetSendFault(nil)
 	env.Dynamo.SetTxFault(nil)
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	if !p.IsDuplicate {
 		t.Fatal("the retry is not a duplicate")
 	}
 	owner := asyncevent.Caller{UserID: "u1"}
 	// Too fresh: reading it does not enqueue it.
-	if r, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
+	if r, err := env.Query.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
 		t.Fatalf("stranded request %+v, %v", r, err)
 	}
 	if d, _ := env.Queue.Depth(ctx); d != 0 {
 		t.Fatalf("a fresh RECEIVED request was enqueued by a read (depth %d)", d)
 	}
 	// Another user's read neither sees nor heals it.
-	if _, err := env.Service.GetRequest(ctx, asyncevent.Caller{UserID: "u2"}, p.RequestID); !errors.Is(err, asyncevent.ErrRequestNotFound) {
+	if _, err := env.Query.GetRequest(ctx, asyncevent.Caller{UserID: "u2"}, p.RequestID); !errors.Is(err, asyncevent.ErrRequestNotFound) {
 		t.Fatalf("another user's read: %v", err)
 	}
 	skew.Store(int64(time.Minute))
 	env.Calls.Reset()
 	for range 3 {
-		if r, err := env.Service.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
+		if r, err := env.Query.GetRequest(ctx, owner, p.RequestID); err != nil || r.Status != asyncevent.StatusReceived {
 			t.Fatalf("poll of a stranded request: %+v, %v", r, err)
 		}
 	}
 	if gets, all := env.Calls.Count("DynamoDB.GetItem"), env.Calls.Total(); gets != 3 || all != 3 {
 		t.Fatalf("3 polls of a stranded request made %d calls (%v), want 3 GetItem and nothing else", all, env.Calls)
 	}
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Stranded != 1 || res.Requeued != 1 {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Stranded != 1 || res.Requeued != 1 {
 		t.Fatalf("sweep: %+v, %v; want the stranded request requeued", res, err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
@@ -414,27 +415,27 @@ func TestSweepRequeuesStrandedRequests(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{RequeueAfter: time.Minute, Now: now}})
+	env := asynceventtest.New(t, asynceventtest.Options{Operations: asyncevent.OperationsConfig{RequeueAfter: time.Minute}, Now: now})
 	firstCome(t, env, "ev", 5)
-	ok := participate(t, env.Service, "ev", "fine") // queued normally: never swept
+	ok := participate(t, env.Ingest, "ev", "fine") // queued normally: never swept
 	env.Strand(t, "ev", "u1", "u2")
 	if d, _ := env.Queue.Depth(ctx); d != 1 {
 		t.Fatalf("queue depth %d, want only the normal request's message", d)
 	}
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{}) {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{}) {
 		t.Fatalf("sweep of fresh requests: %+v %v, want nothing", res, err)
 	}
 	skew.Store(int64(time.Minute + time.Second))
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 2}) {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 2}) {
 		t.Fatalf("sweep: %+v %v, want 2 stranded, 2 requeued", res, err)
 	}
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 0}) {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 2, Requeued: 0}) {
 		t.Fatalf("second sweep: %+v %v, want 2 stranded, none requeued again", res, err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 	var ids []string
 	for _, u := range []string{"u1", "u2"} {
-		p := participate(t, env.Service, "ev", u) // a duplicate: the stranded id
+		p := participate(t, env.Ingest, "ev", u) // a duplicate: the stranded id
 		if !p.IsDuplicate {
 			t.Fatalf("%s: not a duplicate", u)
 		}
@@ -458,8 +459,8 @@ func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: now, EventCacheTTL: -1}})
-	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "open", EventType: asyncevent.FirstCome, Capacity: 10})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: now, EventCacheTTL: -1})
+	cfg, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "open", EventType: asyncevent.FirstCome, Capacity: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +473,7 @@ func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 			t.Fatalf("%s ttl %q, want the end + 90 days = %s (it outlives the event's requests)", sk, got, eventTTL)
 		}
 	}
-	participate(t, env.Service, "open", "u1")
+	participate(t, env.Ingest, "open", "u1")
 	lock := rawItem(t, env, "IDEMP#open#u1", "LOCK")
 	if want := strconv.FormatInt((cfg.ClosesAt+asyncevent.LockTTLAfter.Milliseconds())/1000, 10); num(lock, "ttl") != want {
 		t.Fatalf("lock ttl %q, want the end + 7 days = %s", num(lock, "ttl"), want)
@@ -483,13 +484,13 @@ func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	if err := env.Store.CreateEvent(ctx, legacy); err != nil {
 		t.Fatal(err)
 	}
-	participate(t, env.Service, "legacy", "u1")
+	participate(t, env.Ingest, "legacy", "u1")
 	if got := num(rawItem(t, env, "IDEMP#legacy#u1", "LOCK"), "ttl"); got == "" {
 		t.Fatal("the lock of an event stored without closesAt has no ttl")
 	}
 	skew.Store(int64(asyncevent.MaxEventLifetime + time.Second))
 	for _, ev := range []string{"open", "legacy"} {
-		if _, err := env.Service.Participate(ctx, ev, "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+		if _, err := env.Ingest.Participate(ctx, ev, "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
 			t.Errorf("%s after its end: %v, want ErrEventClosed", ev, err)
 		}
 	}
@@ -504,12 +505,12 @@ func TestSweepGoesOnWhenAWorkerFailsARequeuedRequest(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 10)
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	ids := []string{participate(t, env.Service, "ev", "u1").RequestID, participate(t, env.Service, "ev", "u2").RequestID}
+	ids := []string{participate(t, env.Ingest, "ev", "u1").RequestID, participate(t, env.Ingest, "ev", "u2").RequestID}
 	env.SQS.SetSendFault(nil)
 
 	var fired atomic.Bool
 	var failedByWorker string
-	hs := &hookStore{Store: env.Store}
+	hs := &hookSweep{SweepStore: env.Store}
 	hs.afterTransition = func(tr *asyncevent.Transition) {
 		if tr.To != asyncevent.StatusQueued || !fired.CompareAndSwap(false, true) {
 			return
@@ -529,8 +530,7 @@ func TestSweepGoesOnWhenAWorkerFailsARequeuedRequest(t *testing.T) {
 			}
 		}
 	}
-	svc := asyncevent.New(hs, env.Queue, nil, asyncevent.Config{})
-	res, err := svc.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
+	res, err := operations(env, hs).SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: true})
 	if err != nil || res != (asyncevent.SweepResult{FailedEnqueue: 2, FailedEnqueueRequeued: 2}) {
 		t.Fatalf("sweep: %+v %v, want both failed enqueues re-queued", res, err)
 	}

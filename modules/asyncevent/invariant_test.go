@@ -25,14 +25,14 @@ func TestCheckCapacity(t *testing.T) {
 	firstCome(t, env, "a", 3)
 	firstCome(t, env, "b", 3)
 	firstCome(t, env, "closed", 3)
-	if _, err := env.Service.CloseEvent(ctx, "closed"); err != nil {
+	if _, err := env.Admin.CloseEvent(ctx, "closed"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
 		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
-	checked, broken, err := env.Service.CheckCapacity(ctx, 100)
+	checked, broken, err := env.Operations.CheckCapacity(ctx, 100)
 	if err != nil || checked != 2 || len(broken) != 0 {
 		t.Fatalf("healthy: checked %d, broken %v, %v", checked, broken, err)
 	}
@@ -47,11 +47,11 @@ func TestCheckCapacity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	checked, broken, err = env.Service.CheckCapacity(ctx, 100)
+	checked, broken, err = env.Operations.CheckCapacity(ctx, 100)
 	if err != nil || checked != 2 || !slices.Equal(broken, []string{"b"}) {
 		t.Fatalf("broken b: checked %d, broken %v, %v", checked, broken, err)
 	}
-	if checked, _, err = env.Service.CheckCapacity(ctx, 1); err != nil || checked != 1 {
+	if checked, _, err = env.Operations.CheckCapacity(ctx, 1); err != nil || checked != 1 {
 		t.Fatalf("max 1: checked %d, %v", checked, err)
 	}
 }
@@ -61,7 +61,7 @@ func TestCheckCapacity(t *testing.T) {
 // listing leaves out the event hide, as a paged listing that had passed
 // its key when it was created would.
 type listCounter struct {
-	asyncevent.Store
+	asyncevent.CapacityReader
 	lists  atomic.Int64
 	hide   string
 	during func()
@@ -73,7 +73,7 @@ func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) it
 		if c.during != nil {
 			c.during()
 		}
-		for id, err := range c.Store.OpenEvents(ctx, t) {
+		for id, err := range c.CapacityReader.OpenEvents(ctx, t) {
 			if err == nil && id == c.hide {
 				continue
 			}
@@ -86,7 +86,7 @@ func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) it
 
 // CheckCapacity lists the open events (a Query) at most every
 // OpenEventsEvery; in between it checks what that listing found and the
-// events this service has admitted a participation to since, those first,
+// events this process has admitted a participation to since, those first,
 // so an event with traffic here is checked from its first participation
 // even when max leaves others out, and one closed here drops out. An event
 // participated in while a listing runs is kept, though the listing missed
@@ -94,34 +94,39 @@ func (c *listCounter) OpenEvents(ctx context.Context, t asyncevent.EventType) it
 func TestCheckCapacityListsOpenEventsRarely(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	store := &listCounter{Store: env.Store}
+	store := &listCounter{CapacityReader: env.Store}
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	svc := asyncevent.New(store, env.Queue, nil, asyncevent.Config{Now: clock, OpenEventsEvery: time.Minute, IndexLag: -1})
+	// One process's roles: their EventCache is shared.
+	events := asyncevent.NewEventCache(0)
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, Cache: events, Now: clock})
+	admin := asyncevent.NewAdmin(asyncevent.AdminConfig{Events: env.Store, Requests: env.Store, Draw: env.Store, Cache: events, Now: clock})
+	ops := asyncevent.NewOperations(asyncevent.OperationsConfig{Requests: env.Store, Events: env.Store, Capacity: store, LockJobs: env.Store,
+		Cache: events, OpenEventsEvery: time.Minute, Lateness: asyncevent.Lateness{IndexLag: -1}, Now: clock})
 	check := func(step string, wantChecked int, wantLists int64) {
 		t.Helper()
-		checked, broken, err := svc.CheckCapacity(ctx, 100)
+		checked, broken, err := ops.CheckCapacity(ctx, 100)
 		if err != nil || checked != wantChecked || len(broken) != 0 || store.lists.Load() != wantLists {
 			t.Fatalf("%s: checked %d, broken %v, %v, %d listings; want %d checked, %d listings", step, checked, broken, err, store.lists.Load(), wantChecked, wantLists)
 		}
 	}
-	firstCome(t, env, "listed", 3) // env.Service: another replica
+	firstCome(t, env, "listed", 3) // env.Admin: another replica
 	check("first check", 1, 1)
 	firstCome(t, env, "unseen", 3)
 	firstCome(t, env, "seen", 3)
-	participate(t, svc, "seen", "u1")
+	participate(t, ingest, "seen", "u1")
 	check("an event that had a participation here", 2, 1)
 	breakCapacity(t, env, "seen")
-	if checked, broken, err := svc.CheckCapacity(ctx, 1); err != nil || checked != 1 || !slices.Equal(broken, []string{"seen"}) {
+	if checked, broken, err := ops.CheckCapacity(ctx, 1); err != nil || checked != 1 || !slices.Equal(broken, []string{"seen"}) {
 		t.Fatalf("max 1: checked %d, broken %v, %v; want the event with traffic here first (broken)", checked, broken, err)
 	}
-	if _, err := svc.CloseEvent(ctx, "seen"); err != nil {
+	if _, err := admin.CloseEvent(ctx, "seen"); err != nil {
 		t.Fatal(err)
 	}
 	check("the event closed here", 1, 1)
 	firstCome(t, env, "late", 3)
-	store.hide, store.during = "late", func() { participate(t, svc, "late", "u1") }
+	store.hide, store.during = "late", func() { participate(t, ingest, "late", "u1") }
 	mu.Lock()
 	now = now.Add(time.Minute)
 	mu.Unlock()
@@ -149,14 +154,14 @@ func breakCapacity(t *testing.T, env *asynceventtest.Env, eventID string) {
 // first read of the event's requests: between EventStats' reads of the
 // requests and of the capacity, as a worker's decision can land.
 type decideDuringRead struct {
-	asyncevent.Store
+	asyncevent.AdminReader
 	decide func()
 	once   sync.Once
 }
 
 func (d *decideDuringRead) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
 	return func(yield func(*asyncevent.Request, error) bool) {
-		for r, err := range d.Store.AllEventRequests(ctx, eventID) {
+		for r, err := range d.AdminReader.AllEventRequests(ctx, eventID) {
 			if !yield(r, err) {
 				return
 			}
@@ -171,13 +176,13 @@ func TestEventStatsThroughADecision(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "race", 3)
-	id := participate(t, env.Service, "race", "u1").RequestID
+	id := participate(t, env.Ingest, "race", "u1").RequestID
 	now := time.Now().UnixMilli()
 	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: id, EventID: "race", UserID: "u1",
 		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: now, StartedAt: now, KeepQueuedAt: true}); err != nil {
 		t.Fatal(err)
 	}
-	store := &decideDuringRead{Store: env.Store, decide: func() {
+	store := &decideDuringRead{AdminReader: env.Store, decide: func() {
 		at := time.Now().UnixMilli()
 		if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: id, EventID: "race", UserID: "u1",
 			From: []asyncevent.Status{asyncevent.StatusProcessing}, To: asyncevent.StatusSucceeded, At: at, FinishedAt: at,
@@ -185,7 +190,8 @@ func TestEventStatsThroughADecision(t *testing.T) {
 			t.Error(err)
 		}
 	}}
-	st, err := asyncevent.New(store, nil, nil, asyncevent.Config{IndexLag: -1}).EventStats(ctx, "race")
+	admin := asyncevent.NewAdmin(asyncevent.AdminConfig{Events: env.Store, Requests: store, Draw: env.Store, Lateness: asyncevent.Lateness{IndexLag: -1}})
+	st, err := admin.EventStats(ctx, "race")
 	if err != nil || !st.InvariantOK || st.ByStatus[asyncevent.StatusSucceeded] != 1 || st.CapacityRemaining != 2 {
 		t.Fatalf("stats through a decision: %+v, %v; want the invariant to hold with 1 SUCCEEDED and 2 seats left", st, err)
 	}

@@ -9,9 +9,9 @@ import (
 
 // An event's IdempotencyLocks live until the event's end + LockTTLAfter,
 // so that no lock expires while the event takes participations. When an
-// admin closes a FIRST_COME event early (CloseEvent), that end may be
-// months away (MaxEventLifetime): the close also records a LockJob, and
-// the workers (ExpireLocks) bring every lock of the event down to the
+// admin closes a FIRST_COME event early (Admin.CloseEvent), that end may
+// be months away (MaxEventLifetime): the close also records a LockJob, and
+// the workers (Operations.ExpireLocks) bring every lock of the event down to the
 // close + LockTTLAfter, paced, resuming where a crashed worker stopped.
 
 // LockJob is the work of bringing a closed event's locks' TTL down.
@@ -50,29 +50,30 @@ type LockExpiry struct {
 const lockJobPage = 100
 
 // lockJobDelay is how long after the close a job waits before its walk:
-// another API process may still admit a participation for its event cache
-// TTL (Config.EventCacheTTL, seconds) after the close, and the indexes lag.
+// another API process may still admit a participation for its event
+// cache's TTL (seconds: EventCache) after the close, and the indexes lag.
 // A request listed newest first after the walk began would be missed.
 const lockJobDelay = time.Minute
 
 // ExpireLocks works through the lock jobs of events closed early: for each
 // job no other worker holds, closed at least a minute ago (lockJobDelay),
-// it takes the job's lease (Config.AllocLease plus a page's time at the
-// paced rate, renewed after every page), walks the event's requests (the admin list's
-// pages, not-queued ones included) from where the job stands and brings
-// each request's lock down to the job's TTL, at most Config.LockExpiryRate
-// writes a second, saving its place after each page of 100. A worker that
-// dies mid-job leaves the job to the next run once its lease is over,
-// from the last saved page (its locks written twice at most: the write is
-// idempotent). Every worker runs it with its sweep.
-func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
+// it takes the job's lease (OperationsConfig.LockJobLease plus a page's
+// time at the paced rate, renewed after every page), walks the event's
+// requests (the admin list's pages, not-queued ones included) from where
+// the job stands and brings each request's lock down to the job's TTL, at
+// most OperationsConfig.LockExpiryRate writes a second, saving its place
+// after each page of 100. A worker that dies mid-job leaves the job to
+// the next run once its lease is over, from the last saved page (its
+// locks written twice at most: the write is idempotent). Every worker
+// runs it with its sweep.
+func (o *Operations) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 	var res LockExpiry
-	owner := s.cfg.WorkerID
+	owner := o.cfg.WorkerID
 	if owner == "" {
-		owner = newID(s.now()) // unique: a lease must tell processes apart
+		owner = newID(o.now()) // unique: a lease must tell processes apart
 	}
 	var jobs []*LockJob
-	for j, err := range s.store.LockJobs(ctx) {
+	for j, err := range o.cfg.LockJobs.LockJobs(ctx) {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -80,10 +81,10 @@ func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 	}
 	var errs []error
 	for _, j := range jobs {
-		if s.now() < j.CreatedAt+lockJobDelay.Milliseconds() {
+		if o.now() < j.CreatedAt+lockJobDelay.Milliseconds() {
 			continue
 		}
-		n, finished, err := s.expireLocks(ctx, j.EventID, owner)
+		n, finished, err := o.expireLocks(ctx, j.EventID, owner)
 		res.Shortened += n
 		switch {
 		case errors.Is(err, ErrLeased):
@@ -107,23 +108,23 @@ func (s *Service) ExpireLocks(ctx context.Context) (LockExpiry, error) {
 }
 
 // expireLocks runs one job as owner: see ExpireLocks.
-func (s *Service) expireLocks(ctx context.Context, eventID, owner string) (shortened int64, finished bool, err error) {
-	interval := time.Second / time.Duration(max(s.cfg.LockExpiryRate, 1))
+func (o *Operations) expireLocks(ctx context.Context, eventID, owner string) (shortened int64, finished bool, err error) {
+	interval := time.Second / time.Duration(max(o.cfg.LockExpiryRate, 1))
 	// A lease outlasts a page at the paced rate.
-	lease := s.cfg.AllocLease + lockJobPage*interval
-	now := s.now()
-	j, err := s.store.LeaseLockJob(ctx, eventID, owner, now, now+lease.Milliseconds())
+	lease := o.cfg.LockJobLease + lockJobPage*interval
+	now := o.now()
+	j, err := o.cfg.LockJobs.LeaseLockJob(ctx, Lease{EventID: eventID, Owner: owner, Now: now, Until: now + lease.Milliseconds()})
 	if err != nil {
 		return 0, false, err
 	}
 	next := time.Now()
 	cursor, done := j.Cursor, j.Done
 	for {
-		rs, after, err := s.store.LockJobPage(ctx, eventID, lockJobPage, cursor)
+		rs, after, err := o.cfg.LockJobs.LockJobPage(ctx, eventID, lockJobPage, cursor)
 		if errors.Is(err, ErrCursor) && cursor != "" {
 			// A place this version cannot read: walk again from the start
 			// (each lock is written once in effect: ShortenLock's condition).
-			s.cfg.Log.Warn("asyncevent: a lock job's saved place is unreadable; walking from the start", "eventId", eventID, "err", err)
+			o.cfg.Log.Warn("asyncevent: a lock job's saved place is unreadable; walking from the start", "eventId", eventID, "err", err)
 			cursor = ""
 			continue
 		}
@@ -142,7 +143,7 @@ func (s *Service) expireLocks(ctx context.Context, eventID, owner string) (short
 				next = now
 			}
 			next = next.Add(interval)
-			wrote, err := s.store.ShortenLock(ctx, eventID, r.UserID, j.LockTTL)
+			wrote, err := o.cfg.LockJobs.ShortenLock(ctx, eventID, r.UserID, j.LockTTL)
 			if err != nil {
 				return shortened, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
 			}
@@ -151,12 +152,13 @@ func (s *Service) expireLocks(ctx context.Context, eventID, owner string) (short
 			}
 		}
 		cursor, done = after, done+int64(len(rs))
-		now := s.now()
-		if err := s.store.SaveLockJob(ctx, eventID, owner, cursor, done, now+lease.Milliseconds(), cursor == ""); err != nil {
+		now := o.now()
+		if err := o.cfg.LockJobs.SaveLockJob(ctx, LockJobProgress{EventID: eventID, Owner: owner, Cursor: cursor, Done: done,
+			Until: now + lease.Milliseconds(), Finished: cursor == ""}); err != nil {
 			return shortened, false, err
 		}
 		if cursor == "" {
-			s.cfg.Log.Info("asyncevent: locks of a closed event brought down to the close", "eventId", eventID, "requests", done, "shortened", shortened)
+			o.cfg.Log.Info("asyncevent: locks of a closed event brought down to the close", "eventId", eventID, "requests", done, "shortened", shortened)
 			return shortened, true, nil
 		}
 	}

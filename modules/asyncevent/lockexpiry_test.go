@@ -18,7 +18,7 @@ import (
 // crashingLocks is a store whose ShortenLock cancels its worker's context
 // at the crashAt-th call: the worker dies mid-page.
 type crashingLocks struct {
-	asyncevent.Store
+	asyncevent.LockJobStore
 	calls   atomic.Int64
 	crashAt int64
 	crash   context.CancelFunc
@@ -28,7 +28,7 @@ func (c *crashingLocks) ShortenLock(ctx context.Context, eventID, userID string,
 	if c.calls.Add(1) == c.crashAt && c.crash != nil {
 		c.crash()
 	}
-	return c.Store.ShortenLock(ctx, eventID, userID, ttl)
+	return c.LockJobStore.ShortenLock(ctx, eventID, userID, ttl)
 }
 
 // An admin closes an event created without closesAt (so its locks would
@@ -36,32 +36,32 @@ func (c *crashingLocks) ShortenLock(ctx context.Context, eventID, userID string,
 // (queued and stranded requests alike) down to the close + 7 days, paced,
 // and dies in its second page; another worker (another process: its own
 // cursor key) leaves the job alone while the first one's lease runs, then
-// resumes it from the first page's end and finishes it. Each lock is shortened exactly once; another event's
-// locks are not touched.
+// resumes it from the first page's end and finishes it. Each lock is
+// shortened exactly once; another event's locks are not touched.
 func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 	t.Parallel()
 	var skew atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, EventCacheTTL: -1}})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, EventCacheTTL: -1})
 	for _, id := range []string{"ev", "kept"} {
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 10}); err != nil {
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 10}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var users []string
 	for i := range 104 {
 		users = append(users, fmt.Sprintf("u%03d", i))
-		participate(t, env.Service, "ev", users[i])
+		participate(t, env.Ingest, "ev", users[i])
 	}
 	env.Strand(t, "ev", "s1", "s2", "s3", "s4")
 	users = append(users, "s1", "s2", "s3", "s4")
-	participate(t, env.Service, "kept", "k1")
+	participate(t, env.Ingest, "kept", "k1")
 	lockTTL := func(event, user string) string {
 		return num(rawItem(t, env, "IDEMP#"+event+"#"+user, "LOCK"), "ttl")
 	}
 	before := lockTTL("kept", "k1")
 
-	closed, err := env.Service.CloseEvent(ctx, "ev")
+	closed, err := env.Admin.CloseEvent(ctx, "ev")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,15 +73,16 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 	const rate = 2000
 	// A job waits a minute after the close (another API may still admit a
 	// participation for its event cache's TTL).
-	if res, err := env.Service.ExpireLocks(ctx); err != nil || res != (asyncevent.LockExpiry{}) {
+	if res, err := env.Operations.ExpireLocks(ctx); err != nil || res != (asyncevent.LockExpiry{}) {
 		t.Fatalf("right after the close: %+v, %v; want the job left for a minute", res, err)
 	}
 	skew.Store(int64(2 * time.Minute))
-	worker := func(id string, store asyncevent.Store) *asyncevent.Service {
-		return asyncevent.New(store, env.Queue, nil, asyncevent.Config{WorkerID: id, Now: clock, LockExpiryRate: rate, AllocLease: time.Minute})
+	worker := func(id string, store asyncevent.LockJobStore) *asyncevent.Operations {
+		return asyncevent.NewOperations(asyncevent.OperationsConfig{Requests: env.Store, Events: env.Store, Capacity: env.Store, LockJobs: store,
+			Queue: env.Queue, WorkerID: id, Now: clock, LockExpiryRate: rate, LockJobLease: time.Minute})
 	}
 	aCtx, crash := context.WithCancel(ctx)
-	a := &crashingLocks{Store: env.Store, crashAt: 103, crash: crash}
+	a := &crashingLocks{LockJobStore: env.Store, crashAt: 103, crash: crash}
 	start := time.Now()
 	resA, err := worker("a", a).ExpireLocks(aCtx)
 	if err == nil {
@@ -94,7 +95,7 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 
 	// Worker b is another process: its own DB, with its own random
 	// cursor key.
-	b := &crashingLocks{Store: dynamostore.New(ddb.New(env.Dynamo, ddb.Config{}), env.DDB.Table.Name())}
+	b := &crashingLocks{LockJobStore: dynamostore.New(ddb.New(env.Dynamo, ddb.Config{}), env.DDB.Table.Name())}
 	if res, err := worker("b", b).ExpireLocks(ctx); err != nil || res.Leased != 1 || b.calls.Load() != 0 {
 		t.Fatalf("worker b during a's lease: %+v, %v, %d writes; want it to leave the job", res, err, b.calls.Load())
 	}
@@ -121,7 +122,7 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 		t.Fatalf("after the job: %+v, %v; want nothing to do", res, err)
 	}
 	// Closing again does not start the job again.
-	if _, err := env.Service.CloseEvent(ctx, "ev"); err != nil {
+	if _, err := env.Admin.CloseEvent(ctx, "ev"); err != nil {
 		t.Fatal(err)
 	}
 	var none []*asyncevent.LockJob

@@ -36,20 +36,20 @@ func DeadLetterReceive(maxReceiveCount int) int {
 // request already terminal was decided before its worker vanished: the
 // message is acked. A message that cannot be decoded names no request; it
 // is left to SQS as well.
-func (s *Service) Lost(ctx context.Context, d Delivery) Outcome {
+func (w *Worker) Lost(ctx context.Context, d Delivery) Outcome {
 	msg, err := DecodeMessage(d.Body)
 	if err != nil {
 		return Outcome{Result: "lost", Err: err}
 	}
 	out := Outcome{Result: "lost", EventType: msg.EventType}
-	err = s.store.RecordAttempt(context.WithoutCancel(ctx), msg.RequestID, d.ReceiveCount, CodeWorkerLost,
-		"the worker holding the message's last processing receive vanished or could not dead-letter it", s.now(), s.cfg.WorkerID)
+	err = w.cfg.Requests.RecordAttempt(context.WithoutCancel(ctx), Attempt{RequestID: msg.RequestID, Attempts: d.ReceiveCount, Code: CodeWorkerLost,
+		Message: "the worker holding the message's last processing receive vanished or could not dead-letter it", At: w.now(), WorkerID: w.cfg.WorkerID})
 	var se *StateError
 	switch {
 	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
 		return Outcome{Ack: true, Result: "done-already", EventType: msg.EventType, Status: se.Current.Status}
 	case err != nil:
-		s.cfg.Log.Warn("asyncevent: could not record a lost delivery; SQS moves the message to the DLQ unrecorded", "requestId", msg.RequestID, "err", err)
+		w.cfg.Log.Warn("asyncevent: could not record a lost delivery; SQS moves the message to the DLQ unrecorded", "requestId", msg.RequestID, "err", err)
 		out.Err = err
 	}
 	return out

@@ -73,7 +73,7 @@ type DrawResult struct {
 }
 
 // Draw runs a LOTTERY event's draw. It may start once lotteryCutoffAt +
-// Config.DrawGrace has passed and no entry is still waiting to be
+// AdminConfig.DrawGrace has passed and no entry is still waiting to be
 // processed (*PendingError otherwise). It is idempotent and resumable:
 // calling it again, after a crash or after it finished, gives the same
 // winners, because the entry set is frozen when the event moves to DRAWING
@@ -82,11 +82,11 @@ type DrawResult struct {
 // seed is needed only when the event was created with a caller-supplied
 // commitment; it must hash to that commitment. For a server-generated seed
 // it may be empty (or must equal the stored seed).
-func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, error) {
+func (a *Admin) Draw(ctx context.Context, eventID, seed string) (*DrawResult, error) {
 	if !ValidID(eventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	cfg, err := s.store.GetEvent(ctx, eventID, true)
+	cfg, err := a.cfg.Events.GetEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	}
 	switch cfg.Status {
 	case EventOpen:
-		if err := s.startDraw(ctx, cfg, seed); err != nil {
+		if err := a.startDraw(ctx, cfg, seed); err != nil {
 			return nil, err
 		}
 	case EventDrawing, EventAnnounced:
@@ -113,7 +113,7 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 
 	// The entries: every request that reached COLLECTING. After the event
 	// left OPEN no request can newly become one, so the set is frozen.
-	ids, state, err := s.entries(ctx, eventID)
+	ids, state, err := a.entries(ctx, eventID)
 	if err != nil {
 		return nil, err
 	}
@@ -128,22 +128,22 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	}
 
 	// Phase DRAWING for everyone still collecting, then the results.
-	err = s.each(ctx, ranked, func(ctx context.Context, _ int, t Ticket) error {
-		return s.setDrawing(ctx, state[t.RequestID])
+	err = a.each(ctx, ranked, func(ctx context.Context, _ int, t Ticket) error {
+		return a.setDrawing(ctx, state[t.RequestID])
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: draw: %v", ErrUnavailable, err)
 	}
-	err = s.each(ctx, ranked, func(ctx context.Context, i int, t Ticket) error {
-		return s.announce(ctx, eventID, state[t.RequestID], t, i, i < k)
+	err = a.each(ctx, ranked, func(ctx context.Context, i int, t Ticket) error {
+		return a.announce(ctx, eventID, state[t.RequestID], t, i, i < k)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: draw: %v", ErrUnavailable, err)
 	}
-	now := s.now()
-	err = s.store.MoveEvent(ctx, eventID, EventDrawing, EventAnnounced, map[string]any{
+	now := a.now()
+	err = a.cfg.Events.MoveEvent(ctx, EventMove{EventID: eventID, From: EventDrawing, To: EventAnnounced, Set: map[string]any{
 		"drawnAt": now, "drawEntries": len(ranked), "drawWinners": k, "updatedAt": now,
-	})
+	}})
 	var ese *EventStateError
 	if errors.As(err, &ese) && ese.Current != nil && ese.Current.Status == EventAnnounced {
 		now, err = ese.Current.DrawnAt, nil
@@ -151,18 +151,18 @@ func (s *Service) Draw(ctx context.Context, eventID, seed string) (*DrawResult, 
 	if err != nil {
 		return nil, err
 	}
-	s.forgetEvent(eventID)
+	a.cfg.Cache.forget(eventID)
 	res.DrawnAt = now
 	return res, nil
 }
 
 // setDrawing moves the entry r from phase COLLECTING to
 // DRAWING, unless it has moved on already.
-func (s *Service) setDrawing(ctx context.Context, r *Request) error {
+func (a *Admin) setDrawing(ctx context.Context, r *Request) error {
 	if r.Status != StatusProcessing || r.UIPhase != PhaseCollecting {
 		return nil
 	}
-	err := s.store.SetPhase(ctx, r.RequestID, PhaseCollecting, PhaseDrawing)
+	err := a.cfg.Draw.SetPhase(ctx, r.RequestID, PhaseCollecting, PhaseDrawing)
 	var se *StateError
 	if errors.As(err, &se) {
 		return nil // moved on already (a concurrent or earlier draw)
@@ -173,14 +173,14 @@ func (s *Service) setDrawing(ctx context.Context, r *Request) error {
 // announce finishes r, the entry of ticket t ranked i (from 0) in event
 // eventID's draw: SUCCEEDED if win, else REJECTED, with its ticket and
 // rank. An entry finished already must agree with win.
-func (s *Service) announce(ctx context.Context, eventID string, r *Request, t Ticket, i int, win bool) error {
+func (a *Admin) announce(ctx context.Context, eventID string, r *Request, t Ticket, i int, win bool) error {
 	if r.Status != StatusProcessing {
 		if (r.ResultCode == CodeLotteryWin) != win {
 			return fmt.Errorf("request %s has result %s, the draw says win=%v", r.RequestID, r.ResultCode, win)
 		}
 		return nil
 	}
-	now := max(s.now(), r.LastChange()+1)
+	now := max(a.now(), r.LastChange()+1)
 	tr := &Transition{
 		RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
 		From: []Status{StatusProcessing}, To: StatusSucceeded, At: now, FinishedAt: now,
@@ -190,7 +190,7 @@ func (s *Service) announce(ctx context.Context, eventID string, r *Request, t Ti
 	if !win {
 		tr.To, tr.UIResult, tr.ResultCode = StatusRejected, ResultRejected, CodeRejectedLotteryLose
 	}
-	err := s.store.Transition(ctx, tr)
+	err := a.cfg.Draw.Transition(ctx, tr)
 	var se *StateError
 	if errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal() {
 		if (se.Current.ResultCode == CodeLotteryWin) != win {
@@ -205,19 +205,19 @@ func (s *Service) announce(ctx context.Context, eventID string, r *Request, t Ti
 // is eventually consistent on DynamoDB, so an entry admitted just before the
 // draw started might not show yet: the entries are read until their number
 // equals the EntryCount that was counted as each was admitted (frozen since
-// the event left OPEN), or ErrUnavailable after Config.DrawIndexWait. The
+// the event left OPEN), or ErrUnavailable after AdminConfig.DrawIndexWait. The
 // draw never ranks an incomplete set.
-func (s *Service) entries(ctx context.Context, eventID string) ([]string, map[string]*Request, error) {
-	cfg, err := s.store.GetEvent(ctx, eventID, true)
+func (a *Admin) entries(ctx context.Context, eventID string) ([]string, map[string]*Request, error) {
+	cfg, err := a.cfg.Events.GetEvent(ctx, eventID, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	deadline := time.Now().Add(s.cfg.DrawIndexWait)
+	deadline := time.Now().Add(a.cfg.DrawIndexWait)
 	pause := 50 * time.Millisecond
 	for {
 		var ids []string
 		state := map[string]*Request{}
-		for r, err := range s.store.AllEventRequests(ctx, eventID) {
+		for r, err := range a.cfg.Requests.AllEventRequests(ctx, eventID) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 			}
@@ -254,10 +254,10 @@ func isEntry(r *Request) bool {
 
 // startDraw checks that the draw may start and moves the event OPEN →
 // DRAWING, revealing the seed. cfg is updated.
-func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) error {
-	now := s.now()
-	if now < cfg.LotteryCutoffAt+s.cfg.DrawGrace.Milliseconds() {
-		return fmt.Errorf("%w: entries close at %d; the draw may start %s later", ErrDrawTooEarly, cfg.LotteryCutoffAt, s.cfg.DrawGrace)
+func (a *Admin) startDraw(ctx context.Context, cfg *EventConfig, seed string) error {
+	now := a.now()
+	if now < cfg.LotteryCutoffAt+a.cfg.DrawGrace.Milliseconds() {
+		return fmt.Errorf("%w: entries close at %d; the draw may start %s later", ErrDrawTooEarly, cfg.LotteryCutoffAt, a.cfg.DrawGrace)
 	}
 	switch {
 	case cfg.Seed == "" && seed == "":
@@ -273,7 +273,7 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 		seed = cfg.Seed
 	}
 	pending := 0
-	for r, err := range s.store.AllEventRequests(ctx, cfg.EventID) {
+	for r, err := range a.cfg.Requests.AllEventRequests(ctx, cfg.EventID) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -286,7 +286,7 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 	// the draw waits for them (the sweep heals stranded ones) rather than
 	// reject them as late.
 	received := 0
-	for r, err := range s.store.PendingRequests(ctx, cfg.EventID) {
+	for r, err := range a.cfg.Requests.PendingRequests(ctx, cfg.EventID) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -297,9 +297,9 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 	if pending+received > 0 {
 		return &PendingError{Pending: pending + received, Received: received}
 	}
-	err := s.store.MoveEvent(ctx, cfg.EventID, EventOpen, EventDrawing, map[string]any{
+	err := a.cfg.Events.MoveEvent(ctx, EventMove{EventID: cfg.EventID, From: EventOpen, To: EventDrawing, Set: map[string]any{
 		"drawStartedAt": now, "seed": seed, "updatedAt": now,
-	})
+	}})
 	var ese *EventStateError
 	switch {
 	case err == nil:
@@ -309,16 +309,16 @@ func (s *Service) startDraw(ctx context.Context, cfg *EventConfig, seed string) 
 	default:
 		return err
 	}
-	s.forgetEvent(cfg.EventID)
+	a.cfg.Cache.forget(cfg.EventID)
 	return nil
 }
 
 // each runs f over ranked with bounded concurrency, returning the first
 // error.
-func (s *Service) each(ctx context.Context, ranked []Ticket, f func(context.Context, int, Ticket) error) error {
+func (a *Admin) each(ctx context.Context, ranked []Ticket, f func(context.Context, int, Ticket) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, s.cfg.DrawConcurrency)
+	sem := make(chan struct{}, a.cfg.DrawConcurrency)
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error

@@ -51,9 +51,9 @@ func TestLottery(t *testing.T) {
 	t.Parallel()
 	var shift atomic.Int64 // the admin's clock runs ahead to pass the cutoff
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, Admin: asyncevent.AdminConfig{DrawGrace: time.Second}})
 	cutoff := time.Now().Add(time.Hour)
-	cfg, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lotto", EventType: asyncevent.Lottery, Winners: 50,
+	cfg, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lotto", EventType: asyncevent.Lottery, Winners: 50,
 		LotteryCutoffAt: cutoff.UnixMilli(), AnnouncedAt: cutoff.Add(time.Hour).UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
@@ -70,24 +70,24 @@ func TestLottery(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ids[i] = participate(t, env.Service, "lotto", fmt.Sprintf("p%03d", i)).RequestID
+			ids[i] = participate(t, env.Ingest, "lotto", fmt.Sprintf("p%03d", i)).RequestID
 		})
 	}
 	wg.Wait()
 	asynceventtest.Eventually(t, 60*time.Second, "300 entries collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "lotto")
+		st, err := env.Admin.EventStats(ctx, "lotto")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 300, err
 	})
 	r := env.Request(t, ids[0])
 	if r.UIPhase != asyncevent.PhaseCollecting || r.UIResult != asyncevent.ResultPending || r.LotteryCutoffAt != cutoff.UnixMilli() {
 		t.Fatalf("entry %+v", r)
 	}
-	if _, err := env.Service.Draw(ctx, "lotto", ""); !errors.Is(err, asyncevent.ErrDrawTooEarly) {
+	if _, err := env.Admin.Draw(ctx, "lotto", ""); !errors.Is(err, asyncevent.ErrDrawTooEarly) {
 		t.Fatalf("draw before the cutoff: %v", err)
 	}
 	shift.Store(int64(time.Hour + 2*time.Second))
 	// After the cutoff entries are refused with a clear error.
-	if _, err := env.Service.Participate(ctx, "lotto", "late"); !errors.Is(err, asyncevent.ErrLotteryClosed) {
+	if _, err := env.Ingest.Participate(ctx, "lotto", "late"); !errors.Is(err, asyncevent.ErrLotteryClosed) {
 		t.Fatalf("late entry: %v", err)
 	}
 
@@ -99,16 +99,16 @@ func TestLottery(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := env.Service.Draw(ctx, "lotto", ""); err == nil {
+	if _, err := env.Admin.Draw(ctx, "lotto", ""); err == nil {
 		t.Fatal("the faulty draw succeeded")
 	}
 	env.Dynamo.SetTxFault(nil)
-	mid, _ := env.Service.EventStats(ctx, "lotto")
-	if ev, _ := env.Service.GetEvent(ctx, "lotto"); ev.Status != asyncevent.EventDrawing || mid.ByStatus[asyncevent.StatusProcessing] == 0 {
+	mid, _ := env.Admin.EventStats(ctx, "lotto")
+	if ev, _ := env.Admin.GetEvent(ctx, "lotto"); ev.Status != asyncevent.EventDrawing || mid.ByStatus[asyncevent.StatusProcessing] == 0 {
 		t.Fatalf("after the crash: event %s, %v", ev.Status, mid.ByStatus)
 	}
 	// ...is resumed by calling it again.
-	res, err := env.Service.Draw(ctx, "lotto", "")
+	res, err := env.Admin.Draw(ctx, "lotto", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestLottery(t *testing.T) {
 	if want := independentWinners(res.Seed, ids, 50); !slices.Equal(res.Winners, want) {
 		t.Fatalf("winners differ from the independent recomputation:\n got %v\nwant %v", res.Winners, want)
 	}
-	again, err := env.Service.Draw(ctx, "lotto", "")
+	again, err := env.Admin.Draw(ctx, "lotto", "")
 	if err != nil || !slices.Equal(again.Winners, res.Winners) {
 		t.Fatalf("re-run: %v %v", again, err)
 	}
@@ -146,7 +146,7 @@ func TestLottery(t *testing.T) {
 	if count[asyncevent.CodeLotteryWin] != 50 || count[asyncevent.CodeRejectedLotteryLose] != 250 {
 		t.Fatalf("results %v", count)
 	}
-	ev, _ := env.Service.GetEvent(ctx, "lotto")
+	ev, _ := env.Admin.GetEvent(ctx, "lotto")
 	if ev.Status != asyncevent.EventAnnounced || ev.RevealedSeed() != res.Seed || ev.DrawWinners != 50 {
 		t.Fatalf("event %+v", ev)
 	}
@@ -172,29 +172,29 @@ func TestLotteryCommittedSeed(t *testing.T) {
 	t.Parallel()
 	var shift atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, Admin: asyncevent.AdminConfig{DrawGrace: time.Second}})
 	seed, commitment := asyncevent.NewSeed()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l2", EventType: asyncevent.Lottery, Winners: 2,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l2", EventType: asyncevent.Lottery, Winners: 2,
 		LotteryCutoffAt: time.Now().Add(time.Minute).UnixMilli(), SeedCommitment: commitment}); err != nil {
 		t.Fatal(err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 	var ids []string
 	for i := range 5 {
-		ids = append(ids, participate(t, env.Service, "l2", fmt.Sprintf("p%d", i)).RequestID)
+		ids = append(ids, participate(t, env.Ingest, "l2", fmt.Sprintf("p%d", i)).RequestID)
 	}
 	asynceventtest.Eventually(t, 20*time.Second, "5 entries collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "l2")
+		st, err := env.Admin.EventStats(ctx, "l2")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 5, err
 	})
 	shift.Store(int64(2 * time.Minute))
 	other, _ := asyncevent.NewSeed()
 	for _, s := range []string{"", other} {
-		if _, err := env.Service.Draw(ctx, "l2", s); !errors.Is(err, asyncevent.ErrSeed) {
+		if _, err := env.Admin.Draw(ctx, "l2", s); !errors.Is(err, asyncevent.ErrSeed) {
 			t.Fatalf("draw with seed %q: %v", s, err)
 		}
 	}
-	res, err := env.Service.Draw(ctx, "l2", seed)
+	res, err := env.Admin.Draw(ctx, "l2", seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,22 +211,22 @@ func TestLotteryDrawWaitsForTheIndex(t *testing.T) {
 	t.Parallel()
 	var shift atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second, DrawIndexWait: 300 * time.Millisecond}})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, Admin: asyncevent.AdminConfig{DrawGrace: time.Second, DrawIndexWait: 300 * time.Millisecond}})
 	cutoff := time.Now().Add(time.Hour)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lag", EventType: asyncevent.Lottery, Winners: 5,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lag", EventType: asyncevent.Lottery, Winners: 5,
 		LotteryCutoffAt: cutoff.UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
 	ids := make([]string, 20)
 	for i := range ids {
-		ids[i] = participate(t, env.Service, "lag", fmt.Sprintf("u%02d", i)).RequestID
+		ids[i] = participate(t, env.Ingest, "lag", fmt.Sprintf("u%02d", i)).RequestID
 	}
 	asynceventtest.Eventually(t, 30*time.Second, "20 entries collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "lag")
+		st, err := env.Admin.EventStats(ctx, "lag")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 20, err
 	})
-	if ev, _ := env.Service.GetEvent(ctx, "lag"); ev.EntryCount != 20 {
+	if ev, _ := env.Admin.GetEvent(ctx, "lag"); ev.EntryCount != 20 {
 		t.Fatalf("entryCount = %d, want 20", ev.EntryCount)
 	}
 	hidden := ids[7]
@@ -249,14 +249,14 @@ func TestLotteryDrawWaitsForTheIndex(t *testing.T) {
 	}
 	setIndexed(false)
 	shift.Store(int64(time.Hour + 2*time.Second))
-	if _, err := env.Service.Draw(ctx, "lag", ""); !errors.Is(err, asyncevent.ErrUnavailable) {
+	if _, err := env.Admin.Draw(ctx, "lag", ""); !errors.Is(err, asyncevent.ErrUnavailable) {
 		t.Fatalf("draw over a lagging index: %v, want ErrUnavailable", err)
 	}
-	if st, _ := env.Service.EventStats(ctx, "lag"); st.ByStatus[asyncevent.StatusProcessing] != 19 {
+	if st, _ := env.Admin.EventStats(ctx, "lag"); st.ByStatus[asyncevent.StatusProcessing] != 19 {
 		t.Fatalf("the refused draw decided entries: %v", st.ByStatus)
 	}
 	setIndexed(true) // the index caught up
-	res, err := env.Service.Draw(ctx, "lag", "")
+	res, err := env.Admin.Draw(ctx, "lag", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,36 +275,36 @@ func TestLotteryDrawWaitsForStrandedEntries(t *testing.T) {
 	t.Parallel()
 	var shift atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, Admin: asyncevent.AdminConfig{DrawGrace: time.Second}})
 	cutoff := time.Now().Add(time.Hour)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 2,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 2,
 		LotteryCutoffAt: cutoff.UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 4 {
-		participate(t, env.Service, "raffle", fmt.Sprintf("u%d", i))
+		participate(t, env.Ingest, "raffle", fmt.Sprintf("u%d", i))
 	}
 	// The fifth: the send fails, and so does marking it failed.
 	env.Strand(t, "raffle", "stranded")
 	env.StartWorkers(t, 1, consumer.Config{})
 	asynceventtest.Eventually(t, 30*time.Second, "4 entries collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "raffle")
+		st, err := env.Admin.EventStats(ctx, "raffle")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 4, err
 	})
 	shift.Store(int64(time.Hour + 2*time.Second))
-	_, err := env.Service.Draw(ctx, "raffle", "")
+	_, err := env.Admin.Draw(ctx, "raffle", "")
 	var pe *asyncevent.PendingError
 	if !errors.As(err, &pe) || pe.Received != 1 {
 		t.Fatalf("draw with a stranded entry: %v, want a PendingError with 1 received", err)
 	}
-	if res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Requeued != 1 {
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res.Requeued != 1 {
 		t.Fatalf("sweep: %+v %v", res, err)
 	}
 	asynceventtest.Eventually(t, 30*time.Second, "the healed entry collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "raffle")
+		st, err := env.Admin.EventStats(ctx, "raffle")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 5, err
 	})
-	res, err := env.Service.Draw(ctx, "raffle", "")
+	res, err := env.Admin.Draw(ctx, "raffle", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,25 +319,25 @@ func TestLotteryRequeueOnlyBeforeTheDraw(t *testing.T) {
 	t.Parallel()
 	var shift atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Now: clock, DrawGrace: time.Second}})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
+	env := asynceventtest.New(t, asynceventtest.Options{Now: clock, Admin: asyncevent.AdminConfig{DrawGrace: time.Second}})
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
 		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
-	participate(t, env.Service, "raffle", "in")
+	participate(t, env.Ingest, "raffle", "in")
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	failed := participate(t, env.Service, "raffle", "out")
+	failed := participate(t, env.Ingest, "raffle", "out")
 	env.SQS.SetSendFault(nil)
 	env.StartWorkers(t, 1, consumer.Config{})
 	asynceventtest.Eventually(t, 30*time.Second, "1 entry collecting", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "raffle")
+		st, err := env.Admin.EventStats(ctx, "raffle")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] == 1, err
 	})
 	shift.Store(int64(time.Hour + 2*time.Second))
-	if _, err := env.Service.Draw(ctx, "raffle", ""); err != nil {
+	if _, err := env.Admin.Draw(ctx, "raffle", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Service.RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
+	if _, err := env.Operations.RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
 		t.Fatalf("re-queue after the draw: %v, want ErrNotRequeueable", err)
 	}
 	if r := env.Request(t, failed.RequestID); r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
@@ -352,22 +352,21 @@ func TestLotteryRequeueOnlyBeforeTheDraw(t *testing.T) {
 func TestLotteryRequeueRacingTheDraw(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Winners: 1,
 		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	failed := participate(t, env.Service, "raffle", "out")
+	failed := participate(t, env.Ingest, "raffle", "out")
 	env.SQS.SetSendFault(nil)
 
-	hs := &hookStore{Store: env.Store, beforeReopen: func(string) {
+	hs := &hookSweep{SweepStore: env.Store, beforeReopen: func(string) {
 		// The draw starts: OPEN → DRAWING.
-		if err := env.Store.MoveEvent(ctx, "raffle", asyncevent.EventOpen, asyncevent.EventDrawing, nil); err != nil {
+		if err := env.Store.MoveEvent(ctx, asyncevent.EventMove{EventID: "raffle", From: asyncevent.EventOpen, To: asyncevent.EventDrawing}); err != nil {
 			t.Errorf("draw start: %v", err)
 		}
 	}}
-	svc := asyncevent.New(hs, env.Queue, nil, asyncevent.Config{})
-	if r, err := svc.RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
+	if r, err := operations(env, hs).RequeueFailed(ctx, failed.RequestID); !errors.Is(err, asyncevent.ErrNotRequeueable) {
 		t.Fatalf("re-queue racing the draw: %+v, %v; want ErrNotRequeueable", r, err)
 	}
 	r := env.Request(t, failed.RequestID)

@@ -15,7 +15,7 @@ type Message struct {
 	EventType EventType `json:"eventType"`
 	// Waits counts the continuations of an arrival candidate's message:
 	// how many times it was acked and sent again while its request waited
-	// for the allocator (Config.CandidateWaits). 0 on ingest's message.
+	// for the allocator (WorkerConfig.CandidateWaits). 0 on ingest's message.
 	Waits int `json:"waits,omitempty"`
 }
 

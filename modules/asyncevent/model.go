@@ -83,8 +83,8 @@ type Request struct {
 	LastErrorAt      int64
 
 	// RequeuedAt is when the request was last enqueued again: stranded in
-	// RECEIVED (Service.GetRequest, the sweep) or re-opened by an operator
-	// after its enqueue failed (Service.RequeueFailed).
+	// RECEIVED (Query.GetRequest, the sweep) or re-opened by an operator
+	// after its enqueue failed (Operations.RequeueFailed).
 	RequeuedAt int64
 
 	// IdempotencyKey is the key of the request's IdempotencyLock,
@@ -97,7 +97,7 @@ type Request struct {
 	LotteryRank   int
 
 	// WorkerID names the worker process that made the request's last
-	// worker transition (Config.WorkerID): its start, its decision, an
+	// worker transition (WorkerConfig.WorkerID): its start, its decision, an
 	// arrival allocator's decision, a recorded retryable failure. Ingest
 	// and operator writes leave it as it is.
 	WorkerID string

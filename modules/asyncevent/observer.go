@@ -1,18 +1,19 @@
 package asyncevent
 
-// Observer hears what the service answers, for metrics (the services
-// export it; the domain knows no metrics library). It is called
-// synchronously: it must be fast and must not block.
+// Observer hears what Ingest answers, for metrics (the services export
+// it; the domain knows no metrics library). It is called synchronously:
+// it must be fast and must not block.
 type Observer interface {
-	// Participated reports a Participate call: its answer when err is
+	// Participated reports an Ingest.Participate call: its answer when err is
 	// nil (p.IsDuplicate for a duplicate), else the error it refused with.
 	Participated(p Participation, err error)
 }
 
-// DecisionObserver, when Config.Observer implements it too, hears each
-// request the arrival allocator decides, once, after the decision's
-// transaction committed (a delivery decision is reported by Process's
-// Outcome instead).
+// DecisionObserver hears each request the arrival allocator decides
+// (AllocatorConfig.Observer), once, after the decision's transaction
+// committed (a delivery decision is reported by Worker.Process's Outcome
+// instead). It is called synchronously: it must be fast and must not
+// block.
 type DecisionObserver interface {
 	Decided(d Decision)
 }

@@ -19,7 +19,7 @@ const (
 	// OrderArrival decides in (queuedAt, requestId) order: workers make
 	// requests candidates (PROCESSING, uiPhase ALLOCATING) and a per-event
 	// allocator decides them in that order once no earlier request can
-	// still appear (the watermark, see Config.MaxLateness), so the winners
+	// still appear (the watermark, see Lateness.Max), so the winners
 	// are exactly the first N whatever the delivery order.
 	OrderArrival Ordering = "arrival"
 )

@@ -23,15 +23,15 @@ func TestRequestsNotQueuedAreListedCountedAndSweptByQuery(t *testing.T) {
 	firstCome(t, env, "other", 10)
 	var queued, received, failed []string
 	for _, u := range []string{"u0", "u1", "u2"} {
-		queued = append(queued, participate(t, env.Service, "ev", u).RequestID)
+		queued = append(queued, participate(t, env.Ingest, "ev", u).RequestID)
 	}
 	env.Strand(t, "ev", "s1", "s2")
 	env.Strand(t, "other", "s3")
 	for _, u := range []string{"s1", "s2"} {
-		received = append(received, participate(t, env.Service, "ev", u).RequestID) // the duplicate names it
+		received = append(received, participate(t, env.Ingest, "ev", u).RequestID) // the duplicate names it
 	}
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	failed = append(failed, participate(t, env.Service, "ev", "f1").RequestID)
+	failed = append(failed, participate(t, env.Ingest, "ev", "f1").RequestID)
 	env.SQS.SetSendFault(nil)
 
 	list := func(status asyncevent.Status, limit int) []string {
@@ -39,7 +39,7 @@ func TestRequestsNotQueuedAreListedCountedAndSweptByQuery(t *testing.T) {
 		var ids []string
 		cursor := ""
 		for page := 0; ; page++ {
-			p, err := env.Service.EventRequests(ctx, "ev", status, limit, cursor)
+			p, err := env.Admin.EventRequests(ctx, "ev", status, limit, cursor)
 			if err != nil {
 				t.Fatalf("list %q page %d: %v", status, page, err)
 			}
@@ -74,15 +74,15 @@ func TestRequestsNotQueuedAreListedCountedAndSweptByQuery(t *testing.T) {
 		}
 	}
 	// A cursor of this event's list does not page another event's.
-	p, err := env.Service.EventRequests(ctx, "ev", "", 1, "")
+	p, err := env.Admin.EventRequests(ctx, "ev", "", 1, "")
 	if err != nil || p.Cursor == "" {
 		t.Fatalf("first page: %+v, %v", p, err)
 	}
-	if _, err := env.Service.EventRequests(ctx, "other", "", 1, p.Cursor); !errors.Is(err, asyncevent.ErrCursor) {
+	if _, err := env.Admin.EventRequests(ctx, "other", "", 1, p.Cursor); !errors.Is(err, asyncevent.ErrCursor) {
 		t.Fatalf("another event's cursor: %v, want ErrCursor", err)
 	}
 
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestRequestsNotQueuedAreListedCountedAndSweptByQuery(t *testing.T) {
 
 	// The sweep: one Query per shard of each day it looks back over.
 	env.Calls.Reset()
-	res, err := env.Service.SweepStranded(ctx, asyncevent.SweepOptions{Lookback: time.Hour})
+	res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{Lookback: time.Hour})
 	if err != nil || res.FailedEnqueue != 1 {
 		t.Fatalf("sweep: %+v, %v; want the failed enqueue counted", res, err)
 	}
@@ -107,7 +107,7 @@ func TestRequestsNotQueuedAreListedCountedAndSweptByQuery(t *testing.T) {
 	}
 	// The capacity check lists the open events with one Query.
 	env.Calls.Reset()
-	if checked, broken, err := env.Service.CheckCapacity(ctx, 10); err != nil || checked != 2 || len(broken) != 0 {
+	if checked, broken, err := env.Operations.CheckCapacity(ctx, 10); err != nil || checked != 2 || len(broken) != 0 {
 		t.Fatalf("capacity check: %d checked, broken %v, %v", checked, broken, err)
 	}
 	if n := env.Calls.Count("DynamoDB.Scan"); n != 0 {
@@ -123,7 +123,7 @@ func TestOpenEventsFollowTheLifecycle(t *testing.T) {
 	firstCome(t, env, "a", 1)
 	firstCome(t, env, "b", 1)
 	cutoff := time.Now().Add(time.Hour).UnixMilli()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l", EventType: asyncevent.Lottery,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "l", EventType: asyncevent.Lottery,
 		LotteryCutoffAt: cutoff, Winners: 1, AnnouncedAt: cutoff}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +144,13 @@ func TestOpenEventsFollowTheLifecycle(t *testing.T) {
 	if got := open(asyncevent.Lottery); !slices.Equal(got, []string{"l"}) {
 		t.Fatalf("open LOTTERY events %v, want [l]", got)
 	}
-	if _, err := env.Service.CloseEvent(ctx, "a"); err != nil {
+	if _, err := env.Admin.CloseEvent(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	if got := open(asyncevent.FirstCome); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("open FIRST_COME events after closing a: %v, want [b]", got)
 	}
-	if err := env.Store.MoveEvent(ctx, "l", asyncevent.EventOpen, asyncevent.EventDrawing, nil); err != nil {
+	if err := env.Store.MoveEvent(ctx, asyncevent.EventMove{EventID: "l", From: asyncevent.EventOpen, To: asyncevent.EventDrawing}); err != nil {
 		t.Fatal(err)
 	}
 	if got := open(asyncevent.Lottery); len(got) != 0 {
@@ -158,7 +158,7 @@ func TestOpenEventsFollowTheLifecycle(t *testing.T) {
 	}
 	// A refused move leaves the listing alone.
 	var ese *asyncevent.EventStateError
-	if err := env.Store.MoveEvent(ctx, "a", asyncevent.EventOpen, asyncevent.EventClosed, nil); !errors.As(err, &ese) || ese.Current == nil {
+	if err := env.Store.MoveEvent(ctx, asyncevent.EventMove{EventID: "a", From: asyncevent.EventOpen, To: asyncevent.EventClosed}); !errors.As(err, &ese) || ese.Current == nil {
 		t.Fatalf("closing a closed event: %v, want an EventStateError with the event", err)
 	}
 }

@@ -8,14 +8,14 @@ import (
 )
 
 // A poll of an arrival candidate is worth making once the allocator's
-// watermark (now − MaxLateness, 3.5 s by default) has passed its
+// watermark (now − Lateness.Max, 3.5 s by default) has passed its
 // queuedAt; of anything else, on the client's own schedule.
 func TestPollAfter(t *testing.T) {
 	now := time.UnixMilli(1_800_000_000_000)
-	if d := (asyncevent.Config{}).WithDefaults().MaxLateness(); d != 3500*time.Millisecond {
-		t.Fatalf("default MaxLateness %v, want 3.5 s (the cases below assume it)", d)
+	if d := (asyncevent.Lateness{}).Max(); d != 3500*time.Millisecond {
+		t.Fatalf("default Lateness.Max %v, want 3.5 s (the cases below assume it)", d)
 	}
-	svc := asyncevent.New(nil, nil, nil, asyncevent.Config{Now: func() time.Time { return now }})
+	svc := asyncevent.NewQuery(asyncevent.QueryConfig{Now: func() time.Time { return now }})
 	at := now.UnixMilli()
 	for _, c := range []struct {
 		name string

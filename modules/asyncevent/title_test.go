@@ -28,7 +28,7 @@ func TestTitleLimitCountsCharacters(t *testing.T) {
 		{"201 Hangul", strings.Repeat("가", 201), false},
 		{"101 e + combining acute", strings.Repeat("e\u0301", 101), false},
 	} {
-		_, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{
+		_, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{
 			EventID: "t" + string(rune('a'+i)), EventType: asyncevent.FirstCome, Capacity: 1, Title: c.title,
 			ClosesAt: time.Now().Add(time.Hour).UnixMilli(),
 		})

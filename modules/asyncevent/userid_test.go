@@ -38,14 +38,14 @@ func TestIdentityProviderUserIDs(t *testing.T) {
 	ids := map[string]string{}
 	var all []string
 	for _, u := range users {
-		p := participate(t, env.Service, "ev", u)
+		p := participate(t, env.Ingest, "ev", u)
 		ids[u] = p.RequestID
 		all = append(all, p.RequestID)
-		if d := participate(t, env.Service, "ev", u); !d.IsDuplicate || d.RequestID != p.RequestID {
+		if d := participate(t, env.Ingest, "ev", u); !d.IsDuplicate || d.RequestID != p.RequestID {
 			t.Fatalf("%q: second participation %+v, want a duplicate of %s", u, d, p.RequestID)
 		}
 	}
-	all = append(all, participate(t, env.Service, "ev2", "a#b").RequestID)
+	all = append(all, participate(t, env.Ingest, "ev2", "a#b").RequestID)
 	env.StartWorkers(t, 1, consumer.Config{})
 	for _, r := range waitTerminal(t, env, all, 20*time.Second) {
 		if r.Status != asyncevent.StatusSucceeded {
@@ -53,7 +53,7 @@ func TestIdentityProviderUserIDs(t *testing.T) {
 		}
 	}
 	for _, u := range users {
-		r, err := env.Service.GetRequest(ctx, asyncevent.Caller{UserID: u}, ids[u])
+		r, err := env.Query.GetRequest(ctx, asyncevent.Caller{UserID: u}, ids[u])
 		if err != nil || r.UserID != u {
 			t.Fatalf("%q reads own request: %+v, %v", u, r, err)
 		}
@@ -69,7 +69,7 @@ func TestIdentityProviderUserIDs(t *testing.T) {
 		if u == "a#b" {
 			wantN = 2
 		}
-		page, err := env.Service.MyRequests(ctx, u, 20, "")
+		page, err := env.Query.MyRequests(ctx, u, 20, "")
 		if err != nil || len(page.Requests) != wantN {
 			t.Fatalf("%q lists %d requests (%v), want %d", u, len(page.Requests), err, wantN)
 		}
@@ -80,27 +80,27 @@ func TestIdentityProviderUserIDs(t *testing.T) {
 		}
 	}
 	for _, pair := range [][2]string{{"a#b", "a"}, {"a", "a#b"}, {"a#b", "a%23b"}, {"a%23b", "a#b"}} {
-		if _, err := env.Service.GetRequest(ctx, asyncevent.Caller{UserID: pair[1]}, ids[pair[0]]); !errors.Is(err, asyncevent.ErrRequestNotFound) {
+		if _, err := env.Query.GetRequest(ctx, asyncevent.Caller{UserID: pair[1]}, ids[pair[0]]); !errors.Is(err, asyncevent.ErrRequestNotFound) {
 			t.Errorf("%q reads %q's request: %v, want not found", pair[1], pair[0], err)
 		}
 	}
-	page, err := env.Service.MyRequests(ctx, "a#b", 1, "")
+	page, err := env.Query.MyRequests(ctx, "a#b", 1, "")
 	if err != nil || page.Cursor == "" {
 		t.Fatalf("a#b's first page: %+v, %v", page, err)
 	}
 	for _, other := range []string{"a", "a%23b", "a#b%c"} {
-		if _, err := env.Service.MyRequests(ctx, other, 1, page.Cursor); !errors.Is(err, asyncevent.ErrCursor) {
+		if _, err := env.Query.MyRequests(ctx, other, 1, page.Cursor); !errors.Is(err, asyncevent.ErrCursor) {
 			t.Errorf("%q used a#b's cursor: %v, want ErrCursor", other, err)
 		}
 	}
-	if next, err := env.Service.MyRequests(ctx, "a#b", 1, page.Cursor); err != nil || len(next.Requests) != 1 {
+	if next, err := env.Query.MyRequests(ctx, "a#b", 1, page.Cursor); err != nil || len(next.Requests) != 1 {
 		t.Fatalf("a#b's second page: %+v, %v", next, err)
 	}
 	for _, bad := range []string{"", "a\nb", strings.Repeat("a", 256)} {
-		if _, err := env.Service.Participate(ctx, "ev", bad); !errors.Is(err, asyncevent.ErrInvalidID) {
+		if _, err := env.Ingest.Participate(ctx, "ev", bad); !errors.Is(err, asyncevent.ErrInvalidID) {
 			t.Errorf("Participate(%q): %v, want ErrInvalidID", bad, err)
 		}
-		if _, err := env.Service.MyRequests(ctx, bad, 20, ""); !errors.Is(err, asyncevent.ErrInvalidID) {
+		if _, err := env.Query.MyRequests(ctx, bad, 20, ""); !errors.Is(err, asyncevent.ErrInvalidID) {
 			t.Errorf("MyRequests(%q): %v, want ErrInvalidID", bad, err)
 		}
 	}

@@ -43,14 +43,15 @@ func TestCandidateWaitsCostNoReceive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const waits = 3
-	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 2, Service: asyncevent.Config{
-		CandidateWaits: waits, AllocLease: time.Second,
-		WriteTimeout: 300 * time.Millisecond, ClockSkew: -1, IndexLag: -1, // MaxLateness 0.3 s
-	}})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: asyncevent.OrderArrival}); err != nil {
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 2,
+		Worker:    asyncevent.WorkerConfig{CandidateWaits: waits},
+		Allocator: asyncevent.AllocatorConfig{AllocLease: time.Second},
+		Lateness:  asyncevent.Lateness{WriteTimeout: 300 * time.Millisecond, ClockSkew: -1, IndexLag: -1}, // Max 0.3 s
+	})
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: asyncevent.OrderArrival}); err != nil {
 		t.Fatal(err)
 	}
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	// No allocator runs: the request stays a candidate.
 	for i := 0; i <= waits; i++ {
 		m := receiveOne(t, env, 15*time.Second)
@@ -61,7 +62,7 @@ func TestCandidateWaitsCostNoReceive(t *testing.T) {
 		if msg.Waits != i || m.ReceiveCount != 1 || msg.RequestID != p.RequestID {
 			t.Fatalf("delivery %d: waits %d, receive count %d, request %s; want waits %d, receive 1, %s", i, msg.Waits, m.ReceiveCount, msg.RequestID, i, p.RequestID)
 		}
-		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+		out := env.Worker.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 		if i < waits {
 			if !out.Ack || out.Result != "waiting" || out.Status != asyncevent.StatusProcessing || out.RetryAfter != 0 {
 				t.Fatalf("delivery %d: %+v, want acked waiting", i, out)
@@ -85,10 +86,10 @@ func TestCandidateWaitsCostNoReceive(t *testing.T) {
 	if m.ReceiveCount != 2 {
 		t.Fatalf("the spent message's redelivery has receive count %d, want 2", m.ReceiveCount)
 	}
-	if res, err := env.Service.Allocate(ctx, "ev"); err != nil || res.Decided != 1 || res.Won != 1 {
+	if res, err := env.Allocator.Allocate(ctx, "ev"); err != nil || res.Decided != 1 || res.Won != 1 {
 		t.Fatalf("allocate: %+v, %v", res, err)
 	}
-	out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+	out := env.Worker.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 	if !out.Ack || out.Result != "done-already" || out.Status != asyncevent.StatusSucceeded {
 		t.Fatalf("after the decision: %+v, want acked done-already SUCCEEDED", out)
 	}

@@ -26,7 +26,7 @@ func TestFirstComeWorker(t *testing.T) {
 	firstCome(t, env, "ev", 3)
 	var ids []string
 	for i := range 10 {
-		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+		ids = append(ids, participate(t, env.Ingest, "ev", fmt.Sprintf("u%d", i)).RequestID)
 	}
 	env.Calls.Reset()
 	env.Dynamo.Conflicts.Store(0)
@@ -67,7 +67,7 @@ func TestFirstComeWorker(t *testing.T) {
 	if writes != 2*len(ids)+1 {
 		t.Fatalf("%d transactions (not counting %d conflict retries) for %d messages (%s)", writes, conflicts, len(ids), env.Calls)
 	}
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 || st.ByStatus[asyncevent.StatusSucceeded] != 3 || st.Total != 10 {
 		t.Fatalf("stats %+v %v", st, err)
 	}
@@ -84,33 +84,33 @@ func TestRedeliveryIsIdempotent(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 5)
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: p.RequestID, EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 1, SentAt: time.Now()}
-	if out := env.Service.Process(ctx, d); !out.Ack || out.Result != "succeeded" {
+	if out := env.Worker.Process(ctx, d); !out.Ack || out.Result != "succeeded" {
 		t.Fatalf("first delivery: %+v", out)
 	}
 	d.ReceiveCount = 2
 	env.Calls.Reset()
-	if out := env.Service.Process(ctx, d); !out.Ack || out.Result != "done-already" {
+	if out := env.Worker.Process(ctx, d); !out.Ack || out.Result != "done-already" {
 		t.Fatalf("redelivery: %+v", out)
 	}
 	if env.Calls.Total() != 1 {
 		t.Fatalf("redelivery made %s, want one failed transaction", env.Calls)
 	}
 	// A request left PROCESSING by a dead worker.
-	q := participate(t, env.Service, "ev", "u2")
+	q := participate(t, env.Ingest, "ev", "u2")
 	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: q.RequestID, EventID: "ev", UserID: "u2",
 		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: time.Now().UnixMilli(), StartedAt: time.Now().UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d2 := asyncevent.Delivery{Body: asyncevent.Message{RequestID: q.RequestID, EventID: "ev", UserID: "u2", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 2, SentAt: time.Now()}
-	if out := env.Service.Process(ctx, d2); !out.Ack || out.Result != "succeeded" {
+	if out := env.Worker.Process(ctx, d2); !out.Ack || out.Result != "succeeded" {
 		t.Fatalf("delivery to PROCESSING request: %+v", out)
 	}
 	r := env.Request(t, q.RequestID)
 	checkLogs(t, env, r)
-	st, _ := env.Service.EventStats(ctx, "ev")
+	st, _ := env.Admin.EventStats(ctx, "ev")
 	if !st.InvariantOK || st.CapacityRemaining != 3 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -156,9 +156,9 @@ func TestUndecodableMessageFailsItsRequest(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 5)
-	p := participate(t, env.Service, "ev", "u1")
-	newer := participate(t, env.Service, "ev", "u3")
-	taken := participate(t, env.Service, "ev", "u2")
+	p := participate(t, env.Ingest, "ev", "u1")
+	newer := participate(t, env.Ingest, "ev", "u3")
+	taken := participate(t, env.Ingest, "ev", "u2")
 	if err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: taken.RequestID, EventID: "ev", UserID: "u2",
 		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: time.Now().UnixMilli() + 1,
 		StartedAt: time.Now().UnixMilli() + 1}); err != nil {
@@ -175,7 +175,7 @@ func TestUndecodableMessageFailsItsRequest(t *testing.T) {
 		{`{"v":1,"requestId":"nosuchrequest","eventType":"BINGO"}`, true, "bad-message"},
 		{`not json`, true, "bad-message"},
 	} {
-		out := env.Service.Process(ctx, asyncevent.Delivery{Body: c.body, ReceiveCount: 1, SentAt: time.Now()})
+		out := env.Worker.Process(ctx, asyncevent.Delivery{Body: c.body, ReceiveCount: 1, SentAt: time.Now()})
 		if out.Ack != c.ack || out.Result != c.result || !errors.Is(out.Err, asyncevent.ErrBadMessage) {
 			t.Errorf("%s: outcome %+v, want ack=%t %q with ErrBadMessage", c.body, out, c.ack, c.result)
 		}
@@ -202,7 +202,7 @@ func TestRetryableFault(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: 5})
 	firstCome(t, env, "ev", 5)
-	p := participate(t, env.Service, "ev", "u1")
+	p := participate(t, env.Ingest, "ev", "u1")
 	var fail atomic.Bool
 	fail.Store(true)
 	env.Dynamo.SetTxFault(func(*dynamodb.TransactWriteItemsInput) error {
@@ -239,7 +239,7 @@ func TestDLQAndRedrive(t *testing.T) {
 	firstCome(t, env, "ev", 5)
 	var ids []string
 	for i := range 3 {
-		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+		ids = append(ids, participate(t, env.Ingest, "ev", fmt.Sprintf("u%d", i)).RequestID)
 	}
 	var fail atomic.Bool
 	fail.Store(true)
@@ -258,7 +258,7 @@ func TestDLQAndRedrive(t *testing.T) {
 		return dead == 3, err
 	})
 	// Each receive's failure is recorded, and the last record wins
-	// (Store.RecordAttempt: a redrive starts the count again). SQS moves
+	// (WorkerStore.RecordAttempt: a redrive starts the count again). SQS moves
 	// the message on its own clock, so wait for the records; and on a
 	// loaded machine a delivery can outlast the 3 s visibility, so the
 	// next receive runs beside it and the lower count may land last (seen
@@ -277,12 +277,12 @@ func TestDLQAndRedrive(t *testing.T) {
 			t.Fatalf("request in DLQ: %+v", r)
 		}
 	}
-	view, err := env.Service.DeadLetters(ctx, 10)
+	view, err := env.Admin.DeadLetters(ctx, 10)
 	if err != nil || view.DeadDepth != 3 || len(view.Messages) != 3 || view.Messages[0].Message == nil {
 		t.Fatalf("DLQ view %+v %v", view, err)
 	}
 	fail.Store(false)
-	if _, err := env.Service.Redrive(ctx); err != nil {
+	if _, err := env.Admin.Redrive(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rs := waitTerminal(t, env, ids, 30*time.Second)
@@ -307,7 +307,7 @@ func TestWorkerStoppedQueueGrowsThenDrains(t *testing.T) {
 	firstCome(t, env, "ev", 100)
 	var ids []string
 	for i := range 30 {
-		ids = append(ids, participate(t, env.Service, "ev", fmt.Sprintf("u%d", i)).RequestID)
+		ids = append(ids, participate(t, env.Ingest, "ev", fmt.Sprintf("u%d", i)).RequestID)
 		if i == 9 || i == 29 {
 			if n, err := env.Queue.Depth(ctx); err != nil || n != i+1 {
 				// Say which request has no message, and why.
@@ -349,7 +349,7 @@ func TestFirstCome500(t *testing.T) {
 	for i := range ids {
 		wg.Go(func() {
 			<-start
-			p, err := env.Service.Participate(ctx, "spike", fmt.Sprintf("user%03d", i))
+			p, err := env.Ingest.Participate(ctx, "spike", fmt.Sprintf("user%03d", i))
 			ids[i], errs[i] = p.RequestID, err
 		})
 	}
@@ -368,7 +368,7 @@ func TestFirstCome500(t *testing.T) {
 	if count[asyncevent.CodeSuccess] != 100 || count[asyncevent.CodeRejectedCapacity] != 400 {
 		t.Fatalf("results %v, want 100 SUCCESS + 400 REJECTED_CAPACITY", count)
 	}
-	st, err := env.Service.EventStats(ctx, "spike")
+	st, err := env.Admin.EventStats(ctx, "spike")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 || st.Total != 500 {
 		t.Fatalf("stats %+v %v", st, err)
 	}
@@ -471,14 +471,14 @@ func TestTransitionIsTimedAfterARequeue(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 5)
 	env.SQS.SetSendFault(asynceventtest.Throttle)
-	failed := participate(t, env.Service, "ev", "u1") // FAILED_INGEST_ENQUEUE
+	failed := participate(t, env.Ingest, "ev", "u1") // FAILED_INGEST_ENQUEUE
 	env.SQS.SetSendFault(nil)
 	r := env.Request(t, failed.RequestID)
 	if r.ResultCode != asyncevent.CodeFailedIngestEnqueue {
 		t.Fatalf("request %+v, want FAILED_INGEST_ENQUEUE", r)
 	}
 	later := r.FinishedAt + 1000
-	if err := env.Store.ReopenFailedEnqueue(ctx, r.RequestID, r.FinishedAt, later, ""); err != nil {
+	if err := env.Store.ReopenFailedEnqueue(ctx, asyncevent.Reopen{RequestID: r.RequestID, FinishedAt: r.FinishedAt, At: later}); err != nil {
 		t.Fatal(err)
 	}
 	err := env.Store.Transition(ctx, &asyncevent.Transition{RequestID: r.RequestID, EventID: "ev", UserID: "u1",
@@ -517,9 +517,9 @@ func TestOutcomeReportsStatusAndTimes(t *testing.T) {
 	firstCome(t, env, "ev", 1)
 	sent := time.Now().Add(-time.Second)
 	deliver := func(user string, receives int) (asyncevent.Outcome, *asyncevent.Request) {
-		p := participate(t, env.Service, "ev", user)
+		p := participate(t, env.Ingest, "ev", user)
 		d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: p.RequestID, EventID: "ev", UserID: user, EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: receives, SentAt: sent}
-		return env.Service.Process(ctx, d), env.Request(t, p.RequestID)
+		return env.Worker.Process(ctx, d), env.Request(t, p.RequestID)
 	}
 	for _, c := range []struct {
 		user   string
@@ -533,9 +533,9 @@ func TestOutcomeReportsStatusAndTimes(t *testing.T) {
 	}
 	// A redelivery reports the terminal status and the stored queuedAt,
 	// but no finish: the first delivery made the request terminal.
-	r := env.Request(t, participate(t, env.Service, "ev", "u1").RequestID)
+	r := env.Request(t, participate(t, env.Ingest, "ev", "u1").RequestID)
 	d := asyncevent.Delivery{Body: asyncevent.Message{RequestID: r.RequestID, EventID: "ev", UserID: "u1", EventType: asyncevent.FirstCome}.Encode(), ReceiveCount: 2, SentAt: time.Now()}
-	out := env.Service.Process(ctx, d)
+	out := env.Worker.Process(ctx, d)
 	if out.Result != "done-already" || out.Status != asyncevent.StatusSucceeded || out.QueuedAt != r.QueuedAt || out.FinishedAt != 0 {
 		t.Fatalf("redelivery: outcome %+v for request %+v", out, r)
 	}
@@ -563,11 +563,11 @@ func (o *participations) Participated(p asyncevent.Participation, err error) {
 func TestObserverHearsParticipations(t *testing.T) {
 	t.Parallel()
 	obs := &participations{}
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{Observer: obs}})
+	env := asynceventtest.New(t, asynceventtest.Options{Ingest: asyncevent.IngestConfig{Observer: obs}})
 	firstCome(t, env, "ev", 1)
-	participate(t, env.Service, "ev", "u1")
-	participate(t, env.Service, "ev", "u1")
-	if _, err := env.Service.Participate(ctx, "nope", "u1"); err == nil {
+	participate(t, env.Ingest, "ev", "u1")
+	participate(t, env.Ingest, "ev", "u1")
+	if _, err := env.Ingest.Participate(ctx, "nope", "u1"); err == nil {
 		t.Fatal("participation in a missing event accepted")
 	}
 	obs.mu.Lock()

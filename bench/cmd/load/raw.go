@@ -38,7 +38,7 @@ type RawRates struct {
 	Concurrency int     `json:"concurrency"`
 	IngestS     float64 `json:"ingestSeconds"`
 	// IngestRPS is plain ingests per second: one ingest is what
-	// asyncevent.Participate calls for a new request: a TransactWriteItems
+	// asyncevent.Ingest.Participate calls for a new request: a TransactWriteItems
 	// of 3 conditional puts (IdempotencyLock, Request RECEIVED, StatusLog),
 	// a SendMessage of the request's message, and a TransactWriteItems of
 	// the conditional update RECEIVED → QUEUED (queuedAt and the GSI1/GSI2

@@ -22,10 +22,10 @@ import (
 // 99 items, asyncevent.MaxAllocBatch).
 const allocBatch = 49
 
-// maxLateness is the product's default MaxLateness (WriteTimeout +
+// maxLateness is the product's default Lateness.Max (WriteTimeout +
 // ClockSkew + IndexLag, 3.5 s): the raw allocator makes a request still
 // QUEUED this long after its queuedAt a candidate itself.
-var maxLateness = asyncevent.Config{}.WithDefaults().MaxLateness()
+var maxLateness = asyncevent.Lateness{}.Max()
 
 // rawVisibility is the raw receives' visibility timeout: a message whose
 // handling failed comes back after it.

@@ -16,8 +16,8 @@ import (
 )
 
 // Adversarial is one adversarial run: Users participate in an event
-// through the domain service (no HTTP), their messages go through a
-// ReorderQueue, and Workers in-process workers, each with its own service
+// through an Ingest (no HTTP), their messages go through a ReorderQueue,
+// and Workers in-process workers, each with its own Worker and Allocator
 // and random handling delays, decide them.
 type Adversarial struct {
 	Users   int
@@ -57,9 +57,9 @@ type AdversarialResult struct {
 	Outcomes, Errors map[string]int
 	// Final are the event's requests at the end.
 	Final []*asyncevent.Request
-	// QueuedAtUnsure sums the ingest's and every worker's
-	// Service.QueuedAtUnsure: the queuedAt writes that may have landed
-	// late, the bound on the event's late arrivals.
+	// QueuedAtUnsure sums the Ingest's and every Worker's QueuedAtUnsure:
+	// the queuedAt writes that may have landed late, the bound on the
+	// event's late arrivals.
 	QueuedAtUnsure int64
 }
 
@@ -97,15 +97,17 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 		return time.Duration(rng.Int64N(int64(a.MaxHandleDelay)))
 	}
 	outcomes, errs := map[string]int{}, map[string]int{}
-	var svcs []*asyncevent.Service // every service started, under mu
+	var workers []*asyncevent.Worker // every worker started, under mu
 	var wg sync.WaitGroup
 	cancels := make([]context.CancelFunc, a.Workers)
 	startWorker := func(i int) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels[i] = cancel
-		svc := asyncevent.New(&killable{Store: e.Store, dead: ctx.Done()}, q, nil, e.opts.Service)
+		store := &killable{WorkerStore: e.Store, AllocStore: e.Store, dead: ctx.Done()}
+		alloc := asyncevent.NewAllocator(e.AllocatorConfig(store))
+		w := asyncevent.NewWorker(e.WorkerConfig(store, q, alloc, asyncevent.NewEventCache(e.opts.EventCacheTTL)))
 		mu.Lock()
-		svcs = append(svcs, svc)
+		workers = append(workers, w)
 		mu.Unlock()
 		handle := func(hctx context.Context, m consumer.Message) bool {
 			select {
@@ -116,7 +118,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 			if ctx.Err() != nil {
 				return false
 			}
-			out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+			out := w.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 			mu.Lock()
 			outcomes[out.Result]++
 			if out.Err != nil {
@@ -130,7 +132,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 				t.Errorf("asynceventtest: worker %d: %v", i, err)
 			}
 		})
-		wg.Go(func() { svc.RunAllocator(ctx) })
+		wg.Go(func() { alloc.Run(ctx) })
 	}
 	for i := range a.Workers {
 		startWorker(i)
@@ -162,10 +164,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 		})
 	}
 
-	ingest := asyncevent.New(e.Store, q, nil, e.opts.Service)
-	mu.Lock()
-	svcs = append(svcs, ingest)
-	mu.Unlock()
+	ingest := asyncevent.NewIngest(e.IngestConfig(q, asyncevent.NewEventCache(e.opts.EventCacheTTL)))
 	users := make(chan int)
 	var ing sync.WaitGroup
 	for range a.Ingesters {
@@ -191,18 +190,20 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	})
 	mu.Lock()
 	defer mu.Unlock()
-	var unsure int64
-	for _, svc := range svcs {
-		unsure += svc.QueuedAtUnsure()
+	unsure := ingest.QueuedAtUnsure()
+	for _, w := range workers {
+		unsure += w.QueuedAtUnsure()
 	}
 	return AdversarialResult{Fairness: MeasureFairness(rs), Queue: q.Counts(), Elapsed: time.Since(start), Final: rs,
 		Outcomes: maps.Clone(outcomes), Errors: maps.Clone(errs), E2EP95: e2eP95(rs), QueuedAtUnsure: unsure}
 }
 
-// killable is a worker's store: once dead is closed, every write fails as
-// if the process were gone (a write already sent may still land).
+// killable is a worker's store, its Worker's and its Allocator's: once
+// dead is closed, every write fails as if the process were gone (a write
+// already sent may still land).
 type killable struct {
-	asyncevent.Store
+	asyncevent.WorkerStore
+	asyncevent.AllocStore
 	dead <-chan struct{}
 }
 
@@ -221,35 +222,35 @@ func (k *killable) Transition(ctx context.Context, t *asyncevent.Transition) err
 	if err := k.alive(); err != nil {
 		return err
 	}
-	return k.Store.Transition(ctx, t)
+	return k.WorkerStore.Transition(ctx, t)
 }
 
-func (k *killable) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64, workerID string) error {
+func (k *killable) RecordAttempt(ctx context.Context, a asyncevent.Attempt) error {
 	if err := k.alive(); err != nil {
 		return err
 	}
-	return k.Store.RecordAttempt(ctx, requestID, attempts, code, message, at, workerID)
+	return k.WorkerStore.RecordAttempt(ctx, a)
 }
 
-func (k *killable) AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*asyncevent.Capacity, error) {
+func (k *killable) AcquireAllocation(ctx context.Context, l asyncevent.Lease) (*asyncevent.Capacity, error) {
 	if err := k.alive(); err != nil {
 		return nil, err
 	}
-	return k.Store.AcquireAllocation(ctx, eventID, owner, now, until)
+	return k.AllocStore.AcquireAllocation(ctx, l)
 }
 
 func (k *killable) ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error {
 	if err := k.alive(); err != nil {
 		return err
 	}
-	return k.Store.ReleaseAllocation(ctx, eventID, owner, fence)
+	return k.AllocStore.ReleaseAllocation(ctx, eventID, owner, fence)
 }
 
 func (k *killable) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
 	if err := k.alive(); err != nil {
 		return err
 	}
-	return k.Store.Allocate(ctx, a)
+	return k.AllocStore.Allocate(ctx, a)
 }
 
 func e2eP95(rs []*asyncevent.Request) time.Duration {

@@ -1,7 +1,8 @@
 // Package asynceventtest gives AsyncEvent tests their own table, queue and
 // DLQ on the local stand-ins (DynamoDB Local and local-aws-sqs), a counted
-// and fault-injectable set of clients, the domain service wired over them,
-// and in-process workers (sdk/consumer running Service.Process).
+// and fault-injectable set of clients, the domain's roles wired over them
+// (Env.Ingest, Worker, Allocator, Admin, Operations, Query), and in-process
+// workers (sdk/consumer running Worker.Process, and an Allocator each).
 //
 // For fairness and contention it also has an adversarial queue
 // (ReorderQueue: shuffled, delayed, duplicated, redelivered), a harness
@@ -54,8 +55,25 @@ type Options struct {
 	// MaxReceives is the DLQ's maxReceiveCount (default
 	// sqsqueue.DefaultMaxReceives: three processing receives and a last one).
 	MaxReceives int
-	// Service configures the domain service (EventCacheTTL, DrawGrace...).
-	Service asyncevent.Config
+	// The roles' settings. The env builds its roles, and StartWorkers and
+	// RunAdversarial their workers', from these configs: every port left
+	// nil is the env's store, queue or DLQ (a Worker's Allocator the
+	// env's, or the worker's own), every Cache the env's EventCache (a
+	// worker's own for StartWorkers' workers), and Now, Lateness and
+	// WorkerID below apply to every role whose own are unset.
+	Ingest     asyncevent.IngestConfig
+	Worker     asyncevent.WorkerConfig
+	Allocator  asyncevent.AllocatorConfig
+	Admin      asyncevent.AdminConfig
+	Operations asyncevent.OperationsConfig
+	Query      asyncevent.QueryConfig
+	// EventCacheTTL is the TTL of the env's EventCache and of each
+	// worker's (0: asyncevent.DefaultEventCacheTTL; negative: none).
+	EventCacheTTL time.Duration
+	// Lateness, WorkerID and Now are every role's (see the role configs).
+	Lateness asyncevent.Lateness
+	WorkerID string
+	Now      func() time.Time
 	// EnforceConflicts puts a ConflictDynamo between the store and
 	// DynamoDB Local, so that transactions conflict as on AWS.
 	EnforceConflicts bool
@@ -74,12 +92,24 @@ type Options struct {
 	Dynamo func(c ddb.Client, table string, schema *ddb.Schema) ddb.Client
 }
 
-// Env is one test's AsyncEvent stack.
+// Env is one test's AsyncEvent stack: its table, its queue, and one of
+// each role over them, sharing one EventCache as the roles of one process
+// do (an event Admin closes stops Ingest at once).
 type Env struct {
-	DDB     *ddbtest.Env
-	Store   *dynamostore.Store
-	Queue   *sqsqueue.Queue
-	Service *asyncevent.Service
+	DDB   *ddbtest.Env
+	Store *dynamostore.Store
+	Queue *sqsqueue.Queue
+	// The roles, built from Options' configs over Store and Queue.
+	// Allocator is Worker's; nothing runs its Run loop (StartWorkers'
+	// workers have their own).
+	Ingest     *asyncevent.Ingest
+	Worker     *asyncevent.Worker
+	Allocator  *asyncevent.Allocator
+	Admin      *asyncevent.Admin
+	Operations *asyncevent.Operations
+	Query      *asyncevent.Query
+	// Events is the roles' EventCache.
+	Events *asyncevent.EventCache
 	// Calls counts every DynamoDB and SQS call made through the clients.
 	Calls *awsclient.Counter
 	// Dynamo and SQS are the fault-injecting wrappers the store and the
@@ -137,14 +167,149 @@ func New(t testing.TB, opts Options) *Env {
 		t.Fatalf("asynceventtest: queue: %v", err)
 	}
 	e.Queue = q
-	e.Service = asyncevent.New(e.Store, e.Queue, e.Queue, opts.Service)
+	e.Events = asyncevent.NewEventCache(opts.EventCacheTTL)
+	e.Ingest = asyncevent.NewIngest(e.IngestConfig(e.Queue, e.Events))
+	e.Allocator = asyncevent.NewAllocator(e.AllocatorConfig(e.Store))
+	e.Worker = asyncevent.NewWorker(e.WorkerConfig(e.Store, e.Queue, e.Allocator, e.Events))
+	e.Admin = asyncevent.NewAdmin(e.AdminConfig())
+	e.Operations = asyncevent.NewOperations(e.OperationsConfig())
+	e.Query = asyncevent.NewQuery(e.QueryConfig())
 	e.Calls.Reset()
 	return e
 }
 
+// IngestConfig is Options.Ingest with its unset ports and shared settings
+// filled in: sending to q, with cache.
+func (e *Env) IngestConfig(q asyncevent.Queue, cache *asyncevent.EventCache) asyncevent.IngestConfig {
+	c := e.opts.Ingest
+	if c.Requests == nil {
+		c.Requests = e.Store
+	}
+	if c.Events == nil {
+		c.Events = e.Store
+	}
+	if c.Queue == nil {
+		c.Queue = q
+	}
+	if c.Cache == nil {
+		c.Cache = cache
+	}
+	e.shared(&c.Lateness, nil, &c.Now)
+	return c
+}
+
+// WorkerConfig is Options.Worker with its unset ports and shared settings
+// filled in: writing to store, continuing messages on q, with alloc and
+// cache.
+func (e *Env) WorkerConfig(store asyncevent.WorkerStore, q asyncevent.DelayQueue, alloc *asyncevent.Allocator, cache *asyncevent.EventCache) asyncevent.WorkerConfig {
+	c := e.opts.Worker
+	if c.Requests == nil {
+		c.Requests = store
+	}
+	if c.Events == nil {
+		c.Events = e.Store
+	}
+	if c.Queue == nil {
+		c.Queue = q
+	}
+	if c.Allocator == nil {
+		c.Allocator = alloc
+	}
+	if c.Cache == nil {
+		c.Cache = cache
+	}
+	e.shared(&c.Lateness, &c.WorkerID, &c.Now)
+	return c
+}
+
+// AllocatorConfig is Options.Allocator with its unset port and shared
+// settings filled in: over store.
+func (e *Env) AllocatorConfig(store asyncevent.AllocStore) asyncevent.AllocatorConfig {
+	c := e.opts.Allocator
+	if c.Store == nil {
+		c.Store = store
+	}
+	e.shared(&c.Lateness, &c.WorkerID, &c.Now)
+	return c
+}
+
+// AdminConfig is Options.Admin with its unset ports and shared settings
+// filled in.
+func (e *Env) AdminConfig() asyncevent.AdminConfig {
+	c := e.opts.Admin
+	if c.Events == nil {
+		c.Events = e.Store
+	}
+	if c.Requests == nil {
+		c.Requests = e.Store
+	}
+	if c.Draw == nil {
+		c.Draw = e.Store
+	}
+	if c.DeadLetters == nil {
+		c.DeadLetters = e.Queue
+	}
+	if c.Cache == nil {
+		c.Cache = e.Events
+	}
+	e.shared(&c.Lateness, nil, &c.Now)
+	return c
+}
+
+// OperationsConfig is Options.Operations with its unset ports and shared
+// settings filled in.
+func (e *Env) OperationsConfig() asyncevent.OperationsConfig {
+	c := e.opts.Operations
+	if c.Requests == nil {
+		c.Requests = e.Store
+	}
+	if c.Events == nil {
+		c.Events = e.Store
+	}
+	if c.Capacity == nil {
+		c.Capacity = e.Store
+	}
+	if c.LockJobs == nil {
+		c.LockJobs = e.Store
+	}
+	if c.Queue == nil {
+		c.Queue = e.Queue
+	}
+	if c.Cache == nil {
+		c.Cache = e.Events
+	}
+	e.shared(&c.Lateness, &c.WorkerID, &c.Now)
+	return c
+}
+
+// QueryConfig is Options.Query with its unset port and shared settings
+// filled in.
+func (e *Env) QueryConfig() asyncevent.QueryConfig {
+	c := e.opts.Query
+	if c.Requests == nil {
+		c.Requests = e.Store
+	}
+	e.shared(&c.Lateness, nil, &c.Now)
+	return c
+}
+
+// shared sets a role's Lateness, WorkerID (when not nil) and Now from
+// Options where the role's own are unset.
+func (e *Env) shared(lateness *asyncevent.Lateness, workerID *string, now *func() time.Time) {
+	if *lateness == (asyncevent.Lateness{}) {
+		*lateness = e.opts.Lateness
+	}
+	if workerID != nil && *workerID == "" {
+		*workerID = e.opts.WorkerID
+	}
+	if *now == nil {
+		*now = e.opts.Now
+	}
+}
+
 // StartWorkers starts n in-process worker instances, each with its own
-// domain service (own caches) and allocator loop (Service.RunAllocator),
-// sharing the env's clients. stop stops them
+// Worker (own caches) and Allocator (its Run loop), built from Options'
+// configs and sharing the env's clients. stop stops them
 // gracefully and waits; it is also registered as a cleanup.
 //
 // The visibility timeout (default 3 s) must exceed the long-poll wait
@@ -168,9 +333,10 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range n {
-		svc := asyncevent.New(e.Store, e.Queue, e.Queue, e.opts.Service)
+		alloc := asyncevent.NewAllocator(e.AllocatorConfig(e.Store))
+		w := asyncevent.NewWorker(e.WorkerConfig(e.Store, e.Queue, alloc, asyncevent.NewEventCache(e.opts.EventCacheTTL)))
 		handle := func(ctx context.Context, m consumer.Message) bool {
-			out := svc.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+			out := w.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 			if !out.Ack && out.RetryAfter > 0 { // as the worker binary does
 				_ = e.Queue.Delay(ctx, m.ReceiptHandle, out.RetryAfter)
 			}
@@ -181,7 +347,7 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 				t.Errorf("asynceventtest: worker: %v", err)
 			}
 		})
-		wg.Go(func() { svc.RunAllocator(ctx) })
+		wg.Go(func() { alloc.Run(ctx) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
@@ -234,7 +400,7 @@ func (e *Env) Strand(t testing.TB, eventID string, users ...string) {
 		e.Dynamo.SetTxFault(nil)
 	}()
 	for _, u := range users {
-		if _, err := e.Service.Participate(context.Background(), eventID, u); !errors.Is(err, asyncevent.ErrUnavailable) {
+		if _, err := e.Ingest.Participate(context.Background(), eventID, u); !errors.Is(err, asyncevent.ErrUnavailable) {
 			t.Fatalf("asynceventtest: stranding %s's participation: %v, want ErrUnavailable", u, err)
 		}
 	}

@@ -34,8 +34,9 @@ type Reorder struct {
 
 // ReorderQueue is an in-memory queue for tests that delivers adversarially
 // (shuffled within a window, delayed, duplicated, redelivered after a
-// visibility timeout), as a standard SQS queue may. It is both the ingest's
-// asyncevent.Queue and the workers' consumer.Source. The random choices
+// visibility timeout), as a standard SQS queue may. It is the ingest's
+// asyncevent.Queue, the workers' asyncevent.DelayQueue and their
+// consumer.Source. The random choices
 // come from Reorder.Seed; goroutine scheduling still varies from run to
 // run, so a seed fixes the adversary, not the interleaving.
 type ReorderQueue struct {
@@ -68,8 +69,9 @@ type queued struct {
 }
 
 var (
-	_ asyncevent.Queue = (*ReorderQueue)(nil)
-	_ consumer.Source  = (*ReorderQueue)(nil)
+	_ asyncevent.Queue      = (*ReorderQueue)(nil)
+	_ asyncevent.DelayQueue = (*ReorderQueue)(nil)
+	_ consumer.Source       = (*ReorderQueue)(nil)
 )
 
 // NewReorderQueue returns an empty queue with the adversary cfg.

@@ -17,8 +17,9 @@ import (
 // allocQueuedAt, allocRequestId, allocLate), so that the capacity
 // decrement, the fence check and the move of the position are one update.
 
-// AcquireAllocation implements asyncevent.Store.
-func (s *Store) AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*asyncevent.Capacity, error) {
+// AcquireAllocation implements asyncevent.AllocStore.
+func (s *Store) AcquireAllocation(ctx context.Context, l asyncevent.Lease) (*asyncevent.Capacity, error) {
+	eventID, owner, now, until := l.EventID, l.Owner, l.Now, l.Until
 	lease := expression.Name("allocLeaseUntil")
 	var it CapacityItem
 	err := s.caps.Update(capKey(eventID)).MustExist().
@@ -38,7 +39,7 @@ func (s *Store) AcquireAllocation(ctx context.Context, eventID, owner string, no
 	return it.capacity(), nil
 }
 
-// ReleaseAllocation implements asyncevent.Store.
+// ReleaseAllocation implements asyncevent.AllocStore.
 func (s *Store) ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error {
 	err := s.caps.Update(capKey(eventID)).Remove("allocLeaseUntil").
 		If(expression.Name("allocOwner").Equal(expression.Value(owner))).
@@ -50,7 +51,7 @@ func (s *Store) ReleaseAllocation(ctx context.Context, eventID, owner string, fe
 	return err
 }
 
-// UndecidedRequests implements asyncevent.Store: a query of the event
+// UndecidedRequests implements asyncevent.AllocStore: a query of the event
 // index (GSI2) from QAT#<from> up to QAT#<before>, filtered to QUEUED and
 // PROCESSING (with a narrow GSI2, after reading the requests from the
 // table).
@@ -65,7 +66,7 @@ func (s *Store) UndecidedRequests(ctx context.Context, eventID string, from, bef
 	return s.eventIndex(ctx, eventID, between, asyncevent.StatusQueued, asyncevent.StatusProcessing)
 }
 
-// Allocate implements asyncevent.Store: one transaction of the capacity
+// Allocate implements asyncevent.AllocStore: one transaction of the capacity
 // update (conditional on the fence and the position; it renews the lease
 // when a.LeaseUntil is set) and each decision's request update and
 // StatusLog.

@@ -32,18 +32,18 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 		// running service's is warm: with the default 2 s, 49 joins on a
 		// loaded machine outlasted it and the first candidate read the
 		// event again.
-		Service: asyncevent.Config{WorkerID: typicalWorkerID, EventCacheTTL: time.Hour},
+		WorkerID:      typicalWorkerID,
+		EventCacheTTL: time.Hour,
 		Dynamo: func(c ddb.Client, table string, s *ddb.Schema) ddb.Client {
 			m = capacity.NewMeter(c, map[string]*ddb.Schema{table: s})
 			return m
 		},
 	})
-	svc := env.Service
 	out := map[string]capacity.Usage{}
 	take := func(op string, per int) { out[op] = capacity.Measure(op, per, m.Take()) }
 	closes := time.Now().Add(time.Hour).UnixMilli()
 	for _, o := range []asyncevent.Ordering{asyncevent.OrderDelivery, asyncevent.OrderArrival} {
-		if _, err := svc.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev-" + string(o), EventType: asyncevent.FirstCome,
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev-" + string(o), EventType: asyncevent.FirstCome,
 			Capacity: 100, ClosesAt: closes, Ordering: o}); err != nil {
 			t.Fatal(err)
 		}
@@ -51,10 +51,10 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	take("create event", 1)
 	deliver := func(eventID, user, requestID string) asyncevent.Outcome {
 		body := asyncevent.Message{V: 1, RequestID: requestID, EventID: eventID, UserID: user, EventType: asyncevent.FirstCome}.Encode()
-		return svc.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()})
+		return env.Worker.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()})
 	}
 	join := func(eventID, user string) string {
-		p, err := svc.Participate(ctx, eventID, user)
+		p, err := env.Ingest.Participate(ctx, eventID, user)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 
 	id := join("ev-delivery", "user-0001")
 	take("ingest", 1)
-	if _, err := svc.GetRequest(ctx, asyncevent.Caller{UserID: "user-0001"}, id); err != nil {
+	if _, err := env.Query.GetRequest(ctx, asyncevent.Caller{UserID: "user-0001"}, id); err != nil {
 		t.Fatal(err)
 	}
 	take("status poll", 1)
@@ -92,8 +92,8 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	m.Take()
 	time.Sleep(5 * time.Millisecond)
 	// An allocator allowing no lateness: nothing else writes here.
-	alloc := asyncevent.New(env.Store, nil, nil, asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: time.Minute,
-		WorkerID: typicalWorkerID})
+	alloc := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store, AllocLease: time.Minute, WorkerID: typicalWorkerID,
+		Lateness: asyncevent.Lateness{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1}})
 	res, err := alloc.Allocate(ctx, "ev-arrival")
 	if err != nil || res.Decided != len(ids) || res.Batches != 1 {
 		t.Fatalf("allocate: %+v, %v", res, err)
@@ -111,12 +111,12 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 	}
 	m.Take()
 
-	page, err := svc.EventRequests(ctx, "ev-arrival", asyncevent.StatusSucceeded, 20, "")
+	page, err := env.Admin.EventRequests(ctx, "ev-arrival", asyncevent.StatusSucceeded, 20, "")
 	if err != nil || len(page.Requests) != 20 {
 		t.Fatalf("admin list: %d, %v", len(page.Requests), err)
 	}
 	take("admin list (20, status filter)", 1)
-	if _, err := svc.MyRequests(ctx, "user-0001", 20, ""); err != nil {
+	if _, err := env.Query.MyRequests(ctx, "user-0001", 20, ""); err != nil {
 		t.Fatal(err)
 	}
 	take("user list", 1)

@@ -12,7 +12,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// CreateEvent implements asyncevent.Store.
+// CreateEvent implements asyncevent.EventStore.
 func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) error {
 	ops := []*ddb.Op{s.configs.Create(eventConfigItem(cfg)).Label("config")}
 	if cfg.Status == asyncevent.EventOpen {
@@ -33,7 +33,7 @@ func (s *Store) CreateEvent(ctx context.Context, cfg *asyncevent.EventConfig) er
 	return err
 }
 
-// GetEvent implements asyncevent.Store.
+// GetEvent implements asyncevent.EventReader.
 func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asyncevent.EventConfig, error) {
 	get := s.configs.Get
 	if strong {
@@ -51,7 +51,7 @@ func (s *Store) GetEvent(ctx context.Context, eventID string, strong bool) (*asy
 	return cfg, nil
 }
 
-// GetCapacity implements asyncevent.Store.
+// GetCapacity implements asyncevent.StatsReader.
 func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Capacity, error) {
 	it, err := s.caps.GetStrong(ctx, capKey(eventID))
 	if errors.Is(err, ddb.ErrNotFound) {
@@ -63,10 +63,11 @@ func (s *Store) GetCapacity(ctx context.Context, eventID string) (*asyncevent.Ca
 	return it.capacity(), nil
 }
 
-// MoveEvent implements asyncevent.Store.
-func (s *Store) MoveEvent(ctx context.Context, eventID string, from, to asyncevent.EventStatus, set map[string]any) error {
+// MoveEvent implements asyncevent.EventStore.
+func (s *Store) MoveEvent(ctx context.Context, m asyncevent.EventMove) error {
+	eventID, from, to := m.EventID, m.From, m.To
 	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, to, from).Label("event")
-	for k, v := range set {
+	for k, v := range m.Set {
 		u.Set(k, v)
 	}
 	if from != asyncevent.EventOpen {

@@ -17,20 +17,19 @@ import (
 func TestNarrowIndexReadsAsProjectAll(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{ProjectAllIndex: true})
-	svc := env.Service
-	if _, err := svc.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 7,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 7,
 		ClosesAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 23
 	for i := range n {
-		p, err := svc.Participate(ctx, "ev", fmt.Sprintf("user-%02d", i))
+		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("user-%02d", i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 { // every third is decided: 7 win, the rest lose
 			body := asyncevent.Message{V: 1, RequestID: p.RequestID, EventID: "ev", UserID: fmt.Sprintf("user-%02d", i), EventType: asyncevent.FirstCome}.Encode()
-			if o := svc.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); !o.Ack {
+			if o := env.Worker.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); !o.Ack {
 				t.Fatalf("process: %+v", o)
 			}
 		}
@@ -41,7 +40,7 @@ func TestNarrowIndexReadsAsProjectAll(t *testing.T) {
 		var pages [][]string
 		cursor := ""
 		for {
-			rs, next, err := s.EventRequests(ctx, "ev", status, limit, cursor)
+			rs, next, err := s.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: "ev", Status: status, Limit: limit, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}

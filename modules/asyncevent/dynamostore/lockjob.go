@@ -39,10 +39,10 @@ type LockJobItem struct {
 // them, whatever its own CursorKey: a fixed key is what that needs.
 var lockJobCursorKey = []byte("pacer asyncevent lock job walk cursors, server-side")
 
-// LockJobPage implements asyncevent.Store: EventRequests, with cursors any
-// worker opens.
+// LockJobPage implements asyncevent.LockJobStore: EventRequests, with
+// cursors any worker opens.
 func (s *Store) LockJobPage(ctx context.Context, eventID string, limit int, cursor string) ([]*asyncevent.Request, string, error) {
-	return s.walker.EventRequests(ctx, eventID, "", limit, cursor)
+	return s.walker.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: eventID, Limit: limit, Cursor: cursor})
 }
 
 func lockJobKey(eventID string) ddb.Key { return ddb.Key{PK: lockJobPK, SK: openSK.Build(eventID)} }
@@ -50,7 +50,7 @@ func lockJobKey(eventID string) ddb.Key { return ddb.Key{PK: lockJobPK, SK: open
 // finishedJobTTL is how long a finished job's item is kept.
 const finishedJobTTL = 7 * 24 * time.Hour
 
-// CloseEvent implements asyncevent.Store: the config's move, the open
+// CloseEvent implements asyncevent.EventStore: the config's move, the open
 // events' entry and the job, in one transaction.
 func (s *Store) CloseEvent(ctx context.Context, eventID string, at int64, job *asyncevent.LockJob) error {
 	u := ddb.Transition(s.configs, configKey(eventID), eventMachine, asyncevent.EventClosed, asyncevent.EventOpen).
@@ -66,7 +66,7 @@ func (s *Store) CloseEvent(ctx context.Context, eventID string, at int64, job *a
 	return err
 }
 
-// LockJobs implements asyncevent.Store with a Query of the jobs'
+// LockJobs implements asyncevent.LockJobStore with a Query of the jobs'
 // partition.
 func (s *Store) LockJobs(ctx context.Context) iter.Seq2[*asyncevent.LockJob, error] {
 	return func(yield func(*asyncevent.LockJob, error) bool) {
@@ -85,8 +85,9 @@ func (s *Store) LockJobs(ctx context.Context) iter.Seq2[*asyncevent.LockJob, err
 	}
 }
 
-// LeaseLockJob implements asyncevent.Store.
-func (s *Store) LeaseLockJob(ctx context.Context, eventID, owner string, now, until int64) (*asyncevent.LockJob, error) {
+// LeaseLockJob implements asyncevent.LockJobStore.
+func (s *Store) LeaseLockJob(ctx context.Context, l asyncevent.Lease) (*asyncevent.LockJob, error) {
+	eventID, owner, now, until := l.EventID, l.Owner, l.Now, l.Until
 	lease := expression.Name("leaseUntil")
 	var it LockJobItem
 	err := s.lockJobs.Update(lockJobKey(eventID)).Set("owner", owner).Set("leaseUntil", until).
@@ -110,8 +111,9 @@ func (s *Store) LeaseLockJob(ctx context.Context, eventID, owner string, now, un
 	return &j, nil
 }
 
-// SaveLockJob implements asyncevent.Store.
-func (s *Store) SaveLockJob(ctx context.Context, eventID, owner, cursor string, done, until int64, finished bool) error {
+// SaveLockJob implements asyncevent.LockJobStore.
+func (s *Store) SaveLockJob(ctx context.Context, p asyncevent.LockJobProgress) error {
+	eventID, owner, cursor, done, until, finished := p.EventID, p.Owner, p.Cursor, p.Done, p.Until, p.Finished
 	u := s.lockJobs.Update(lockJobKey(eventID)).Set("done", done).Set("leaseUntil", until).
 		If(expression.Name("owner").Equal(expression.Value(owner))).
 		If(expression.AttributeNotExists(expression.Name("finishedAt")))
@@ -131,7 +133,7 @@ func (s *Store) SaveLockJob(ctx context.Context, eventID, owner, cursor string, 
 	return err
 }
 
-// ShortenLock implements asyncevent.Store.
+// ShortenLock implements asyncevent.LockJobStore.
 func (s *Store) ShortenLock(ctx context.Context, eventID, userID string, ttl int64) (bool, error) {
 	cur := expression.Name("ttl")
 	err := s.locks.Update(ddb.Key{PK: lockPK.Build(eventID, userID), SK: skLock}).Set("ttl", ttl).

@@ -34,8 +34,8 @@ type OpenEventItem struct {
 
 func openKey(eventID string) ddb.Key { return ddb.Key{PK: openPK, SK: openSK.Build(eventID)} }
 
-// OpenEvents implements asyncevent.Store with a Query of the open events'
-// partition.
+// OpenEvents implements asyncevent.CapacityReader with a Query of the open
+// events' partition.
 func (s *Store) OpenEvents(ctx context.Context, eventType asyncevent.EventType) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		for it, err := range s.open.Query("", openPK).BeginsWith(openSK.Prefix()).Limit(ddb.MaxPageSize).All(ctx) {

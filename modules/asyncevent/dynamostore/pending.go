@@ -159,8 +159,9 @@ var allShards = func() []int {
 	return out
 }()
 
-// SweepCandidates implements asyncevent.Store with Queries of the pending
-// index: every shard of each day from since to now (see PendingShards).
+// SweepCandidates implements asyncevent.SweepStore with Queries of the
+// pending index: every shard of each day from since to now (see
+// PendingShards).
 func (s *Store) SweepCandidates(ctx context.Context, before, since int64) iter.Seq2[*asyncevent.Request, error] {
 	days := pendingDays(since, time.Now().Add(pendingSlack).UnixMilli())
 	return func(yield func(*asyncevent.Request, error) bool) {
@@ -177,8 +178,8 @@ func (s *Store) SweepCandidates(ctx context.Context, before, since int64) iter.S
 	}
 }
 
-// PendingRequests implements asyncevent.Store with Queries of the pending
-// index: eventID's shards, each day of its life.
+// PendingRequests implements asyncevent.AdminReader with Queries of the
+// pending index: eventID's shards, each day of its life.
 func (s *Store) PendingRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
 	return func(yield func(*asyncevent.Request, error) bool) {
 		days, shards, err := s.eventPending(ctx, eventID)
@@ -310,13 +311,14 @@ func holdsPending(status asyncevent.Status) bool {
 	return status == "" || status == asyncevent.StatusReceived || status == asyncevent.StatusFailedFinal
 }
 
-// EventRequests implements asyncevent.Store: first the event's pending
+// EventRequests implements asyncevent.AdminReader: first the event's pending
 // requests (RECEIVED and failed enqueues, from the pending index, newest
 // requestedAt first), then its queued ones (GSI2, newest queuedAt first),
 // under one cursor. A request that moves from one part to the other while
 // the list is read (the indexes lag writes briefly) can be listed twice or
 // not at all.
-func (s *Store) EventRequests(ctx context.Context, eventID string, status asyncevent.Status, limit int, cursor string) ([]*asyncevent.Request, string, error) {
+func (s *Store) EventRequests(ctx context.Context, q asyncevent.EventRequestsQuery) ([]*asyncevent.Request, string, error) {
+	eventID, status, limit, cursor := q.EventID, q.Status, q.Limit, q.Cursor
 	c := listCursor{EventID: eventID}
 	inner := ""
 	switch {

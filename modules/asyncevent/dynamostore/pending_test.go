@@ -25,7 +25,7 @@ func TestPendingListPages(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	for _, id := range []string{"ev", "ev2"} {
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 1,
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: id, EventType: asyncevent.FirstCome, Capacity: 1,
 			ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestPendingListPages(t *testing.T) {
 			var got []string
 			cursor := ""
 			for page := 0; ; page++ {
-				rs, next, err := env.Store.EventRequests(ctx, "ev", status, limit, cursor)
+				rs, next, err := env.Store.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: "ev", Status: status, Limit: limit, Cursor: cursor})
 				if err != nil {
 					t.Fatalf("status %q limit %d page %d: %v", status, limit, page, err)
 				}

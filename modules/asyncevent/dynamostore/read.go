@@ -15,8 +15,9 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// GetRequest implements asyncevent.Store (a strongly consistent read, so a
-// client polling right after its 202 sees its request).
+// GetRequest implements asyncevent.RequestReader, asyncevent.WorkerStore
+// and asyncevent.SweepStore (a strongly consistent read, so a client
+// polling right after its 202 sees its request).
 func (s *Store) GetRequest(ctx context.Context, requestID string) (*asyncevent.Request, error) {
 	it, err := s.requests.GetStrong(ctx, requestKey(requestID))
 	if errors.Is(err, ddb.ErrNotFound) {
@@ -28,7 +29,7 @@ func (s *Store) GetRequest(ctx context.Context, requestID string) (*asyncevent.R
 	return it.request(), nil
 }
 
-// UserRequests implements asyncevent.Store.
+// UserRequests implements asyncevent.RequestReader.
 func (s *Store) UserRequests(ctx context.Context, userID string, limit int, cursor string) ([]*asyncevent.Request, string, error) {
 	return page(ctx, s.requests.Query("GSI1", userPK.Build(userID)).Desc().Limit(limit).After(cursor))
 }
@@ -224,12 +225,12 @@ func pageErr(err error) ([]*asyncevent.Request, string, error) {
 	return nil, "", err
 }
 
-// AllEventRequests implements asyncevent.Store.
+// AllEventRequests implements asyncevent.StatsReader.
 func (s *Store) AllEventRequests(ctx context.Context, eventID string) iter.Seq2[*asyncevent.Request, error] {
 	return s.eventIndex(ctx, eventID, func(q *ddb.Query[RequestItem]) *ddb.Query[RequestItem] { return q })
 }
 
-// Logs implements asyncevent.Store.
+// Logs implements asyncevent.AdminReader.
 func (s *Store) Logs(ctx context.Context, requestID string) ([]*asyncevent.StatusLog, error) {
 	var out []*asyncevent.StatusLog
 	for l, err := range s.logs.Query("", requestPK.Build(requestID)).BeginsWith("LOG#").Limit(ddb.MaxPageSize).All(ctx) {

@@ -14,7 +14,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// CreateRequest implements asyncevent.Store.
+// CreateRequest implements asyncevent.IngestStore.
 func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
 	shards, err := s.indexShards(ctx, r.EventID)
@@ -46,7 +46,7 @@ func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTT
 	return r.RequestID, false, nil
 }
 
-// Transition implements asyncevent.Store. With several From states it
+// Transition implements asyncevent.Transitioner. With several From states it
 // tries them in order, jumping to the request's current status when a
 // condition fails on another of them, so that the StatusLog names the
 // true source state.
@@ -208,7 +208,7 @@ func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) 
 	return ops
 }
 
-// SetPhase implements asyncevent.Store.
+// SetPhase implements asyncevent.DrawStore.
 func (s *Store) SetPhase(ctx context.Context, requestID string, from, to asyncevent.UIPhase) error {
 	err := s.requests.Update(requestKey(requestID)).Set("uiPhase", string(to)).
 		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusProcessing)))).
@@ -217,8 +217,9 @@ func (s *Store) SetPhase(ctx context.Context, requestID string, from, to asyncev
 	return stateErr(requestID, err)
 }
 
-// RecordAttempt implements asyncevent.Store.
-func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts int, code, message string, at int64, workerID string) error {
+// RecordAttempt implements asyncevent.WorkerStore.
+func (s *Store) RecordAttempt(ctx context.Context, a asyncevent.Attempt) error {
+	requestID, attempts, code, message, at, workerID := a.RequestID, a.Attempts, a.Code, a.Message, a.At, a.WorkerID
 	u := s.requests.Update(requestKey(requestID)).
 		Set("lastErrorCode", code).Set("lastErrorMessage", message).Set("lastErrorAt", at).
 		If(expression.Name("status").In(
@@ -234,7 +235,7 @@ func (s *Store) RecordAttempt(ctx context.Context, requestID string, attempts in
 	return stateErr(requestID, u.Label("attempt").Run(ctx))
 }
 
-// MarkRequeued implements asyncevent.Store.
+// MarkRequeued implements asyncevent.SweepStore.
 func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before int64) error {
 	requeued := expression.Name("requeuedAt")
 	err := s.requests.Update(requestKey(requestID)).Set("requeuedAt", at).
@@ -245,8 +246,9 @@ func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before i
 	return stateErr(requestID, err)
 }
 
-// ReopenFailedEnqueue implements asyncevent.Store.
-func (s *Store) ReopenFailedEnqueue(ctx context.Context, requestID string, finishedAt, at int64, openEvent string) error {
+// ReopenFailedEnqueue implements asyncevent.SweepStore.
+func (s *Store) ReopenFailedEnqueue(ctx context.Context, r asyncevent.Reopen) error {
+	requestID, finishedAt, at, openEvent := r.RequestID, r.FinishedAt, r.At, r.OpenEvent
 	u := s.requests.Update(requestKey(requestID)).
 		Set("status", string(asyncevent.StatusReceived)).
 		Set("uiResult", string(asyncevent.ResultPending)).

@@ -26,12 +26,11 @@ import (
 func TestShardedIndexReads(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	svc := env.Service
 	for _, e := range []struct {
 		id     string
 		shards int
 	}{{"sh", 4}, {"sh2", 4}, {"one", 1}} {
-		if _, err := svc.CreateEvent(ctx, asyncevent.NewEvent{EventID: e.id, EventType: asyncevent.FirstCome, Capacity: 7,
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: e.id, EventType: asyncevent.FirstCome, Capacity: 7,
 			ClosesAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderDelivery, IndexShards: e.shards}); err != nil {
 			t.Fatal(err)
 		}
@@ -40,14 +39,14 @@ func TestShardedIndexReads(t *testing.T) {
 		var ids []string
 		for i := range n {
 			user := fmt.Sprintf("user-%02d", i)
-			p, err := svc.Participate(ctx, event, user)
+			p, err := env.Ingest.Participate(ctx, event, user)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, p.RequestID)
 			if decide && i%3 == 0 { // every third is decided: 7 win, the rest lose
 				body := asyncevent.Message{V: 1, RequestID: p.RequestID, EventID: event, UserID: user, EventType: asyncevent.FirstCome}.Encode()
-				if o := svc.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); !o.Ack {
+				if o := env.Worker.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()}); !o.Ack {
 					t.Fatalf("process: %+v", o)
 				}
 			}
@@ -127,7 +126,7 @@ func TestShardedIndexReads(t *testing.T) {
 			var got []string
 			cursor := ""
 			for pages := 0; ; pages++ {
-				rs, next, err := env.Store.EventRequests(ctx, "sh", status, limit, cursor)
+				rs, next, err := env.Store.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: "sh", Status: status, Limit: limit, Cursor: cursor})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,12 +145,12 @@ func TestShardedIndexReads(t *testing.T) {
 	}
 
 	// The cursor is bound to the event (and to its shards).
-	_, cursor, err := env.Store.EventRequests(ctx, "sh", "", 5, "")
+	_, cursor, err := env.Store.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: "sh", Limit: 5})
 	if err != nil || cursor == "" {
 		t.Fatalf("first page: cursor %q, %v", cursor, err)
 	}
 	for _, other := range []string{"sh2", "one"} {
-		if _, _, err := env.Store.EventRequests(ctx, other, "", 5, cursor); !errors.Is(err, asyncevent.ErrCursor) {
+		if _, _, err := env.Store.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: other, Limit: 5, Cursor: cursor}); !errors.Is(err, asyncevent.ErrCursor) {
 			t.Errorf("a cursor of sh used on %s: %v, want ErrCursor", other, err)
 		}
 	}
@@ -196,7 +195,7 @@ func TestShardedIndexReads(t *testing.T) {
 func TestShardedIndexOrdersByQueuedAt(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "mix", EventType: asyncevent.FirstCome, Capacity: 7,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "mix", EventType: asyncevent.FirstCome, Capacity: 7,
 		ClosesAt: time.Now().Add(time.Hour).UnixMilli(), IndexShards: 4}); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +235,7 @@ func TestShardedIndexOrdersByQueuedAt(t *testing.T) {
 	}
 	got = got[:0]
 	for cursor := ""; ; {
-		rs, next, err := env.Store.EventRequests(ctx, "mix", "", 6, cursor)
+		rs, next, err := env.Store.EventRequests(ctx, asyncevent.EventRequestsQuery{EventID: "mix", Limit: 6, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,7 +55,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	var lim *asynceventtest.LimitsDynamo
 	env := asynceventtest.New(t, asynceventtest.Options{
 		ProjectAllIndex: seed,
-		Service:         asyncevent.Config{WriteTimeout: 500 * time.Millisecond, ClockSkew: -1, IndexLag: -1},
+		Lateness:        asyncevent.Lateness{WriteTimeout: 500 * time.Millisecond, ClockSkew: -1, IndexLag: -1},
 		Dynamo: func(c ddb.Client, table string, s *ddb.Schema) ddb.Client {
 			lim = asynceventtest.NewLimitsDynamo(c, spikeScale, map[string]*ddb.Schema{table: s})
 			return lim
@@ -64,7 +64,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	const event = "spike"
 	n := int(rate * d.Seconds())
 	capacityN := int64(n / 2)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: event, EventType: asyncevent.FirstCome,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: event, EventType: asyncevent.FirstCome,
 		Capacity: capacityN, ClosesAt: time.Now().Add(time.Hour).UnixMilli(), Ordering: asyncevent.OrderArrival, IndexShards: shards}); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	for i := range n {
 		time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * float64(time.Second)))))
 		wg.Go(func() {
-			if _, err := env.Service.Participate(ctx, event, fmt.Sprintf("user-%05d", i)); err != nil {
+			if _, err := env.Ingest.Participate(ctx, event, fmt.Sprintf("user-%05d", i)); err != nil {
 				errs <- err
 			}
 		})

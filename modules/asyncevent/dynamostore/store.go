@@ -1,6 +1,8 @@
 // Package dynamostore stores AsyncEvent items in the single DynamoDB table
-// AsyncEventTable, through sdk/ddb. It implements asyncevent.Store; the item
-// types and their attribute names are in item.go.
+// AsyncEventTable, through sdk/ddb. It implements every store port of
+// asyncevent (IngestStore, WorkerStore, AllocStore, ...: see the
+// assertions by Store); the item types and their attribute names are in
+// item.go.
 //
 // Items and keys (other readers of the table rely on these formats):
 //
@@ -127,7 +129,7 @@ func QueuedSortKey(queuedAt int64, requestID string) string {
 	return queuedSK.Build(ddb.Millis(queuedAt), requestID)
 }
 
-// Store is the DynamoDB implementation of asyncevent.Store.
+// Store is the DynamoDB implementation of asyncevent's store ports.
 type Store struct {
 	// narrow says GSI2 does not project whole requests: reads through it
 	// fetch them from the table.
@@ -153,7 +155,21 @@ type Store struct {
 	walker *Store
 }
 
-var _ asyncevent.Store = (*Store)(nil)
+// The ports Store implements, one per role's use.
+var (
+	_ asyncevent.EventReader    = (*Store)(nil)
+	_ asyncevent.EventStore     = (*Store)(nil)
+	_ asyncevent.IngestStore    = (*Store)(nil)
+	_ asyncevent.WorkerStore    = (*Store)(nil)
+	_ asyncevent.AllocStore     = (*Store)(nil)
+	_ asyncevent.RequestReader  = (*Store)(nil)
+	_ asyncevent.StatsReader    = (*Store)(nil)
+	_ asyncevent.AdminReader    = (*Store)(nil)
+	_ asyncevent.DrawStore      = (*Store)(nil)
+	_ asyncevent.SweepStore     = (*Store)(nil)
+	_ asyncevent.CapacityReader = (*Store)(nil)
+	_ asyncevent.LockJobStore   = (*Store)(nil)
+)
 
 // Option configures a Store.
 type Option func(*options)

@@ -3,8 +3,8 @@
 // maxReceiveCount), send, batch receive with long polling, batch delete,
 // depths, a non-consuming DLQ peek and the redrive (StartMessageMoveTask).
 //
-// Queue implements asyncevent.Queue, asyncevent.DeadLetters and
-// consumer.Source (sdk/consumer).
+// Queue implements asyncevent.Queue, asyncevent.DelayQueue,
+// asyncevent.DeadLetters and consumer.Source (sdk/consumer).
 package sqsqueue
 
 import (
@@ -78,6 +78,7 @@ type Queue struct {
 
 var (
 	_ asyncevent.Queue       = (*Queue)(nil)
+	_ asyncevent.DelayQueue  = (*Queue)(nil)
 	_ asyncevent.DeadLetters = (*Queue)(nil)
 	_ consumer.Source        = (*Queue)(nil)
 )
@@ -199,7 +200,7 @@ func (q *Queue) Send(ctx context.Context, body string) error {
 	return q.SendAfter(ctx, body, 0)
 }
 
-// SendAfter implements asyncevent.Queue: one SendMessage with
+// SendAfter implements asyncevent.DelayQueue: one SendMessage with
 // DelaySeconds (delay in whole seconds, rounded up, at most
 // asyncevent.MaxSendDelay).
 func (q *Queue) SendAfter(ctx context.Context, body string, delay time.Duration) error {

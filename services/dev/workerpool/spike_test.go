@@ -48,7 +48,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	// Delivery ordering: every message is done on its first delivery, so
 	// the backlog the autoscaler sees is the spike alone (an arrival
 	// candidate's message comes back once, a few seconds later).
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "spike", EventType: asyncevent.FirstCome, Capacity: 100,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "spike", EventType: asyncevent.FirstCome, Capacity: 100,
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := env.Service.Participate(ctx, "spike", fmt.Sprintf("u%03d", i))
+			p, err := env.Ingest.Participate(ctx, "spike", fmt.Sprintf("u%03d", i))
 			if err != nil {
 				t.Error(err)
 				return
@@ -117,7 +117,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	}
 	// Kill one from outside once the drain is under way.
 	asynceventtest.Eventually(t, 30*time.Second, "the drain to start", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "spike")
+		st, err := env.Admin.EventStats(ctx, "spike")
 		return err == nil && st.ByStatus[asyncevent.StatusSucceeded] > 0, err
 	})
 	victim := first[0].PID
@@ -135,7 +135,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 	// Every request decided, by the others (the killed one's messages come
 	// back after their 3 s visibility).
 	asynceventtest.Eventually(t, 60*time.Second, "every request to finish", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "spike")
+		st, err := env.Admin.EventStats(ctx, "spike")
 		if err != nil {
 			return false, err
 		}
@@ -208,7 +208,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 			t.Fatalf("stopped worker %d still runs", p.PID)
 		}
 	}
-	st, err := env.Service.EventStats(ctx, "spike")
+	st, err := env.Admin.EventStats(ctx, "spike")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 {
 		t.Fatalf("stats %+v %v", st, err)
 	}

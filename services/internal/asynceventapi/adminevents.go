@@ -106,13 +106,13 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"with delivery, the requests the queue happens to deliver first."),
 		server.Status(http.StatusCreated), server.MaxBody(eventBody), server.Fails(http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *createEventInput) (*eventOutput, error) {
-			return eventOut(h.svc.CreateEvent(ctx, in.Body.event()))
+			return eventOut(h.admin.CreateEvent(ctx, in.Body.event()))
 		}))
 
 	huma.Register(api, server.Op("get-event", http.MethodGet, "/admin/events/{eventId}", "Get an event", tagAdmin,
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
-			return eventOut(h.svc.GetEvent(ctx, in.EventID))
+			return eventOut(h.admin.GetEvent(ctx, in.EventID))
 		}))
 
 	huma.Register(api, server.Op("close-event", http.MethodPost, "/admin/events/{eventId}/close", "Close a FIRST_COME event early", tagAdmin,
@@ -121,7 +121,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"A LOTTERY closes at its lotteryCutoffAt and is finished by the draw: 409 not-first-come."),
 		server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
-			return eventOut(h.svc.CloseEvent(ctx, in.EventID))
+			return eventOut(h.admin.CloseEvent(ctx, in.EventID))
 		}))
 
 	huma.Register(api, server.Op("event-requests", http.MethodGet, "/admin/events/{eventId}/requests",
@@ -131,7 +131,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses."),
 		server.Fails(http.StatusForbidden, http.StatusBadRequest, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *eventRequestsInput) (*pageOutput, error) {
-			page, err := h.svc.EventRequests(ctx, in.EventID, asyncevent.Status(in.Status), in.Limit, in.Cursor)
+			page, err := h.admin.EventRequests(ctx, in.EventID, asyncevent.Status(in.Status), in.Limit, in.Cursor)
 			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, true), Cursor: page.Cursor}}, err
 		}))
 
@@ -141,7 +141,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"checks capacityTotal − capacityRemaining == SUCCEEDED."),
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*statsOutput, error) {
-			st, err := h.svc.EventStats(ctx, in.EventID)
+			st, err := h.admin.EventStats(ctx, in.EventID)
 			if err != nil {
 				return nil, err
 			}
@@ -153,7 +153,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			"calling it again returns the same winners. Winners are the first K entries by SHA-256(seed || requestId)."),
 		server.MaxBody(smallBody), server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *drawInput) (*drawOutput, error) {
-			res, err := h.svc.Draw(ctx, in.EventID, in.Body.seed())
+			res, err := h.admin.Draw(ctx, in.EventID, in.Body.seed())
 			if err != nil {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 	huma.Register(api, server.Op("admin-get-request", http.MethodGet, "/admin/requests/{requestId}", "Get any request", tagAdmin,
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(h.svc, true)(h.svc.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
+			return requestOut(h.query, true)(h.query.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: true}, in.RequestID))
 		}))
 
 	huma.Register(api, server.Op("requeue-request", http.MethodPost, "/admin/requests/{requestId}/requeue",
@@ -53,13 +53,13 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 			"If the send fails again it is FAILED_FINAL again. Any other request: 409 not-requeueable."),
 		server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(h.svc, true)(h.svc.RequeueFailed(ctx, in.RequestID))
+			return requestOut(h.query, true)(h.ops.RequeueFailed(ctx, in.RequestID))
 		}))
 
 	huma.Register(api, server.Op("request-logs", http.MethodGet, "/admin/requests/{requestId}/logs", "A request's status log", tagAdmin,
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *RequestPath) (*logsOutput, error) {
-			logs, err := h.svc.Logs(ctx, in.RequestID)
+			logs, err := h.admin.Logs(ctx, in.RequestID)
 			out := &logsOutput{}
 			out.Body.RequestID = in.RequestID
 			for _, l := range logs {
@@ -74,7 +74,7 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue)."),
 		server.Fails(http.StatusForbidden, http.StatusServiceUnavailable)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *sweepInput) (*sweepOutput, error) {
-			res, err := h.svc.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue",
+			res, err := h.ops.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue",
 				Lookback: time.Duration(in.LookbackHours) * time.Hour})
 			return &sweepOutput{Body: res}, err
 		}))

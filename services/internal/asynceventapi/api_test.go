@@ -49,7 +49,7 @@ func newAPI(t *testing.T, dev bool) *apiEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, dev)
+	api := asynceventapi.NewAPI(http.NewServeMux(), deps(env), v, dev)
 	return &apiEnv{Env: env, api: spectest.Wrap(t, api)}
 }
 
@@ -197,7 +197,7 @@ func TestParticipationFlow(t *testing.T) {
 func TestHostileInput(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	forged, _ := auth.Mint([]byte("another-secret-that-is-32-bytes-long!!"), auth.Principal{UserID: "u1"}, time.Hour)
@@ -272,7 +272,7 @@ func TestHostileInput(t *testing.T) {
 func TestDevHeader(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, true)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	resp := e.api.Post("/events/ev/participations", server.DevUserHeader+": dev-user")
@@ -291,7 +291,7 @@ func TestProblemsRevealNoInternals(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
 	for _, ev := range []string{"ev", "other"} {
-		if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome(ev)); err != nil {
+		if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome(ev)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,7 +338,7 @@ func TestProblemsRevealNoInternals(t *testing.T) {
 func TestSweepEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, e.api.Post("/events/ev/participations", token(t, "u1")), http.StatusAccepted)
@@ -363,7 +363,7 @@ func TestAdminListOfUnknownEventIs404(t *testing.T) {
 func TestCloseEventEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	adm := token(t, "root", auth.RoleAdmin)
@@ -383,7 +383,7 @@ func TestCloseEventEndpoint(t *testing.T) {
 		t.Fatalf("participation after close: %v", p)
 	}
 
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "lot", EventType: asyncevent.Lottery, Winners: 1,
 		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestCloseEventEndpoint(t *testing.T) {
 func TestRequeueEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	adm := token(t, "root", auth.RoleAdmin)
@@ -454,12 +454,12 @@ func TestHealthNeedsNoToken(t *testing.T) {
 // after the cutoff.
 func drawAPI(t *testing.T) (*asynceventtest.Env, humatest.TestAPI) {
 	t.Helper()
-	env := asynceventtest.New(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: time.Millisecond}})
+	env := asynceventtest.New(t, asynceventtest.Options{Admin: asyncevent.AdminConfig{DrawGrace: time.Millisecond}})
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env, spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{Service: env.Service}, v, false))
+	return env, spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), deps(env), v, false))
 }
 
 // A draw given a seed that does not hash to the event's commitment is a
@@ -468,7 +468,7 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 	t.Parallel()
 	env, api := drawAPI(t)
 	seed := strings.Repeat("ab", 32)
-	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
+	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
 		Winners: 1, LotteryCutoffAt: time.Now().Add(50 * time.Millisecond).UnixMilli(), SeedCommitment: asyncevent.Commit([]byte(seed))}); err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +479,7 @@ func TestDrawWithTheWrongSeedNamesIt(t *testing.T) {
 	if p := decode[huma.ErrorModel](t, resp); len(p.Errors) != 1 || p.Errors[0].Location != "body.seed" {
 		t.Fatalf("problem %s, want one error at body.seed", resp.Body.String())
 	}
-	if ev, err := env.Service.GetEvent(context.Background(), "raffle"); err != nil || ev.Status != asyncevent.EventOpen {
+	if ev, err := env.Admin.GetEvent(context.Background(), "raffle"); err != nil || ev.Status != asyncevent.EventOpen {
 		t.Fatalf("event after a refused draw: %+v %v", ev, err)
 	}
 }
@@ -492,7 +492,7 @@ func TestRequestViewShowsWhenItWasDrawn(t *testing.T) {
 	env, api := drawAPI(t)
 	cutoff := time.Now().Add(2 * time.Second).UnixMilli()
 	announce := cutoff + time.Hour.Milliseconds()
-	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
+	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery,
 		Winners: 1, LotteryCutoffAt: cutoff, AnnouncedAt: announce}); err != nil {
 		t.Fatal(err)
 	}

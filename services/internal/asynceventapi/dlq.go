@@ -60,7 +60,7 @@ func (h *handlers) registerDLQ(api huma.API) {
 	huma.Register(api, server.Op("dlq", http.MethodGet, "/admin/dlq", "Queue depths and DLQ messages", tagAdmin,
 		server.Describe("Shows up to max DLQ messages without consuming them."), server.Fails(http.StatusForbidden)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *dlqInput) (*dlqOutput, error) {
-			v, err := h.svc.DeadLetters(ctx, in.Max)
+			v, err := h.admin.DeadLetters(ctx, in.Max)
 			if err != nil {
 				return nil, err
 			}
@@ -75,11 +75,11 @@ func (h *handlers) registerDLQ(api huma.API) {
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *redriveInput) (*redriveOutput, error) {
 			out := &redriveOutput{}
 			if in.Class != "" {
-				res, err := h.svc.RedriveClass(ctx, asyncevent.DeadClass(in.Class))
+				res, err := h.admin.RedriveClass(ctx, asyncevent.DeadClass(in.Class))
 				out.Body.Class, out.Body.Moved, out.Body.Dropped, out.Body.More = in.Class, &res.Moved, &res.Dropped, &res.More
 				return out, err
 			}
-			handle, err := h.svc.Redrive(ctx)
+			handle, err := h.admin.Redrive(ctx)
 			out.Body.TaskHandle = handle
 			return out, err
 		}))

@@ -20,7 +20,7 @@ func TestDLQByClass(t *testing.T) {
 	e := newAPI(t, false)
 	ctx := context.Background()
 	adm := token(t, "root", auth.RoleAdmin)
-	if _, err := e.Service.CreateEvent(ctx, asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(ctx, asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {

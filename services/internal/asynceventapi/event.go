@@ -17,6 +17,6 @@ func (h *handlers) registerEvents(api huma.API) {
 		server.Describe("Any signed-in user sees an event's settings and status (OPEN, CLOSED, DRAWING, ANNOUNCED), as a participation page shows them; a lottery's seed only once its draw has started."),
 		server.Fails(http.StatusNotFound)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*eventOutput, error) {
-			return eventOut(h.svc.GetEvent(ctx, in.EventID))
+			return eventOut(h.admin.GetEvent(ctx, in.EventID))
 		}))
 }

@@ -75,7 +75,7 @@ func BenchmarkParticipationLoad(b *testing.B) {
 		}
 	}()
 	base := "http://" + l.Addr().String()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "load", EventType: asyncevent.FirstCome, Capacity: int64(n / 5)}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "load", EventType: asyncevent.FirstCome, Capacity: int64(n / 5)}); err != nil {
 		b.Fatal(err)
 	}
 	tokens := make([]string, n)
@@ -123,7 +123,7 @@ func BenchmarkParticipationLoad(b *testing.B) {
 		startWorkers()
 	}
 	asynceventtest.Eventually(b, 5*time.Minute, "every request decided", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "load")
+		st, err := env.Admin.EventStats(ctx, "load")
 		if err != nil {
 			return false, err
 		}
@@ -131,7 +131,7 @@ func BenchmarkParticipationLoad(b *testing.B) {
 	})
 	drain := time.Since(drainStart)
 	b.StopTimer()
-	st, _ := env.Service.EventStats(ctx, "load")
+	st, _ := env.Admin.EventStats(ctx, "load")
 
 	// The stand-in's raw PutItem rate, same concurrency, same table.
 	put := func(i int) {

@@ -45,12 +45,12 @@ func newMetrics(cfg *Config) *apiMetrics {
 }
 
 // serve registers the queue gauge over q and the capacity invariant over
-// svc, mounts GET /metrics on mux
+// ops, mounts GET /metrics on mux
 // (outside the OpenAPI spec: it is not part of the API) and returns mux
 // timed.
-func (m *apiMetrics) serve(mux *http.ServeMux, svc *asyncevent.Service, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
+func (m *apiMetrics) serve(mux *http.ServeMux, ops *asyncevent.Operations, q *sqsqueue.Queue, log *slog.Logger) http.Handler {
 	asynceventbackend.NewQueueGauge(m.reg, q.Counts, log)
-	asynceventbackend.NewInvariant(m.reg, svc.CheckCapacity, log)
+	asynceventbackend.NewInvariant(m.reg, ops.CheckCapacity, log)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(m.reg))
 	return m.http.Wrap(mux)
 }

@@ -48,19 +48,19 @@ func BenchmarkIngestInstrumentation(b *testing.B) {
 				cfg.DDBObserver = nil // DynamoDB is not asked for consumed capacity
 			}
 		}
-		svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
+		roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := svc.CreateEvent(ctx, asyncevent.NewEvent{EventID: event, EventType: asyncevent.FirstCome, Capacity: 1000000}); err != nil {
+		if _, err := roles.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: event, EventType: asyncevent.FirstCome, Capacity: 1000000}); err != nil {
 			b.Fatal(err)
 		}
 		mux := http.NewServeMux()
-		NewAPI(mux, Deps{Service: svc, Log: log}, v, true)
+		NewAPI(mux, Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, Log: log}, v, true)
 		if !instrumented {
 			return mux
 		}
-		return m.serve(mux, svc, q, log)
+		return m.serve(mux, roles.Operations, roles.Queue, log)
 	}
 	handlers := []http.Handler{build(false, false, "plain"), build(true, true, "instrumented"), build(true, false, "nocapacity")}
 	paths := []string{"/events/plain/participations", "/events/instrumented/participations", "/events/nocapacity/participations"}

@@ -23,7 +23,7 @@ func TestPageLimitWithinDomain(t *testing.T) {
 		t.Fatalf("the API's pages go up to %d, the domain's to %d", server.MaxPageLimit, asyncevent.MaxLimit)
 	}
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	user, admin := token(t, "u1"), token(t, "a", auth.RoleAdmin)
@@ -45,12 +45,12 @@ func TestShardedEventListPagesToItsEnd(t *testing.T) {
 	e := newAPI(t, false)
 	ev := asyncevent_firstCome("wide")
 	ev.IndexShards = 32
-	if _, err := e.Service.CreateEvent(context.Background(), ev); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
 	const n = 300
 	for i := range n {
-		if _, err := e.Service.Participate(context.Background(), "wide", fmt.Sprintf("user-%04d", i)); err != nil {
+		if _, err := e.Ingest.Participate(context.Background(), "wide", fmt.Sprintf("user-%04d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}

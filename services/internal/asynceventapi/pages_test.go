@@ -42,7 +42,7 @@ func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool, embed server.Orig
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	asynceventapi.NewAPI(mux, asynceventapi.Deps{Service: env.Service}, v, dev)
+	asynceventapi.NewAPI(mux, deps(env), v, dev)
 	if err := asynceventapi.RegisterPages(mux, dev, embed); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ const hostile = `<img src=x onerror="window.__xss=1"><b>Concert</b>`
 func TestParticipationPage(t *testing.T) {
 	env, srv := pagesStack(t, asynceventtest.Options{})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 1,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 1,
 		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +116,10 @@ func TestParticipationPage(t *testing.T) {
 	b.Navigate(srv.URL + "/ui/?event=nope")
 	b.WaitText(10*time.Second, "#message", `There is no event "nope"`)
 
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "shut", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "shut", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Service.CloseEvent(ctx, "shut"); err != nil {
+	if _, err := env.Admin.CloseEvent(ctx, "shut"); err != nil {
 		t.Fatal(err)
 	}
 	b.Navigate(srv.URL + "/ui/?event=shut")
@@ -145,10 +145,10 @@ func TestParticipationPageLottery(t *testing.T) {
 	// for Chromium to start and the page to load on a loaded machine.
 	var ahead atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
-	env, srv := pagesStack(t, asynceventtest.Options{Service: asyncevent.Config{DrawGrace: 10 * time.Millisecond, Now: now}})
+	env, srv := pagesStack(t, asynceventtest.Options{Admin: asyncevent.AdminConfig{DrawGrace: 10 * time.Millisecond}, Now: now})
 	ctx := context.Background()
 	cutoff := time.Now().Add(time.Minute)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Title: "Raffle",
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "raffle", EventType: asyncevent.Lottery, Title: "Raffle",
 		LotteryCutoffAt: cutoff.UnixMilli(), Winners: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestParticipationPageLottery(t *testing.T) {
 	}
 	ahead.Store(int64(time.Until(cutoff) + time.Second))
 	asynceventtest.Eventually(t, 45*time.Second, "the draw", func() (bool, error) {
-		_, err := env.Service.Draw(ctx, "raffle", "")
+		_, err := env.Admin.Draw(ctx, "raffle", "")
 		return err == nil, err
 	})
 	b.WaitFor(30*time.Second, "the stepper to reach DONE", `document.querySelector('#stepper li[data-step="DONE"]').dataset.state === "done"`)
@@ -178,11 +178,11 @@ func TestParticipationPageLottery(t *testing.T) {
 func TestOpsPage(t *testing.T) {
 	env, srv := pagesStack(t, asynceventtest.Options{})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 3}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Title: hostile, Capacity: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if _, err := env.Service.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,18 +214,18 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	reg := metrics.NewRegistry()
 	log := slog.New(slog.DiscardHandler)
 	asynceventbackend.NewQueueGauge(reg, env.Queue.Counts, log)
-	asynceventbackend.NewInvariant(reg, env.Service.CheckCapacity, log)
+	asynceventbackend.NewInvariant(reg, env.Operations.CheckCapacity, log)
 	wm := asynceventbackend.NewWorkerMetrics(reg, 2)
 	mux.Handle("GET "+metrics.Path, metrics.Handler(reg))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: asyncevent.OrderDelivery}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ops", EventType: asyncevent.FirstCome, Capacity: 1, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := env.Service.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,7 +237,7 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 	// redelivery of a decided request counts as its outcome).
 	handle := func(ctx context.Context, m consumer.Message) bool {
 		done := wm.Start()
-		out := env.Service.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
+		out := env.Worker.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 		done(asynceventbackend.Outcome(out))
 		return out.Ack
 	}
@@ -282,10 +282,10 @@ func TestMyParticipationsPaging(t *testing.T) {
 	want := map[string]bool{}
 	for i := range n {
 		ev := fmt.Sprintf("page%02d", i)
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
 			t.Fatal(err)
 		}
-		p, err := env.Service.Participate(ctx, ev, "pager")
+		p, err := env.Ingest.Participate(ctx, ev, "pager")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,7 +370,7 @@ window.addEventListener("message", (ev) => {
 	}
 	srv, bearer, configs := pages(nil)
 	embedding, embeddedBearer, _ := pages(server.Origins{other.URL})
-	if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: "Gig", Capacity: 5}); err != nil {
+	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "gig", EventType: asyncevent.FirstCome, Title: "Gig", Capacity: 5}); err != nil {
 		t.Fatal(err)
 	}
 	env.StartWorkers(t, 1, consumer.Config{})
@@ -411,7 +411,7 @@ window.addEventListener("message", (ev) => {
 	b.WaitFor(10*time.Second, "the framed page's event", `!!`+frame+`.querySelector("#title")?.textContent`)
 	browsertest.Eval[bool](b, `(`+frame+`.querySelector("#participate").click(), true)`)
 	b.WaitFor(20*time.Second, "the participation listed as the token's user's", frame+`.querySelectorAll("#mine li[data-request-id]").length === 1`)
-	mine, err := env.Service.MyRequests(context.Background(), "embedded-user", 10, "")
+	mine, err := env.Query.MyRequests(context.Background(), "embedded-user", 10, "")
 	if err != nil {
 		t.Fatal(err)
 	}

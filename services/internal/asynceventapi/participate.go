@@ -43,7 +43,7 @@ func (h *handlers) registerParticipation(api huma.API) {
 		server.Status(http.StatusAccepted), server.MaxBody(smallBody),
 		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
-			res, err := h.svc.Participate(ctx, in.EventID, p.UserID)
+			res, err := h.ingest.Participate(ctx, in.EventID, p.UserID)
 			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
 		}))
 
@@ -52,13 +52,13 @@ func (h *handlers) registerParticipation(api huma.API) {
 			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner."),
 		server.Fails(http.StatusNotFound)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(h.svc, false)(h.svc.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
+			return requestOut(h.query, false)(h.query.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
 		}))
 
 	huma.Register(api, server.Op("my-participations", http.MethodGet, "/me/participations", "List my participations, newest first", tagParticipation,
 		server.Describe("Newest queuedAt first; requests appear once queued. A page costs one read."), server.Fails(http.StatusBadRequest)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *server.PageQuery) (*pageOutput, error) {
-			page, err := h.svc.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
+			page, err := h.query.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
 			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, err
 		}))
 }

@@ -9,11 +9,15 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// Deps are what the routes need. Register reads Service only when a
-// request arrives, so the spec can be generated with a zero Deps.
+// Deps are what the routes need: the API process's roles. Register reads
+// them only when a request arrives, so the spec can be generated with a
+// zero Deps.
 type Deps struct {
-	Service *asyncevent.Service
-	Log     *slog.Logger // default slog.Default()
+	Ingest     *asyncevent.Ingest     // participations
+	Query      *asyncevent.Query      // a user's requests, and a request for an admin
+	Admin      *asyncevent.Admin      // events, draws, an event's requests, logs, the DLQ
+	Operations *asyncevent.Operations // the sweep and re-queues
+	Log        *slog.Logger           // default slog.Default()
 }
 
 // Body size limits.
@@ -36,7 +40,7 @@ type RequestPath struct {
 
 type requestOutput struct {
 	// RetryAfter, on a request that cannot change before then, is when a
-	// poll is worth making again (asyncevent.Service.PollAfter).
+	// poll is worth making again (asyncevent.Query.PollAfter).
 	RetryAfter string `header:"Retry-After" doc:"Whole seconds before a new read can show a change (an arrival candidate waits for the allocator's watermark); absent when unknown or decided"`
 	Body       RequestView
 }
@@ -57,10 +61,14 @@ const (
 	tagAdmin         = server.TagAdmin
 )
 
-// handlers holds what every route needs. It reads svc only when a request
-// arrives, so the spec can be generated with a zero Deps.
+// handlers holds what every route needs: the roles it calls. It reads
+// them only when a request arrives, so the spec can be generated with a
+// zero Deps.
 type handlers struct {
-	svc     *asyncevent.Service
+	ingest  *asyncevent.Ingest
+	query   *asyncevent.Query
+	admin   *asyncevent.Admin
+	ops     *asyncevent.Operations
 	problem func(error) error // the domain's errors as problems (errors.go)
 }
 
@@ -68,7 +76,7 @@ type handlers struct {
 // server.Authenticate middleware's job; operations with Security need a
 // verified bearer token (or, in dev mode only, the dev header).
 func Register(api huma.API, d Deps) {
-	h := &handlers{svc: d.Service, problem: problems(d.Log).Problem}
+	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, problem: problems(d.Log).Problem}
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)
@@ -77,13 +85,13 @@ func Register(api huma.API, d Deps) {
 }
 
 // requestOut returns a function that answers a request as admin (or its
-// owner) sees it, with svc's poll hint, or err.
-func requestOut(svc *asyncevent.Service, admin bool) func(*asyncevent.Request, error) (*requestOutput, error) {
+// owner) sees it, with q's poll hint, or err.
+func requestOut(q *asyncevent.Query, admin bool) func(*asyncevent.Request, error) (*requestOutput, error) {
 	return func(r *asyncevent.Request, err error) (*requestOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &requestOutput{Body: viewOf(r, admin), RetryAfter: asyncevent.RetryAfter(svc.PollAfter(r))}, nil
+		return &requestOutput{Body: viewOf(r, admin), RetryAfter: asyncevent.RetryAfter(q.PollAfter(r))}, nil
 	}
 }
 

@@ -114,17 +114,17 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer stopEMF() // after the graceful shutdown: the last lines count its last requests
-	svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
+	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	d := Deps{Service: svc, Log: log}
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, Log: log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
 		return err
 	}
-	handler := m.serve(mux, svc, q, log)
+	handler := m.serve(mux, roles.Operations, roles.Queue, log)
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {

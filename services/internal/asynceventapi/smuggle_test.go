@@ -41,7 +41,7 @@ func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 		}
 	}()
 	// The request hidden in each body would take a seat in probe1.
-	if _, err := env.Service.CreateEvent(context.Background(), asyncevent_firstCome("probe1")); err != nil {
+	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent_firstCome("probe1")); err != nil {
 		t.Fatal(err)
 	}
 	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{}, nil, false)

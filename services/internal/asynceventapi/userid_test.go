@@ -41,7 +41,7 @@ func TestSubjectRuleIsUserIDRule(t *testing.T) {
 func TestIdentityProviderSubjects(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
-	if _, err := e.Service.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
+	if _, err := e.Admin.CreateEvent(context.Background(), asyncevent_firstCome("ev")); err != nil {
 		t.Fatal(err)
 	}
 	users := []string{"auth0|abc", "google-oauth2|123", "user@example.com", "a#b%c", "a#b", "a", "a%23b"}

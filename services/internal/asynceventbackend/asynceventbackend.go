@@ -1,8 +1,10 @@
 // Package asynceventbackend is what AsyncEvent's services share: the wiring of
-// the domain service to its DynamoDB table and SQS queues (Open, which the
-// API and the worker call with the same configuration), and the module's
-// metrics beside the generic kit's: the worker's (WorkerMetrics, Outcome),
-// the queue gauge (QueueGauge) and the capacity invariant (Invariant).
+// the domain's roles to their DynamoDB table and SQS queues (OpenAPI and
+// OpenWorker, which the API and the worker call with the same
+// configuration, each building only the roles its process runs), and the
+// module's metrics beside the generic kit's: the worker's (WorkerMetrics,
+// Outcome), the queue gauge (QueueGauge) and the capacity invariant
+// (Invariant).
 package asynceventbackend
 
 import (
@@ -39,9 +41,11 @@ type Config struct {
 	SQS      sqsqueue.Client
 
 	// DDBObserver sees every DynamoDB call of the store (metrics: consumed
-	// capacity); Observer hears the domain service's answers.
+	// capacity); Observer hears the API's Ingest answers (OpenAPI), and
+	// Decisions the worker's Allocator decisions (OpenWorker).
 	DDBObserver ddb.Observer
 	Observer    asyncevent.Observer
+	Decisions   asyncevent.DecisionObserver
 	// ConsumedCapacity says whether the API and the worker set
 	// DDBObserver, which makes every DynamoDB call ask for its consumed
 	// capacity; they declare it (metrics.DeclareConsumedCapacity).
@@ -52,14 +56,16 @@ type Config struct {
 	EMF EMF
 
 	CursorKey     []byte        // seals pagination cursors
-	EventCacheTTL time.Duration // see asyncevent.Config
-	RequeueAfter  time.Duration // see asyncevent.Config (0: its default)
-	DrawGrace     time.Duration // see asyncevent.Config (0: its default)
-	// CandidateWaits: see asyncevent.Config (0: its default, 10; negative:
-	// never continue a waiting candidate's message). The worker declares it.
+	EventCacheTTL time.Duration // see asyncevent.NewEventCache (0: its default)
+	RequeueAfter  time.Duration // see asyncevent.OperationsConfig (0: its default)
+	DrawGrace     time.Duration // see asyncevent.AdminConfig (0: its default)
+	// CandidateWaits: see asyncevent.WorkerConfig (0: its default, 10;
+	// negative: never continue a waiting candidate's message). The worker
+	// declares it.
 	CandidateWaits int
-	WorkerID       string // see asyncevent.Config; set by the worker only
-	Log            *slog.Logger
+	// WorkerID: see asyncevent.WorkerConfig; set by the worker only.
+	WorkerID string
+	Log      *slog.Logger
 }
 
 // Declare declares Table, Queue, MaxReceives, Setup and EMF on s (Setup defaults
@@ -74,8 +80,8 @@ func (cfg *Config) Declare(s *config.Set) {
 
 // LoadAWS sets cfg.AWS with awsclient.Load (the standard chain, or the
 // local stand-ins' endpoints when set) when it is nil and a client is still
-// to be built from it. Open calls it; call it first to instrument the
-// configuration it loads.
+// to be built from it. OpenAPI and OpenWorker call it; call it first to
+// instrument the configuration it loads.
 func (cfg *Config) LoadAWS(ctx context.Context) error {
 	if cfg.AWS != nil || (cfg.DynamoDB != nil && cfg.SQS != nil) {
 		return nil
@@ -88,10 +94,71 @@ func (cfg *Config) LoadAWS(ctx context.Context) error {
 	return nil
 }
 
-// Open builds the domain service over DynamoDB and SQS, creating the table
-// and queues first when cfg.Setup is set. It returns the queue too, for the
-// worker's consumer loop.
-func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue, error) {
+// APIRoles are the roles the API process runs, over one EventCache (an
+// event its Admin closes stops its Ingest at once), and the queue.
+type APIRoles struct {
+	Ingest     *asyncevent.Ingest
+	Query      *asyncevent.Query
+	Admin      *asyncevent.Admin
+	Operations *asyncevent.Operations // the admin sweep and re-queue, the capacity gauge
+	Queue      *sqsqueue.Queue
+}
+
+// OpenAPI builds the API process's roles over DynamoDB and SQS (see open).
+func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
+	store, q, err := open(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	events := asyncevent.NewEventCache(cfg.EventCacheTTL)
+	return &APIRoles{
+		Ingest: asyncevent.NewIngest(asyncevent.IngestConfig{Requests: store, Events: store, Queue: q, Cache: events,
+			Log: cfg.Log, Observer: cfg.Observer}),
+		Query: asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store}),
+		Admin: asyncevent.NewAdmin(asyncevent.AdminConfig{Events: store, Requests: store, Draw: store, DeadLetters: q, Cache: events,
+			DrawGrace: cfg.DrawGrace}),
+		Operations: operations(store, q, events, cfg),
+		Queue:      q,
+	}, nil
+}
+
+// WorkerRoles are the roles a worker process runs, over one EventCache,
+// and the queue its consumer reads.
+type WorkerRoles struct {
+	Worker     *asyncevent.Worker
+	Allocator  *asyncevent.Allocator  // the Worker's; the process runs its Run loop
+	Operations *asyncevent.Operations // the periodic sweep and lock jobs
+	Queue      *sqsqueue.Queue
+}
+
+// OpenWorker builds a worker process's roles over DynamoDB and SQS (see
+// open).
+func OpenWorker(ctx context.Context, cfg Config) (*WorkerRoles, error) {
+	store, q, err := open(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	events := asyncevent.NewEventCache(cfg.EventCacheTTL)
+	alloc := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: store, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Decisions})
+	return &WorkerRoles{
+		Worker: asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: store, Events: store, Queue: q, Allocator: alloc, Cache: events,
+			CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log}),
+		Allocator:  alloc,
+		Operations: operations(store, q, events, cfg),
+		Queue:      q,
+	}, nil
+}
+
+// operations is the Operations both processes run.
+func operations(store *dynamostore.Store, q *sqsqueue.Queue, events *asyncevent.EventCache, cfg Config) *asyncevent.Operations {
+	return asyncevent.NewOperations(asyncevent.OperationsConfig{Requests: store, Events: store, Capacity: store, LockJobs: store, Queue: q,
+		Cache: events, RequeueAfter: cfg.RequeueAfter, WorkerID: cfg.WorkerID, Log: cfg.Log})
+}
+
+// open opens the store and the queue over DynamoDB and SQS, creating the
+// table and queues first when cfg.Setup is set, with cfg's defaults filled
+// in.
+func open(ctx context.Context, cfg *Config) (*dynamostore.Store, *sqsqueue.Queue, error) {
 	if cfg.Table == "" {
 		cfg.Table = dynamostore.DefaultTable
 	}
@@ -119,5 +186,5 @@ func Open(ctx context.Context, cfg Config) (*asyncevent.Service, *sqsqueue.Queue
 	if err != nil {
 		return nil, nil, fmt.Errorf("asynceventbackend: %w", err)
 	}
-	return asyncevent.New(store, q, q, asyncevent.Config{EventCacheTTL: cfg.EventCacheTTL, RequeueAfter: cfg.RequeueAfter, DrawGrace: cfg.DrawGrace, CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Observer}), q, nil
+	return store, q, nil
 }

@@ -17,7 +17,7 @@ const (
 )
 
 // CapacityChecker checks the capacity invariant on up to max open
-// FIRST_COME events (asyncevent.Service.CheckCapacity).
+// FIRST_COME events (asyncevent.Operations.CheckCapacity).
 type CapacityChecker func(ctx context.Context, max int) (checked int, broken []string, err error)
 
 // Invariant is pacer_event_capacity_invariant_ok: 1 when every open

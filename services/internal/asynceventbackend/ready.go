@@ -11,9 +11,9 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// Ready returns a readiness check of what Open opened: the table exists,
-// is ACTIVE (or UPDATING) and has the store's key and indexes
-// (ddb.Table.Check: one DescribeTable), and the queue answers
+// Ready returns a readiness check of what OpenAPI or OpenWorker opened:
+// the table exists, is ACTIVE (or UPDATING) and has the store's key and
+// indexes (ddb.Table.Check: one DescribeTable), and the queue answers
 // (GetQueueAttributes).
 func Ready(cfg Config, q *sqsqueue.Queue) func(ctx context.Context) error {
 	table := cfg.Table

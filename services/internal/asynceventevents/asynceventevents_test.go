@@ -87,7 +87,7 @@ func readEvents(t *testing.T, dir string) []analytics.Detail {
 func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	t.Parallel()
 	const maxReceives = 2
-	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true, Service: asyncevent.Config{WorkerID: "worker"}})
+	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives, Stream: true, WorkerID: "worker"})
 	ctx := context.Background()
 	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
 	if err := cps.Ensure(ctx); err != nil {
@@ -95,14 +95,14 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	}
 	// Delivery ordering: a doomed request's message is retried at once
 	// until the DLQ takes it, without an allocation wait in between.
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: asyncevent.OrderDelivery}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	// Requests of doomed users always fail retryably: their messages end in the DLQ.
 	doomed := map[string]bool{}
 	var ids []string
 	for i := range 60 {
-		p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,12 +73,12 @@ func BenchmarkWorkerDrain(b *testing.B) {
 				} else {
 					done <- nil
 				}
-				if _, err := env.Service.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 50}); err != nil {
+				if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 50}); err != nil {
 					b.Fatal(err)
 				}
 				var ids []string
 				for u := range 100 {
-					p, err := env.Service.Participate(context.Background(), "ev", fmt.Sprintf("u%03d", u))
+					p, err := env.Ingest.Participate(context.Background(), "ev", fmt.Sprintf("u%03d", u))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -23,27 +23,31 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{Stream: true})
 	ctx := context.Background()
 	// Allocators allowing no lateness: nothing else writes these events.
-	cfg := asyncevent.Config{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1, AllocLease: time.Minute}
-	workers := map[string]*asyncevent.Service{}
+	lateness := asyncevent.Lateness{WriteTimeout: time.Millisecond, ClockSkew: -1, IndexLag: -1}
+	type process struct {
+		worker *asyncevent.Worker
+		alloc  *asyncevent.Allocator
+	}
+	workers := map[string]process{}
 	for _, id := range []string{"worker-a", "worker-b"} {
-		c := cfg
-		c.WorkerID = id
-		workers[id] = asyncevent.New(env.Store, env.Queue, nil, c)
+		alloc := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store, AllocLease: time.Minute, WorkerID: id, Lateness: lateness})
+		workers[id] = process{alloc: alloc, worker: asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: env.Store, Events: env.Store,
+			Queue: env.Queue, Allocator: alloc, WorkerID: id, Lateness: lateness})}
 	}
 	decider := map[string]string{} // requestId → worker id
 	deliver := func(w, eventID, user, requestID string) asyncevent.Outcome {
 		body := asyncevent.Message{V: 1, RequestID: requestID, EventID: eventID, UserID: user, EventType: asyncevent.FirstCome}.Encode()
-		return workers[w].Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()})
+		return workers[w].worker.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()})
 	}
 	var ids []string
 	for _, o := range []asyncevent.Ordering{asyncevent.OrderDelivery, asyncevent.OrderArrival} {
 		ev := "ev-" + string(o)
-		if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 2, Ordering: o}); err != nil {
+		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 2, Ordering: o}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 6 {
 			user := fmt.Sprintf("u%d", i)
-			p, err := env.Service.Participate(ctx, ev, user)
+			p, err := env.Ingest.Participate(ctx, ev, user)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +68,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 		}
 		if o == asyncevent.OrderArrival {
 			time.Sleep(5 * time.Millisecond)
-			if res, err := workers["worker-b"].Allocate(ctx, ev); err != nil || res.Decided != 6 {
+			if res, err := workers["worker-b"].alloc.Allocate(ctx, ev); err != nil || res.Decided != 6 {
 				t.Fatalf("allocate: %+v, %v", res, err)
 			}
 		}

@@ -34,19 +34,19 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	t.Parallel()
 	const capacity, users = 40, 60
 	const killedID, replacementID = "killed-worker", "replacement-worker"
-	env := asynceventtest.New(t, asynceventtest.Options{Stream: true, Service: asyncevent.Config{WorkerID: replacementID}})
+	env := asynceventtest.New(t, asynceventtest.Options{Stream: true, WorkerID: replacementID})
 	ctx := context.Background()
 	cps := stream.NewDynamoCheckpoints(env.DDB.DB, env.DDB.Table.Name()+"-cp")
 	if err := cps.Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: capacity}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: capacity}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	participate := func(from, to int) {
 		for i := from; i < to; i++ {
-			p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+			p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 		}
 	}
 	count := func() map[asyncevent.Status]int {
-		st, err := env.Service.EventStats(ctx, "ev")
+		st, err := env.Admin.EventStats(ctx, "ev")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,12 +105,12 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	opts := asynceventtest.Options{}
 	env := asynceventtest.New(t, opts)
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: ordering}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20, Ordering: ordering}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for i := range 60 {
-		p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	var atKill *asyncevent.Stats
 	started := time.Now()
 	asynceventtest.Eventually(t, time.Minute, "the child to decide some requests and hold the rest", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "ev")
+		st, err := env.Admin.EventStats(ctx, "ev")
 		if err != nil {
 			return false, err
 		}
@@ -142,7 +142,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 		return false, fmt.Errorf("stats %v", st.ByStatus)
 	})
 	child.Kill()
-	st, _ := env.Service.EventStats(ctx, "ev")
+	st, _ := env.Admin.EventStats(ctx, "ev")
 	t.Logf("killed the worker %s after it started: %v (PROCESSING at kill: %d)", time.Since(started).Round(100*time.Millisecond), st.ByStatus, atKill.ByStatus[asyncevent.StatusProcessing])
 	if !st.InvariantOK {
 		t.Fatalf("invariant broken right after the kill: %+v", st)
@@ -188,7 +188,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	if count[asyncevent.CodeSuccess] != 20 || count[asyncevent.CodeRejectedCapacity] != 40 {
 		t.Fatalf("results %v, want 20 SUCCESS + 40 REJECTED_CAPACITY", count)
 	}
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 0 {
 		t.Fatalf("stats %+v %v", st, err)
 	}
@@ -209,11 +209,11 @@ func TestGracefulStop(t *testing.T) {
 	// candidate is finished by the allocator, whoever runs it; its message
 	// stays on the queue until then, as TestWorkerKilledMidFlight/arrival
 	// shows.)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 100, Ordering: asyncevent.OrderDelivery}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 100, Ordering: asyncevent.OrderDelivery}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		if _, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%02d", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestGracefulStop(t *testing.T) {
 		"PACER_ASYNCEVENT_TABLE="+env.DDB.Table.Name(), "PACER_ASYNCEVENT_QUEUE="+env.QueueName, "PACER_ASYNCEVENT_SETUP=0",
 		"PACER_WORKER_CONCURRENCY=5", "PACER_WORKER_VISIBILITY=30s", "PACER_WORKER_WAIT=1s")
 	asynceventtest.Eventually(t, 30*time.Second, "some requests in flight", func() (bool, error) {
-		st, err := env.Service.EventStats(ctx, "ev")
+		st, err := env.Admin.EventStats(ctx, "ev")
 		return err == nil && st.ByStatus[asyncevent.StatusProcessing] > 0, err
 	})
 	if err := child.Stop(); err != nil {
@@ -230,7 +230,7 @@ func TestGracefulStop(t *testing.T) {
 	// Everything it took is finished (no PROCESSING left behind), and with
 	// a 30 s visibility timeout nothing it finished can still be pending
 	// deletion: queue depth equals the requests still QUEUED.
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil || st.ByStatus[asyncevent.StatusProcessing] != 0 {
 		t.Fatalf("after SIGTERM: %+v %v", st, err)
 	}

@@ -147,13 +147,13 @@ func TestDeadLetterByClass(t *testing.T) {
 	// Delivery ordering: each injected fault fails the delivery that
 	// decides. (An arrival candidate's waiting class, ALLOCATING, is in
 	// TestDeadClassOf.)
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 20,
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for i := range 8 {
-		p, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%d", i))
+		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%d", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,12 +191,13 @@ func TestDeadLetterByClass(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	wm := asynceventbackend.NewWorkerMetrics(reg, 5)
-	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{})
+	w := asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Allocator: asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store})})
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = consumer.Run(wctx, q, asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), wm, q),
+		_ = consumer.Run(wctx, q, asynceventworker.Handler(w, slog.New(slog.DiscardHandler), wm, q),
 			consumer.Config{Concurrency: 5, Visibility: 3 * time.Second, Wait: time.Second})
 	}()
 	t.Cleanup(func() { stop(); <-done })
@@ -207,7 +208,7 @@ func TestDeadLetterByClass(t *testing.T) {
 		_, dead, err := env.Queue.Depths(ctx)
 		return dead == 11, fmt.Errorf("DLQ depth %d, err %v", dead, err)
 	})
-	view, err := env.Service.DeadLetters(ctx, 50)
+	view, err := env.Admin.DeadLetters(ctx, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestDeadLetterByClass(t *testing.T) {
 		ids            []string
 		moved, dropped int
 	}{{asyncevent.DeadTimeout, timedOut, 3, 3}, {asyncevent.DeadUnknown, untagged, 2, 0}, {asyncevent.DeadThrottled, throttled, 3, 0}} {
-		res, err := env.Service.RedriveClass(ctx, step.class)
+		res, err := env.Admin.RedriveClass(ctx, step.class)
 		if err != nil || res.Moved != step.moved || res.Dropped != step.dropped || res.More {
 			t.Fatalf("redrive %s: %+v %v; want moved %d dropped %d", step.class, res, err, step.moved, step.dropped)
 		}
@@ -257,7 +258,7 @@ func TestDeadLetterByClass(t *testing.T) {
 			}
 			return true, nil
 		})
-		view, err := env.Service.DeadLetters(ctx, 0)
+		view, err := env.Admin.DeadLetters(ctx, 0)
 		if err != nil || view.ByClass[step.class] != 0 {
 			t.Fatalf("after redriving %s: %v %v", step.class, view.ByClass, err)
 		}
@@ -271,7 +272,7 @@ func TestDeadLetterByClass(t *testing.T) {
 	if got := counter(t, reg, "pacer_worker_messages_total", "outcome", asynceventbackend.Succeeded); got != 8 {
 		t.Fatalf("succeeded deliveries %v, want 8", got)
 	}
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil || !st.InvariantOK || st.CapacityRemaining != 12 {
 		t.Fatalf("stats %+v %v", st, err)
 	}

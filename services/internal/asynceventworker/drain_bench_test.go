@@ -68,7 +68,7 @@ func drain(b *testing.B, concurrency, batch int) {
 	env := asynceventtest.New(b, asynceventtest.Options{})
 	// Delivery ordering: one delivery per message decides it, as the
 	// raw 2-write transaction loop it is compared with.
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: int64(b.N),
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: int64(b.N),
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func drain(b *testing.B, concurrency, batch int) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := env.Service.Participate(ctx, "ev", fmt.Sprintf("u%05d", i)); err != nil {
+			if _, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%05d", i)); err != nil {
 				b.Error(err)
 			}
 		})
@@ -88,8 +88,9 @@ func drain(b *testing.B, concurrency, batch int) {
 		b.FailNow()
 	}
 	raw := rawTx2Rate(b, env, 100)
-	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{})
-	h := asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue)
+	w := asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Allocator: asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store})})
+	h := asynceventworker.Handler(w, slog.New(slog.DiscardHandler), nil, env.Queue)
 	var acked atomic.Int64
 	all := make(chan struct{})
 	count := func(ctx context.Context, m consumer.Message) bool {
@@ -118,7 +119,7 @@ func drain(b *testing.B, concurrency, batch int) {
 	b.ReportMetric(rate, "msgs/s")
 	b.ReportMetric(raw, "raw-tx2/s")
 	b.ReportMetric(rate/raw, "x-raw-tx2")
-	st, err := env.Service.EventStats(ctx, "ev")
+	st, err := env.Admin.EventStats(ctx, "ev")
 	if err != nil || st.ByStatus[asyncevent.StatusSucceeded] != b.N || !st.InvariantOK {
 		b.Fatalf("after the drain: %+v %v", st, err)
 	}

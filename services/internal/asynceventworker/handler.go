@@ -21,7 +21,7 @@ type Queue interface {
 	Delay(ctx context.Context, handle string, d time.Duration) error
 }
 
-// Handler adapts svc.Process to the consumer runtime: it returns whether
+// Handler adapts w.Process to the consumer runtime: it returns whether
 // the message may be deleted, logs deliveries that are not done, and, when
 // m is not nil, observes each delivery (outcome, time in the handler, in
 // flight) and counts the requests it decides.
@@ -37,10 +37,10 @@ type Queue interface {
 // an Outcome.RetryAfter (an arrival candidate) comes back after that
 // instead of after the visibility timeout. A message that comes back after
 // its last processing receive (its worker vanished, or could not send it
-// to the DLQ) is not processed again: Service.Lost records the loss on
+// to the DLQ) is not processed again: Worker.Lost records the loss on
 // its request, and the message is made visible at once so that SQS moves
 // it to the DLQ on its next receive.
-func Handler(svc *asyncevent.Service, log *slog.Logger, m *asynceventbackend.WorkerMetrics, q Queue) consumer.Handler {
+func Handler(w *asyncevent.Worker, log *slog.Logger, m *asynceventbackend.WorkerMetrics, q Queue) consumer.Handler {
 	return func(ctx context.Context, msg consumer.Message) bool {
 		var done func(string)
 		if m != nil {
@@ -54,7 +54,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asynceventbackend.Wor
 		if last > 0 && q.MaxReceives() > last && msg.ReceiveCount > last {
 			// The worker that held the last processing receive vanished:
 			// record it, and let SQS move the message at once.
-			out := svc.Lost(ctx, d)
+			out := w.Lost(ctx, d)
 			if !out.Ack {
 				log.Warn("asyncevent: message back after its last processing receive; recorded, SQS moves it to the DLQ", "messageId", msg.ID, "receives", msg.ReceiveCount, "err", out.Err)
 				if err := q.Delay(ctx, msg.ReceiptHandle, 0); err != nil {
@@ -66,7 +66,7 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asynceventbackend.Wor
 			}
 			return out.Ack
 		}
-		out := svc.Process(ctx, d)
+		out := w.Process(ctx, d)
 		if out.Err != nil {
 			log.Warn("asyncevent: message not done", "messageId", msg.ID, "result", out.Result, "receives", msg.ReceiveCount, "ack", out.Ack, "err", out.Err)
 		}
@@ -100,13 +100,10 @@ func Handler(svc *asyncevent.Service, log *slog.Logger, m *asynceventbackend.Wor
 }
 
 // decisions counts the arrival allocator's decisions (the allocator, not a
-// delivery, makes an arrival request terminal); the worker's service
-// answers no participations.
+// delivery, makes an arrival request terminal).
 type decisions struct {
 	m *asynceventbackend.WorkerMetrics
 }
-
-func (decisions) Participated(asyncevent.Participation, error) {}
 
 func (d decisions) Decided(x asyncevent.Decision) {
 	d.m.Decided(string(x.EventType))

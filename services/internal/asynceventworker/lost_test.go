@@ -30,15 +30,15 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 	ctx := context.Background()
 	const maxReceives = 3
 	env := asynceventtest.New(t, asynceventtest.Options{MaxReceives: maxReceives})
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 5,
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 5,
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
-	lost, err := env.Service.Participate(ctx, "ev", "lost")
+	lost, err := env.Ingest.Participate(ctx, "ev", "lost")
 	if err != nil {
 		t.Fatal(err)
 	}
-	decided, err := env.Service.Participate(ctx, "ev", "decided")
+	decided, err := env.Ingest.Participate(ctx, "ev", "decided")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 				hide(parked[msg.RequestID], 60)
 			}
 			if msg.RequestID == decided.RequestID && receives[msg.RequestID] == 1 {
-				if o := env.Service.Process(ctx, asyncevent.Delivery{Body: aws.ToString(m.Body), ReceiveCount: 1}); !o.Ack {
+				if o := env.Worker.Process(ctx, asyncevent.Delivery{Body: aws.ToString(m.Body), ReceiveCount: 1}); !o.Ack {
 					t.Fatalf("deciding %s: %+v", decided.RequestID, o)
 				}
 			}
@@ -88,12 +88,13 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 	before := env.Request(t, lost.RequestID)
 
 	// A live worker now gets both messages on the receive after.
-	svc := asyncevent.New(env.Store, env.Queue, env.Queue, asyncevent.Config{WorkerID: "w2"})
+	w := asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, WorkerID: "w2",
+		Allocator: asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: env.Store, WorkerID: "w2"})})
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = consumer.Run(wctx, env.Queue, asynceventworker.Handler(svc, slog.New(slog.DiscardHandler), nil, env.Queue),
+		_ = consumer.Run(wctx, env.Queue, asynceventworker.Handler(w, slog.New(slog.DiscardHandler), nil, env.Queue),
 			consumer.Config{Concurrency: 2, Visibility: 30 * time.Second, Wait: time.Second})
 	}()
 	t.Cleanup(func() { stop(); <-done })
@@ -127,7 +128,7 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 	if r := env.Request(t, decided.RequestID); r.Status != asyncevent.StatusSucceeded || r.LastErrorCode != "" {
 		t.Fatalf("decided request: %s lastErrorCode %q; want SUCCEEDED and no loss recorded", r.Status, r.LastErrorCode)
 	}
-	view, err := env.Service.DeadLetters(ctx, 10)
+	view, err := env.Admin.DeadLetters(ctx, 10)
 	if err != nil || len(view.Messages) != 1 || view.Messages[0].Message == nil || view.Messages[0].Message.RequestID != lost.RequestID {
 		t.Fatalf("DLQ view %+v %v: want the lost request's message alone", view, err)
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
-// sweep calls svc.SweepStranded periodically (see periodically). A failed
+// sweep calls ops.SweepStranded periodically (see periodically). A failed
 // sweep is logged and tried again at the next tick: the sweep is
 // idempotent.
-func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
+func sweep(ctx context.Context, ops *asyncevent.Operations, every time.Duration, log *slog.Logger) {
 	periodically(ctx, every, func() {
-		res, err := svc.SweepStranded(ctx, asyncevent.SweepOptions{})
+		res, err := ops.SweepStranded(ctx, asyncevent.SweepOptions{})
 		switch {
 		case ctx.Err() != nil:
 		case err != nil:
@@ -30,12 +30,12 @@ func sweep(ctx context.Context, svc *asyncevent.Service, every time.Duration, lo
 	})
 }
 
-// lockJobs calls svc.ExpireLocks periodically, in a loop of its own: a
+// lockJobs calls ops.ExpireLocks periodically, in a loop of its own: a
 // long job (17 minutes for 100,000 requests at the default pace) must not
 // hold up the sweep. The jobs' leases keep two workers off one job.
-func lockJobs(ctx context.Context, svc *asyncevent.Service, every time.Duration, log *slog.Logger) {
+func lockJobs(ctx context.Context, ops *asyncevent.Operations, every time.Duration, log *slog.Logger) {
 	periodically(ctx, every, func() {
-		ex, err := svc.ExpireLocks(ctx)
+		ex, err := ops.ExpireLocks(ctx)
 		switch {
 		case ctx.Err() != nil:
 		case err != nil:

@@ -20,7 +20,7 @@ func TestWorkerSweepFinishesStrandedRequests(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	ctx := context.Background()
-	if _, err := env.Service.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "ev", EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
 		t.Fatal(err)
 	}
 	env.Strand(t, "ev", "u1", "u2")

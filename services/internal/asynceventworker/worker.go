@@ -6,22 +6,26 @@
 // Settings come from flags or PACER_* variables (Config.Declare; `-h` and
 // docs/settings.md list them).
 //
-// The sweep (asyncevent.Service.SweepStranded) re-enqueues requests left
+// The sweep (asyncevent.Operations.SweepStranded) re-enqueues requests left
 // RECEIVED by an ingest that died between its two writes, so that nothing
 // is stranded even if nobody reads the request. It reads the pending index
 // (GSI3) with one Query per shard and UTC day of the last 24 hours
-// (asyncevent.Config.SweepLookback), 32 or 48 small Queries that cost the
-// same whatever the table holds, so every worker can sweep once per
+// (asyncevent.OperationsConfig.SweepLookback), 32 or 48 small Queries that
+// cost the same whatever the table holds, so every worker can sweep once per
 // interval (the first at a random point of the first interval, then
 // jittered by up to a fifth, so that workers do not sweep together). It
 // never re-queues FAILED_INGEST_ENQUEUE requests: that stays an
 // operator's call. After each sweep the worker also runs the lock jobs of
-// events an admin closed early (asyncevent.Service.ExpireLocks), one
+// events an admin closed early (asyncevent.Operations.ExpireLocks), one
 // worker per job by lease.
 //
-// Each worker also runs the arrival allocator (Service.RunAllocator) of the
-// arrival-ordered FIRST_COME events it sees candidates of; a lease on the
-// event makes one worker allocate an event at a time.
+// Each worker also runs the arrival allocator (asyncevent.Allocator.Run)
+// of the arrival-ordered FIRST_COME events it sees candidates of; a lease
+// on the event makes one worker allocate an event at a time.
+//
+// A worker builds only its process's roles (asynceventbackend.OpenWorker):
+// the Worker, its Allocator and Operations; not the API's Ingest, Query or
+// Admin.
 //
 // Against local-aws-sqs use a short wait (e.g. 1s): it answers a long poll
 // only when the batch is full or the wait has passed, whereas SQS answers
@@ -137,14 +141,15 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.ConsumedCapacity {
 		cfg.DDBObserver = am
 	}
-	cfg.Observer = decisions{wm}
-	svc, q, err := asynceventbackend.Open(ctx, cfg.Config)
+	cfg.Decisions = decisions{wm}
+	roles, err := asynceventbackend.OpenWorker(ctx, cfg.Config)
 	if err != nil {
 		if cfg.OpsListener != nil {
 			_ = cfg.OpsListener.Close()
 		}
 		return err
 	}
+	q := roles.Queue
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
 	o := &ops.Server{Name: "asyncevent-worker", Registry: reg, Ready: asynceventbackend.Ready(cfg.Config, q), Pprof: cfg.Pprof}
@@ -160,17 +165,17 @@ func Run(ctx context.Context, cfg Config) error {
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
-		sweep(ctx, svc, cfg.SweepEvery, log)
+		sweep(ctx, roles.Operations, cfg.SweepEvery, log)
 	}()
 	expired := make(chan struct{})
 	go func() {
 		defer close(expired)
-		lockJobs(ctx, svc, cfg.SweepEvery, log)
+		lockJobs(ctx, roles.Operations, cfg.SweepEvery, log)
 	}()
 	allocated := make(chan struct{})
 	go func() {
 		defer close(allocated)
-		svc.RunAllocator(ctx)
+		roles.Allocator.Run(ctx)
 	}()
 	desired := make(chan struct{})
 	go func() {
@@ -189,7 +194,7 @@ func Run(ctx context.Context, cfg Config) error {
 			log.Error("asynceventworker: no desired-workers metric", "err", err)
 		}
 	}()
-	err = consumer.Run(ctx, q, Handler(svc, log, wm, q), consumer.Config{
+	err = consumer.Run(ctx, q, Handler(roles.Worker, log, wm, q), consumer.Config{
 		Concurrency: cfg.Concurrency, Batch: cfg.Batch, Visibility: cfg.Visibility, Wait: cfg.Wait, Log: log,
 	})
 	<-swept

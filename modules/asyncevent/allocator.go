@@ -3,10 +3,88 @@ package asyncevent
 import (
 	"context"
 	"errors"
-	"iter"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// Allocator is the arrival allocator: it decides the candidates of an
+// arrival-ordered FIRST_COME event in (queuedAt, requestId) order, once
+// no earlier request can still appear (Allocate), for the events its
+// process's Worker made candidates of (Run). Every worker process builds
+// one, gives it to its Worker and runs its Run loop; a lease on each event
+// makes one allocator decide an event at a time. The API process builds
+// none. It is safe for concurrent use.
+type Allocator struct {
+	cfg AllocatorConfig
+	// owner is this allocator's lease owner id.
+	owner string
+	// kicks carries the events the Worker made candidates of to Run.
+	kicks chan string
+
+	mu sync.Mutex
+	// allocating holds each event's lease and run lock.
+	allocating map[string]*allocState
+	late       atomic.Int64
+}
+
+// AllocatorConfig configures an Allocator.
+type AllocatorConfig struct {
+	// Store reads the candidates, takes the events' leases and writes the
+	// decisions.
+	Store AllocStore
+
+	// AllocLease is how long an allocator holds an event before another
+	// may take it over (default 10 s): a crashed allocator delays its
+	// event by about this. An allocator whose batches take longer holds it
+	// for three batches instead (at most ten AllocLeases), and each
+	// written batch renews the lease.
+	AllocLease time.Duration
+	// AllocEvery is how often Run looks at the events it has seen
+	// candidates of (default 200 ms).
+	AllocEvery time.Duration
+	// WorkerID names the worker process: the allocator's decisions record
+	// it on the requests (workerId). Empty records nothing.
+	WorkerID string
+	// Lateness makes the watermark: the allocator decides only requests
+	// queued before now − Lateness.Max. The same in every process (see
+	// Lateness).
+	Lateness Lateness
+
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Log receives warnings (default slog.Default()).
+	Log *slog.Logger
+	// Observer, if set, hears each decision (for metrics).
+	Observer DecisionObserver
+}
+
+// withDefaults returns c with every unset field at its default.
+func (c AllocatorConfig) withDefaults() AllocatorConfig {
+	if c.AllocLease <= 0 {
+		c.AllocLease = 10 * time.Second
+	}
+	if c.AllocEvery <= 0 {
+		c.AllocEvery = 200 * time.Millisecond
+	}
+	c.Lateness = c.Lateness.withDefaults()
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	return c
+}
+
+// NewAllocator returns an Allocator over cfg.Store.
+func NewAllocator(cfg AllocatorConfig) *Allocator {
+	cfg = cfg.withDefaults()
+	return &Allocator{cfg: cfg, owner: newID(cfg.Now().UnixMilli()), kicks: make(chan string, 1024), allocating: map[string]*allocState{}}
+}
+
+func (al *Allocator) now() int64 { return al.cfg.Now().UnixMilli() }
 
 // MaxAllocBatch is the most requests one allocation transaction decides:
 // DynamoDB's 100 items per transaction hold the capacity item and, per
@@ -33,33 +111,12 @@ type Allocation struct {
 	LeaseUntil int64
 }
 
-// AllocStore is what the arrival allocator needs.
-type AllocStore interface {
-	Transitioner
-	// AcquireAllocation takes eventID's allocation lease for owner until
-	// `until` (epoch millis) if it is released or expired at now, with the
-	// next fencing token. It returns the capacity item after the write.
-	// ErrAllocationHeld if another holds it; ErrEventNotFound if the event
-	// has no capacity item.
-	AcquireAllocation(ctx context.Context, eventID, owner string, now, until int64) (*Capacity, error)
-	// ReleaseAllocation ends owner's lease if it still holds it with fence.
-	ReleaseAllocation(ctx context.Context, eventID, owner string, fence int64) error
-	// UndecidedRequests iterates, in (queuedAt, requestId) order, over the
-	// event's QUEUED and PROCESSING requests whose queuedAt is in
-	// [from, before).
-	UndecidedRequests(ctx context.Context, eventID string, from, before int64) iter.Seq2[*Request, error]
-	// Allocate writes a in one transaction. ErrAllocationFenced if the
-	// lease or the position changed; *StateError if a request is no
-	// longer the candidate the allocator read.
-	Allocate(ctx context.Context, a *Allocation) error
-}
-
 // AllocResult is what one allocator run did.
 type AllocResult struct {
 	// Decided, Won: requests decided, of which winners.
 	Decided, Won int
 	// Late counts requests found behind the allocator's position: queued
-	// later than MaxLateness allows. Decided like the others (they win
+	// later than Lateness.Max allows. Decided like the others (they win
 	// while seats are left), but each may be an inversion once sold out.
 	Late int
 	// Batches is how many allocation transactions were written.
@@ -68,18 +125,18 @@ type AllocResult struct {
 	Held bool
 }
 
-// allocState is one event's allocator state in this service.
+// allocState is one event's state in this allocator.
 type allocState struct {
 	run   sync.Mutex // one run per event at a time in this process
 	fence int64
 	// lateChecked is when a run last looked behind the position.
 	lateChecked int64
-	// batch is how long this service's last batch took, from its read
+	// batch is how long this allocator's last batch took, from its read
 	// to its write's answer, written or fenced (see lease).
 	batch time.Duration
 }
 
-// lease is how long a run of st's event holds it: Config.AllocLease, or
+// lease is how long a run of st's event holds it: AllocLease, or
 // three times the last batch's duration when that is longer (up to ten
 // leases). A lease shorter than one batch (DynamoDB slow or throttled,
 // the process starved of CPU) expired before the batch was written: a
@@ -87,38 +144,30 @@ type allocState struct {
 // wasted, and so on, while every call got slower. Fencing, not the
 // lease, keeps the decisions exact; the lease only says how soon a
 // crashed allocator's event is taken over.
-func (s *Service) lease(st *allocState) time.Duration {
-	return min(max(s.cfg.AllocLease, 3*st.batch), 10*s.cfg.AllocLease)
+func (al *Allocator) lease(st *allocState) time.Duration {
+	return min(max(al.cfg.AllocLease, 3*st.batch), 10*al.cfg.AllocLease)
 }
 
-func (s *Service) allocState(eventID string) *allocState {
-	s.allocMu.Lock()
-	defer s.allocMu.Unlock()
-	st := s.allocating[eventID]
+func (al *Allocator) allocState(eventID string) *allocState {
+	al.mu.Lock()
+	defer al.mu.Unlock()
+	st := al.allocating[eventID]
 	if st == nil {
 		st = &allocState{}
-		s.allocating[eventID] = st
+		al.allocating[eventID] = st
 	}
 	return st
 }
 
-// LateArrivals is how many late requests this service's allocator runs
-// found (see AllocResult.Late); the EventCapacity item keeps each event's
-// total (Capacity.AllocLate).
-func (s *Service) LateArrivals() int64 { return s.late.Load() }
-
-// QueuedAtUnsure is how many of this service's queuedAt writes (ingest's
-// RECEIVED → QUEUED, a worker's RECEIVED → PROCESSING) failed other than
-// by their condition: at WriteTimeout, or on a broken connection. Such a
-// write may still land, and land later than MaxLateness allows, so each
-// may become one late arrival; every late arrival comes from one. A
-// process starved of CPU for longer than WriteTimeout is the usual cause.
-func (s *Service) QueuedAtUnsure() int64 { return s.unsure.Load() }
+// LateArrivals is how many late requests this allocator's runs found
+// (see AllocResult.Late); the EventCapacity item keeps each event's total
+// (Capacity.AllocLate).
+func (al *Allocator) LateArrivals() int64 { return al.late.Load() }
 
 // Allocate runs the arrival allocator of a FIRST_COME event once: it takes
 // the event's lease, walks the undecided requests in (queuedAt,
 // requestId) order from its position up to the watermark now −
-// MaxLateness, makes QUEUED ones candidates itself (their worker may be
+// Lateness.Max, makes QUEUED ones candidates itself (their worker may be
 // slow or dead), and decides them in order, MaxAllocBatch per transaction:
 // winners while seats are left, then REJECTED_CAPACITY. It returns when
 // nothing below the watermark is left, and releases the lease.
@@ -126,14 +175,14 @@ func (s *Service) QueuedAtUnsure() int64 { return s.unsure.Load() }
 // It is safe to run anywhere and any number of times at once: one holds
 // the lease, and every batch is conditional on its fencing token and
 // position, so a stale allocator writes nothing.
-func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, error) {
-	st := s.allocState(eventID)
+func (al *Allocator) Allocate(ctx context.Context, eventID string) (AllocResult, error) {
+	st := al.allocState(eventID)
 	st.run.Lock()
 	defer st.run.Unlock()
 	var res AllocResult
-	now := s.now()
-	lease := s.lease(st)
-	cp, err := s.store.AcquireAllocation(ctx, eventID, s.owner, now, now+lease.Milliseconds())
+	now := al.now()
+	lease := al.lease(st)
+	cp, err := al.cfg.Store.AcquireAllocation(ctx, Lease{EventID: eventID, Owner: al.owner, Now: now, Until: now + lease.Milliseconds()})
 	if errors.Is(err, ErrAllocationHeld) {
 		res.Held = true
 		return res, nil
@@ -142,12 +191,12 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		return res, err
 	}
 	st.fence = cp.AllocFence
-	defer s.releaseLease(ctx, eventID, st)
+	defer al.releaseLease(ctx, eventID, st)
 	pos := Position{cp.AllocQueuedAt, cp.AllocRequestID}
 	remaining := cp.CapacityRemaining
-	watermark := now - s.cfg.MaxLateness().Milliseconds()
+	watermark := now - al.cfg.Lateness.Max().Milliseconds()
 	// The first pass looks behind the position too, for late requests.
-	from := s.lateFrom(st, pos, now)
+	from := al.lateFrom(st, pos, now)
 	// The next batch, read while the current one is written (see below);
 	// nil when it is not being read.
 	var next chan nextBatch
@@ -161,7 +210,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		// fresh lease; but decide at least one batch per run, so that an
 		// allocator on a slow machine (or behind a slow acquire) still makes
 		// progress. A batch written after the lease ran out is fenced.
-		if res.Batches > 0 && s.now() > now+lease.Milliseconds()/2 {
+		if res.Batches > 0 && al.now() > now+lease.Milliseconds()/2 {
 			break
 		}
 		began := time.Now()
@@ -169,7 +218,7 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if next != nil {
 			nb, next = <-next, nil
 		} else {
-			nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, max(from, 0), watermark, nil)
+			nb.batch, nb.late, nb.err = al.candidates(ctx, eventID, pos, max(from, 0), watermark, nil)
 		}
 		batch, late, err := nb.batch, nb.late, nb.err
 		if err != nil {
@@ -178,8 +227,8 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if len(batch) == 0 {
 			return res, nil
 		}
-		a := s.decide(eventID, st.fence, pos, batch, late, &remaining)
-		a.LeaseUntil = s.now() + lease.Milliseconds()
+		a := al.decide(eventID, st.fence, pos, batch, late, &remaining)
+		a.LeaseUntil = al.now() + lease.Milliseconds()
 		// A full batch is likely followed by another: read it while this
 		// one is written, so that the allocator's reads and writes overlap.
 		// It starts at this batch's end, and passes over this batch's
@@ -187,9 +236,9 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		// If the write fails, the run ends and the read is dropped (its
 		// promotions of QUEUED requests are what any allocator would do).
 		if len(batch) == MaxAllocBatch {
-			next = s.readAhead(ctx, eventID, a.To, watermark, batch)
+			next = al.readAhead(ctx, eventID, a.To, watermark, batch)
 		}
-		err = s.store.Allocate(ctx, a)
+		err = al.cfg.Store.Allocate(ctx, a)
 		// Fenced or not, the batch took this long: the next run's lease
 		// covers it (a run fenced for a short lease takes a longer one).
 		st.batch = time.Since(began)
@@ -202,12 +251,12 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 		if err != nil {
 			return res, err
 		}
-		s.observe(a)
+		al.observe(a)
 		// The next batch is read from the new position on (not from the
 		// old one: that would read this batch's requests again).
 		pos, from = a.To, a.To.QueuedAt
 		res.add(a, late)
-		s.late.Add(int64(late))
+		al.late.Add(int64(late))
 	}
 	return res, ctx.Err()
 }
@@ -215,19 +264,19 @@ func (s *Service) Allocate(ctx context.Context, eventID string) (AllocResult, er
 // releaseLease releases the event's allocation lease held under st's
 // fence, even after ctx is cancelled; a failure is only logged (the lease
 // expires).
-func (s *Service) releaseLease(ctx context.Context, eventID string, st *allocState) {
-	if err := s.store.ReleaseAllocation(context.WithoutCancel(ctx), eventID, s.owner, st.fence); err != nil {
-		s.cfg.Log.Warn("asyncevent: could not release the allocation lease", "eventId", eventID, "err", err)
+func (al *Allocator) releaseLease(ctx context.Context, eventID string, st *allocState) {
+	if err := al.cfg.Store.ReleaseAllocation(context.WithoutCancel(ctx), eventID, al.owner, st.fence); err != nil {
+		al.cfg.Log.Warn("asyncevent: could not release the allocation lease", "eventId", eventID, "err", err)
 	}
 }
 
 // lateFrom is where an allocator run at now starts reading: at its
-// position pos, or, to look for late requests, 2 × MaxLateness behind it,
-// at most once per MaxLateness (each look reads the decided requests of
+// position pos, or, to look for late requests, 2 × Lateness.Max behind it,
+// at most once per Lateness.Max (each look reads the decided requests of
 // that span again).
-func (s *Service) lateFrom(st *allocState, pos Position, now int64) int64 {
+func (al *Allocator) lateFrom(st *allocState, pos Position, now int64) int64 {
 	from := pos.QueuedAt
-	if lateness := s.cfg.MaxLateness().Milliseconds(); now-st.lateChecked >= lateness {
+	if lateness := al.cfg.Lateness.Max().Milliseconds(); now-st.lateChecked >= lateness {
 		from -= 2 * lateness
 		st.lateChecked = now
 	}
@@ -238,14 +287,14 @@ func (s *Service) lateFrom(st *allocState, pos Position, now int64) int64 {
 // were late), under fence: winners in order while seats are left
 // (*remaining, taken), then REJECTED_CAPACITY; it ends at the batch's
 // furthest position.
-func (s *Service) decide(eventID string, fence int64, pos Position, batch []*Request, late int, remaining *int64) *Allocation {
+func (al *Allocator) decide(eventID string, fence int64, pos Position, batch []*Request, late int, remaining *int64) *Allocation {
 	a := &Allocation{EventID: eventID, Fence: fence, From: pos, To: pos, Late: int64(late)}
 	for _, r := range batch {
-		at := max(s.now(), r.LastChange()+1)
+		at := max(al.now(), r.LastChange()+1)
 		t := &Transition{
 			RequestID: r.RequestID, EventID: eventID, UserID: r.UserID,
 			From: []Status{StatusProcessing}, At: at, FinishedAt: at, Attempts: r.Attempts,
-			UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating, WorkerID: s.cfg.WorkerID,
+			UIPhase: PhaseAllocated, RequirePhase: PhaseAllocating, WorkerID: al.cfg.WorkerID,
 		}
 		if *remaining > 0 {
 			*remaining--
@@ -266,7 +315,7 @@ func (s *Service) decide(eventID string, fence int64, pos Position, batch []*Req
 // (its end) below watermark, passing over batch's requests, which the
 // index shows undecided until its write lands. The read is delivered on
 // the channel returned.
-func (s *Service) readAhead(ctx context.Context, eventID string, pos Position, watermark int64, batch []*Request) chan nextBatch {
+func (al *Allocator) readAhead(ctx context.Context, eventID string, pos Position, watermark int64, batch []*Request) chan nextBatch {
 	deciding := make(map[string]bool, len(batch))
 	for _, r := range batch {
 		deciding[r.RequestID] = true
@@ -274,18 +323,19 @@ func (s *Service) readAhead(ctx context.Context, eventID string, pos Position, w
 	next := make(chan nextBatch, 1)
 	go func() {
 		var nb nextBatch
-		nb.batch, nb.late, nb.err = s.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
+		nb.batch, nb.late, nb.err = al.candidates(ctx, eventID, pos, pos.QueuedAt, watermark, deciding)
 		next <- nb
 	}()
 	return next
 }
 
-// observe tells the observer, if it watches decisions, of a's.
-func (s *Service) observe(a *Allocation) {
-	if o, ok := s.cfg.Observer.(DecisionObserver); ok {
-		for _, t := range a.Decisions {
-			o.Decided(Decision{EventType: FirstCome, Status: t.To})
-		}
+// observe tells the observer, if it watches decisions, of a'al.
+func (al *Allocator) observe(a *Allocation) {
+	if al.cfg.Observer == nil {
+		return
+	}
+	for _, t := range a.Decisions {
+		al.cfg.Observer.Decided(Decision{EventType: FirstCome, Status: t.To})
 	}
 }
 
@@ -310,9 +360,9 @@ type nextBatch struct {
 // written). QUEUED ones are made candidates first, all at once (see
 // promoteAll). A request PROCESSING in another phase is not an arrival
 // candidate (the per-message flow decides it) and is passed over.
-func (s *Service) candidates(ctx context.Context, eventID string, pos Position, from, before int64, skip map[string]bool) ([]*Request, int, error) {
+func (al *Allocator) candidates(ctx context.Context, eventID string, pos Position, from, before int64, skip map[string]bool) ([]*Request, int, error) {
 	var read []*Request
-	for r, err := range s.store.UndecidedRequests(ctx, eventID, from, before) {
+	for r, err := range al.cfg.Store.UndecidedRequests(ctx, eventID, from, before) {
 		if err != nil {
 			return nil, 0, err
 		}
@@ -324,7 +374,7 @@ func (s *Service) candidates(ctx context.Context, eventID string, pos Position, 
 			break
 		}
 	}
-	if err := s.promoteAll(ctx, read); err != nil {
+	if err := al.promoteAll(ctx, read); err != nil {
 		return nil, 0, err
 	}
 	var batch []*Request
@@ -360,12 +410,12 @@ func (r *Request) allocatable() bool {
 // promotion keeps); one after another, a batch behind workers that have
 // not reached its messages yet (a spike) took a round trip per request
 // before the allocator could decide it.
-func (s *Service) promoteAll(ctx context.Context, rs []*Request) error {
+func (al *Allocator) promoteAll(ctx context.Context, rs []*Request) error {
 	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
 	for i, r := range rs {
 		if r.Status == StatusQueued {
-			wg.Go(func() { rs[i], errs[i] = s.promote(ctx, r) })
+			wg.Go(func() { rs[i], errs[i] = al.promote(ctx, r) })
 		}
 	}
 	wg.Wait()
@@ -374,10 +424,11 @@ func (s *Service) promoteAll(ctx context.Context, rs []*Request) error {
 
 // promote makes a QUEUED request a candidate (PROCESSING, ALLOCATING), as
 // its worker would, and returns it as it is now: nil if it is terminal.
-func (s *Service) promote(ctx context.Context, r *Request) (*Request, error) {
-	now := max(s.now(), r.LastChange()+1)
+func (al *Allocator) promote(ctx context.Context, r *Request) (*Request, error) {
+	now := max(al.now(), r.LastChange()+1)
 	t := candidate(r.RequestID, r.EventID, r.UserID, now, 0, 0, 0)
-	err := s.transition(ctx, t)
+	t.WorkerID = al.cfg.WorkerID
+	err := al.cfg.Store.Transition(ctx, t)
 	var se *StateError
 	switch {
 	case err == nil:
@@ -406,45 +457,57 @@ func candidate(requestID, eventID, userID string, now, queuedAt int64, attempts,
 	}
 }
 
-// kick tells this service's allocator loop that eventID has a new
-// candidate.
-func (s *Service) kick(eventID string) {
+// retryAfter is how long after now a later delivery (see Worker.Process) of an arrival
+// candidate queued at queuedAt finds it decided, after `deliveries`
+// deliveries of its message so far (receives and continuations): once the
+// watermark (now − Lateness.Max) has passed queuedAt and the allocator has
+// run (two AllocEvery periods, one for the run and one for its batches);
+// at least a second, SQS's granularity. A later delivery that still finds
+// the request undecided waits longer, an allocation lease per delivery so
+// far: a crashed allocator's event is taken over when its lease expires.
+func (al *Allocator) retryAfter(queuedAt int64, deliveries int) time.Duration {
+	due := time.Duration(queuedAt-al.now())*time.Millisecond + al.cfg.Lateness.Max() + 2*al.cfg.AllocEvery
+	return max(due, time.Duration(deliveries-1)*al.cfg.AllocLease, time.Second)
+}
+
+// kick tells this allocator's Run loop that eventID has a new candidate.
+func (al *Allocator) kick(eventID string) {
 	select {
-	case s.kicks <- eventID:
+	case al.kicks <- eventID:
 	default: // the loop is behind; the next candidate or redelivery kicks again
 	}
 }
 
-// RunAllocator runs the arrival allocator of every event this service's
-// worker made candidates of, until ctx ends: each such event is allocated
-// every Config.AllocEvery until MaxLateness plus two periods have passed
+// Run runs the arrival allocator of every event this process's Worker
+// made candidates of, until ctx ends: each such event is allocated
+// every AllocEvery until Lateness.Max plus two periods have passed
 // since its last candidate (by then every candidate is below the
 // watermark) and a run has found nothing left to decide. Every worker process runs one; the lease makes
 // one of them allocate an event at a time. A crashed allocator's event is
 // taken over when its lease expires, by any worker that gets one of the
 // event's messages (redeliveries included: a candidate's message is acked
 // only once it is decided).
-func (s *Service) RunAllocator(ctx context.Context) {
-	tick := time.NewTicker(s.cfg.AllocEvery)
+func (al *Allocator) Run(ctx context.Context) {
+	tick := time.NewTicker(al.cfg.AllocEvery)
 	defer tick.Stop()
 	active := map[string]time.Time{}
-	keep := s.cfg.MaxLateness() + 2*s.cfg.AllocEvery
+	keep := al.cfg.Lateness.Max() + 2*al.cfg.AllocEvery
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case id := <-s.kicks:
+		case id := <-al.kicks:
 			active[id] = time.Now()
 			continue
 		case <-tick.C:
 		}
 		for id, last := range active {
-			res, err := s.Allocate(ctx, id)
+			res, err := al.Allocate(ctx, id)
 			if err != nil && ctx.Err() == nil {
-				s.cfg.Log.Warn("asyncevent: allocation failed", "eventId", id, "err", err)
+				al.cfg.Log.Warn("asyncevent: allocation failed", "eventId", id, "err", err)
 			}
 			if res.Late > 0 {
-				s.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
+				al.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
 			}
 			// A run that decided something may have left the rest for the
 			// next (it stops at half its lease): keep allocating until a run

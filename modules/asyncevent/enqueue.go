@@ -1,0 +1,81 @@
+package asyncevent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// enqueuer sends a request's message and records it queued: ingest's
+// last step (Ingest.Participate) and an operator's re-queue's
+// (Operations.RequeueFailed).
+type enqueuer struct {
+	queue        Queue
+	requests     Transitioner
+	writeTimeout time.Duration
+	now          func() time.Time
+	log          *slog.Logger
+	// unsure counts queuedAt writes of unknown outcome (see
+	// Ingest.QueuedAtUnsure).
+	unsure atomic.Int64
+}
+
+// enqueue sends r's message and moves r RECEIVED → QUEUED with queuedAt, or,
+// if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
+// transitions are timed no earlier than floor (epoch millis). It fails
+// (ErrUnavailable) only if the send failed and the request could not be
+// marked failed either: then it stays RECEIVED, for the sweep. shards is
+// the event's IndexShards.
+func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards int) error {
+	msg := Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}
+	if err := e.queue.Send(ctx, msg.Encode()); err != nil {
+		at := max(e.now().UnixMilli(), floor)
+		ferr := e.requests.Transition(context.WithoutCancel(ctx), &Transition{
+			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
+			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at,
+			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
+			FailureClass: Requeueable, ErrorCode: string(CodeFailedIngestEnqueue),
+			ErrorMessage: truncate("enqueue failed: "+err.Error(), MaxErrorMessage),
+			Message:      "enqueue failed",
+		})
+		if ferr != nil {
+			var se *StateError
+			if !errors.As(ferr, &se) {
+				// The request stays RECEIVED with no message. The client's
+				// retry gets this id as a duplicate, and the sweep enqueues
+				// it after OperationsConfig.RequeueAfter (see
+				// Operations.SweepStranded).
+				e.log.Error("asyncevent: enqueue failed and the request could not be marked failed", "requestId", r.RequestID, "send", err, "mark", ferr)
+				return fmt.Errorf("%w: enqueue failed: %v", ErrUnavailable, err)
+			}
+		}
+		e.log.Warn("asyncevent: enqueue failed", "requestId", r.RequestID, "err", err)
+		return nil
+	}
+	// queuedAt is stamped now and must land within WriteTimeout: the
+	// arrival allocator relies on it (Lateness.Max).
+	at := max(e.now().UnixMilli(), floor)
+	wctx, cancel := context.WithTimeout(ctx, e.writeTimeout)
+	err := e.requests.Transition(wctx, &Transition{
+		RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
+		From: []Status{StatusReceived}, To: StatusQueued, At: at, QueuedAt: at, IndexShards: shards,
+	})
+	cancel()
+	var se *StateError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		// A worker got the message first and took the request from
+		// RECEIVED, recording queuedAt itself: nothing left to do.
+	default:
+		// The message is on the queue: a worker will process the request
+		// and record queuedAt from the message. The request is accepted.
+		// The write may still land, late (QueuedAtUnsure).
+		e.unsure.Add(1)
+		e.log.Warn("asyncevent: could not mark request queued; the worker will", "requestId", r.RequestID, "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package asyncevent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+)
+
+// Stats are an event's counts, computed on the server from its queued
+// requests (GSI2) and those not queued (RECEIVED and failed enqueues, see
+// AdminReader.PendingRequests).
+type Stats struct {
+	EventID   string
+	EventType EventType
+	// Total counts the event's requests in every status.
+	Total        int
+	ByStatus     map[Status]int
+	ByResultCode map[ResultCode]int
+	// FIRST_COME capacity; InvariantOK says capacityTotal −
+	// capacityRemaining == #SUCCEEDED.
+	CapacityTotal     int64
+	CapacityRemaining int64
+	InvariantOK       bool
+}
+
+// statsAttempts bounds the reads EventStats makes of an event whose
+// invariant does not hold, before it says so.
+const statsAttempts = 4
+
+// eventStats counts the requests of the event cfg configures (see
+// Admin.EventStats): the queued ones, read from store, and, when pending
+// is not nil, those it iterates (the not-queued ones; Operations.
+// CheckCapacity passes nil: the invariant needs only the queued ones, a
+// SUCCEEDED request being queued, and so spares the pending index's
+// Queries). A FIRST_COME event whose invariant does not hold is read
+// again after lateness.indexLag, up to statsAttempts reads in all.
+func eventStats(ctx context.Context, store StatsReader, pending func(ctx context.Context, eventID string) iter.Seq2[*Request, error],
+	cfg *EventConfig, lateness Lateness) (*Stats, error) {
+	eventID := cfg.EventID
+	for attempt := 1; ; attempt++ {
+		st := &Stats{EventID: eventID, EventType: cfg.EventType, ByStatus: map[Status]int{}, ByResultCode: map[ResultCode]int{}, InvariantOK: true}
+		// A request queued while it is read can be in both parts (the
+		// indexes lag): counted once.
+		queued := map[string]bool{}
+		count := func(r *Request) {
+			st.Total++
+			st.ByStatus[r.Status]++
+			if r.ResultCode != "" {
+				st.ByResultCode[r.ResultCode]++
+			}
+		}
+		for r, err := range store.AllEventRequests(ctx, eventID) {
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			queued[r.RequestID] = true
+			count(r)
+		}
+		if pending != nil {
+			for r, err := range pending(ctx, eventID) {
+				if err != nil {
+					return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+				}
+				if !queued[r.RequestID] {
+					count(r)
+				}
+			}
+		}
+		if cfg.EventType != FirstCome {
+			return st, nil
+		}
+		c, err := store.GetCapacity(ctx, eventID)
+		if err != nil {
+			return nil, err
+		}
+		st.CapacityTotal, st.CapacityRemaining = c.CapacityTotal, c.CapacityRemaining
+		st.InvariantOK = c.CapacityTotal-c.CapacityRemaining == int64(st.ByStatus[StatusSucceeded])
+		if st.InvariantOK || attempt == statsAttempts {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(lateness.indexLag()):
+		}
+	}
+}
