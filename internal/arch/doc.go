@@ -17,5 +17,10 @@
 //     metrics and wiring live beside its services.
 //   - The worker binary links no HTTP API framework, JWT or Postgres code.
 //   - No deployed binary (the containers of deploy/k8s) links a test kit, a
-//     stand-in, the capacity simulator or dev-stack code (NotProduct).
+//     stand-in, the capacity simulator, the benchmarks' AWS fixture or
+//     dev-stack code (NotProduct).
+//
+// And two size rules over each domain root's source (size.go): no type
+// has more than MaxMethods methods (split it by role), and every port
+// interface in port.go is consumed by something in the package.
 package arch

@@ -26,7 +26,7 @@ func TestMetrics(t *testing.T) {
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
 	m := newMetrics(&aws.Config{}, k.DDB.Table.Name())
-	d := backendDeps(&photobackend.Backend{Truth: k.Truth, Index: k.Store, Observer: m.photo}, nil)
+	d := rolesDeps(photobackend.NewAPIRoles(k.Truth, k.Store, m.photo, nil), nil)
 	v, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func WriteOpenAPI(w io.Writer) error {
 	return server.WriteOpenAPI(w, NewAPI(http.NewServeMux(), Deps{}, nil, false))
 }
 
-// Run opens the backend (photobackend.Open: it applies the migrations and
+// Run opens the backend (photobackend.OpenAPI: it applies the migrations and
 // ensures the table with cfg.Setup, else checks that it exists and has its
 // indexes), and serves the API over every role, and its metrics on GET
 // /metrics (see docs/metrics.md), until ctx ends, then shuts down
@@ -142,19 +142,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.ConsumedCapacity {
 		observer = m.aws
 	}
-	b, err := photobackend.Open(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
+	roles, err := photobackend.OpenAPI(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
 		CursorKey: key, DDBObserver: observer, Observer: m.photo, Log: cfg.Log})
 	if err != nil {
 		return fmt.Errorf("photo-api: %w", err)
 	}
-	defer b.Close()
+	defer roles.Close()
 	verifier, err := server.AuthFromEnv(ctx, cfg.Dev)
 	if err != nil {
 		return err
 	}
 
 	mux := http.NewServeMux()
-	d := backendDeps(b, cfg.Log)
+	d := rolesDeps(roles, cfg.Log)
 	NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		return err
@@ -170,7 +170,7 @@ func Run(ctx context.Context, cfg Config) error {
 	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
 }
 
-// backendDeps are the routes' roles, built over b.
-func backendDeps(b *photobackend.Backend, log *slog.Logger) Deps {
-	return Deps{Ingest: b.Ingest(), Search: b.Search(), Directory: b.Directory(), Privacy: b.Privacy(), Log: log}
+// rolesDeps are the routes' roles.
+func rolesDeps(r *photobackend.APIRoles, log *slog.Logger) Deps {
+	return Deps{Ingest: r.Ingest, Search: r.Search, Directory: r.Directory, Privacy: r.Privacy, Log: log}
 }

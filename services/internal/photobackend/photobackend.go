@@ -1,9 +1,10 @@
 // Package photobackend is PhotoService's module kit: the wiring of the
 // domain's roles to their stores. Open applies the migrations to the
 // Postgres truth, opens its pool and the PhotoService-{stage} DynamoDB
-// table (creating the table, or checking it), and returns a Backend, whose
-// Ingest, Search, Directory and Privacy build the roles (modules/photo) a
-// process runs over them. photo-api runs all four.
+// table (creating the table, or checking it), and builds the roles
+// (modules/photo) the API process runs over them: OpenAPI, as
+// asynceventbackend's OpenAPI and OpenWorker build each of its processes'
+// roles. photo-api runs all four.
 package photobackend
 
 import (
@@ -52,26 +53,22 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// Backend holds PhotoService's stores, and builds the roles over them.
-// Open makes one over the pool and table it opens; a test may make one
-// over its own stores (phototest's).
-type Backend struct {
-	// Truth is the Postgres side (organizers, events, photographers,
-	// assignments, runners, privacy requests, sync checkpoints).
-	Truth *pgstore.Store
-	// Index is the DynamoDB side (the photos and their bib index).
-	Index *dynamostore.Store
-	// Observer and Log are given to the roles built (see Config).
-	Observer photo.Observer
-	Log      *slog.Logger
+// APIRoles are the roles the API process (photo-api, the one process of
+// PhotoService) runs: all four, over one Postgres pool and one table.
+type APIRoles struct {
+	Ingest    *photo.Ingest
+	Search    *photo.Search
+	Directory *photo.Directory
+	Privacy   *photo.Privacy
 
 	pool *pgxpool.Pool
 }
 
-// Open applies the migrations to cfg.DatabaseURL, opens a pool on it and
-// the table (creating it with cfg.Setup, else checking that it exists with
-// its indexes), and returns the Backend over them. Close it when done.
-func Open(ctx context.Context, cfg Config) (*Backend, error) {
+// OpenAPI applies the migrations to cfg.DatabaseURL, opens a pool on it
+// and the table (creating it with cfg.Setup, else checking that it exists
+// with its indexes), and builds the API process's roles over them. Close
+// them when done.
+func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 	if cfg.Stage == "" {
 		cfg.Stage = "dev"
 	}
@@ -87,13 +84,31 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Backend{Truth: pgstore.New(pool), Index: dynamostore.New(table), Observer: cfg.Observer, Log: cfg.Log, pool: pool}, nil
+	r := NewAPIRoles(pgstore.New(pool), dynamostore.New(table), cfg.Observer, cfg.Log)
+	r.pool = pool
+	return r, nil
 }
 
-// Close closes the pool Open opened (a Backend made otherwise has none).
-func (b *Backend) Close() {
-	if b.pool != nil {
-		b.pool.Close()
+// NewAPIRoles builds the API process's roles over stores the caller
+// opened (a test's own database and table): truth is the Postgres side,
+// index the DynamoDB side; obs and log as in Config.
+func NewAPIRoles(truth *pgstore.Store, index *dynamostore.Store, obs photo.Observer, log *slog.Logger) *APIRoles {
+	return &APIRoles{
+		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index, Log: log, Observer: obs}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index, Observer: obs}),
+		Directory: photo.NewDirectory(photo.DirectoryConfig{
+			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
+			Photos: index, Copies: index, Log: log,
+		}),
+		Privacy: photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: index}),
+	}
+}
+
+// Close closes the pool OpenAPI opened (roles made by NewAPIRoles have
+// none).
+func (r *APIRoles) Close() {
+	if r.pool != nil {
+		r.pool.Close()
 	}
 }
 
@@ -115,31 +130,4 @@ func openTable(ctx context.Context, cfg Config) (*ddb.Table, error) {
 		return nil, fmt.Errorf("check table %s: %w", table.Name(), err)
 	}
 	return table, nil
-}
-
-// Ingest builds the pipeline's role: photo ingest.
-func (b *Backend) Ingest() *photo.Ingest {
-	return photo.NewIngest(photo.IngestConfig{
-		Source: b.Truth, Profiles: b.Truth, Index: b.Index, Copies: b.Index,
-		Log: b.Log, Observer: b.Observer,
-	})
-}
-
-// Search builds the searches' role.
-func (b *Backend) Search() *photo.Search {
-	return photo.NewSearch(photo.SearchConfig{Truth: b.Truth, Index: b.Index, Observer: b.Observer})
-}
-
-// Directory builds the organizers' role: their directory and the
-// photographer sync.
-func (b *Backend) Directory() *photo.Directory {
-	return photo.NewDirectory(photo.DirectoryConfig{
-		Organizers: b.Truth, Events: b.Truth, Photographers: b.Truth, Assignments: b.Truth, Runners: b.Truth, Checkpoints: b.Truth,
-		Photos: b.Index, Copies: b.Index, Log: b.Log,
-	})
-}
-
-// Privacy builds the removals' role: photo deletes and privacy requests.
-func (b *Backend) Privacy() *photo.Privacy {
-	return photo.NewPrivacy(photo.PrivacyConfig{Events: b.Truth, Requests: b.Truth, Index: b.Index})
 }
