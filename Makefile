@@ -120,8 +120,8 @@ analytics: ## Print the analytics reports (analytics/queries) for make run's eve
 	cd analytics && CGO_ENABLED=1 $(GO) run ./cmd/report -events $(ANALYTICS_EVENTS) -html $(ANALYTICS_HTML)
 
 .PHONY: bench
-bench: deps ## Run the benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem -p 1 -timeout $(GOTEST_TIMEOUT) ./...
+bench: deps ## Run the benchmarks; then Pacer's cost per operation over the bare baseline (impl=pacer / impl=bare pairs)
+	set -o pipefail; $(GO) test -run '^$$' -bench . -benchmem -p 1 -timeout $(GOTEST_TIMEOUT) ./... | awk -f tools/benchratio.awk
 
 .PHONY: example
 example: deps ## Run examples/couponclaim (another team's service on the SDK) on its own DynamoDB Local

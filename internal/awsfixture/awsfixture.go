@@ -27,7 +27,8 @@ import (
 
 // Reply answers one call: it gets the request's JSON body and returns the
 // response, marshalled to JSON (a json.RawMessage or []byte is sent as
-// is), or an *Error.
+// is), or an *Error, or nil for the default answer (an empty success,
+// with what the SDK checks: see defaultReply).
 type Reply func(body []byte) any
 
 // Error is an AWS error answer: the HTTP status (400 if zero) and the
@@ -132,7 +133,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var out any
 	if reply != nil {
 		out = reply(body)
-	} else {
+	}
+	if out == nil {
 		out = defaultReply(name, body)
 	}
 	status := http.StatusOK
@@ -188,6 +190,14 @@ func defaultReply(op string, body []byte) any {
 			ok = append(ok, map[string]string{"Id": e.Id})
 		}
 		return map[string]any{"Successful": ok, "Failed": []any{}}
+	case "SQS.GetQueueAttributes":
+		var in struct{ QueueUrl string }
+		_ = json.Unmarshal(body, &in)
+		name := in.QueueUrl[strings.LastIndex(in.QueueUrl, "/")+1:]
+		arn := "arn:aws:sqs:us-east-1:000000000000:" + name
+		return map[string]any{"Attributes": map[string]string{"QueueArn": arn,
+			"RedrivePolicy":               `{"deadLetterTargetArn":"` + arn + `-dlq","maxReceiveCount":5}`,
+			"ApproximateNumberOfMessages": "0", "ApproximateNumberOfMessagesNotVisible": "0", "ApproximateNumberOfMessagesDelayed": "0"}}
 	case "SQS.ReceiveMessage":
 		return map[string]any{"Messages": []any{}}
 	case "SQS.GetQueueUrl":

@@ -105,26 +105,16 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.CursorKey = k
 	}
-	if err := cfg.LoadAWS(ctx); err != nil {
+	h, err := newHandler(ctx, &cfg)
+	if err != nil {
 		return err
 	}
-	m := newMetrics(&cfg)
-	stopEMF, err := cfg.EMF.Start(m.reg, log)
+	stopEMF, err := cfg.EMF.Start(h.metrics.reg, log)
 	if err != nil {
 		return err
 	}
 	defer stopEMF() // after the graceful shutdown: the last lines count its last requests
-	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
-	if err != nil {
-		return err
-	}
-	mux := http.NewServeMux()
-	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, Log: log}
-	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
-	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
-		return err
-	}
-	handler := m.serve(mux, roles.Operations, roles.Queue, log)
+	handler, d := h.handler, h.deps
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {
@@ -133,4 +123,34 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	log.Info("asyncevent-api listening", "addr", l.Addr().String(), "table", cfg.Table, "queue", cfg.Queue, "dev", cfg.Dev)
 	return server.ServeReady(ctx, &http.Server{Handler: handler}, l, log, cfg.Ready, d)
+}
+
+// handler is the API as Run serves it: every route, the pages and
+// /metrics, timed.
+type handler struct {
+	handler http.Handler
+	deps    Deps
+	metrics *apiMetrics
+}
+
+// newHandler builds the API process's roles (asynceventbackend.OpenAPI)
+// and the handler Run serves over them: Run and the cost benchmarks
+// (cost_bench_test.go) share it, so a benchmark measures what production
+// runs. cfg.Verifier must be set.
+func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
+	if err := cfg.LoadAWS(ctx); err != nil {
+		return nil, err
+	}
+	m := newMetrics(cfg)
+	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, Log: cfg.Log}
+	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
+	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
+		return nil, err
+	}
+	return &handler{handler: m.serve(mux, roles.Operations, roles.Queue, cfg.Log), deps: d, metrics: m}, nil
 }
