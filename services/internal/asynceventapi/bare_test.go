@@ -36,7 +36,7 @@ type bareAPI struct {
 	// event is the event participations go to, read once (Pacer caches
 	// it for 2 s: none of its reads falls in a benchmark's loop either).
 	eventType string
-	closesAt            int64
+	closesAt  int64
 }
 
 func newBareAPI(db *dynamodb.Client, q *sqs.Client, table, queue string, secret []byte) *bareAPI {
