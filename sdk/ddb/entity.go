@@ -156,7 +156,9 @@ func (e *Entity[T]) Put(v *T) *Op {
 // carrying the existing item.
 func (e *Entity[T]) Create(v *T) *Op {
 	it, err := e.Marshal(v)
-	return e.table.putOp("Create "+e.name, it, e.key(v), notExists(e.table.schema.PK), err)
+	o := e.table.putOp("Create "+e.name, it, e.key(v), notExists(e.table.schema.PK), err)
+	o.create = true
+	return o
 }
 
 // Update starts an update of the item with key k. Writing an index key

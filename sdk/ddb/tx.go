@@ -100,11 +100,11 @@ func (o *Op) txItem() (types.TransactWriteItem, error) {
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	var cond *string
+	var cond, update *string
 	var names map[string]string
 	var values map[string]types.AttributeValue
 	if e != nil {
-		cond, names, values = e.Condition(), e.Names(), e.Values()
+		cond, update, names, values = e.cond, e.update, e.names, e.values
 	}
 	t := o.table
 	name := aws.String(t.name)
@@ -114,7 +114,7 @@ func (o *Op) txItem() (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{Put: &types.Put{TableName: name, Item: o.item, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}}, nil
 	case opUpdate:
-		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: t.key(o.key), UpdateExpression: e.Update(),
+		return types.TransactWriteItem{Update: &types.Update{TableName: name, Key: t.key(o.key), UpdateExpression: update,
 			ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}}, nil
 	case opDelete:
 		return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: t.key(o.key), ConditionExpression: cond,
