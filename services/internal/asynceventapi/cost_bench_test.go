@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -147,68 +147,6 @@ func BenchmarkParticipateCost(b *testing.B) { benchCost(b, participateCall) }
 // BenchmarkPollCost is the status poll of a QUEUED request: one GetItem.
 func BenchmarkPollCost(b *testing.B) { benchCost(b, pollCall) }
 
-// recorder keeps the bodies of the AWS calls f answers, in order.
-type recorder struct {
-	mu    sync.Mutex
-	calls []string // "<op> <body>"
-}
-
-func (r *recorder) attach(f *awsfixture.Server, ops ...string) {
-	for _, op := range ops {
-		f.Handle(op, func(body []byte) any {
-			r.mu.Lock()
-			r.calls = append(r.calls, op+" "+string(body))
-			r.mu.Unlock()
-			return nil // the fixture's default answer
-		})
-	}
-}
-
-// shape is what must match between Pacer's call and bare's: the
-// operation, each transaction item's kind, attribute names, and
-// expressions, and a message body's fields; not the values (ids and
-// times differ).
-func shape(call string) string {
-	op, body, _ := strings.Cut(call, " ")
-	var in struct {
-		TransactItems []map[string]struct {
-			Item                     map[string]any
-			Key                      map[string]any
-			UpdateExpression         string
-			ConditionExpression      string
-			ExpressionAttributeNames map[string]string
-		}
-		MessageBody string
-	}
-	if err := json.Unmarshal([]byte(body), &in); err != nil {
-		return op + " undecodable: " + err.Error()
-	}
-	var b strings.Builder
-	b.WriteString(op)
-	for _, it := range in.TransactItems {
-		for kind, x := range it {
-			fmt.Fprintf(&b, "\n  %s item %v key %v cond %q update %q names %v", kind, slices.Sorted(mapsKeys(x.Item)), slices.Sorted(mapsKeys(x.Key)),
-				x.ConditionExpression, x.UpdateExpression, x.ExpressionAttributeNames)
-		}
-	}
-	if in.MessageBody != "" {
-		var m map[string]any
-		_ = json.Unmarshal([]byte(in.MessageBody), &m)
-		fmt.Fprintf(&b, "\n  message %v", slices.Sorted(mapsKeys(m)))
-	}
-	return b.String()
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // TestBareSendsWhatPacerSends holds the baseline to Pacer's work: for a
 // participation both make the same AWS calls in the same order, with the
 // same items' attributes and the same expressions; for a poll the same
@@ -224,9 +162,9 @@ func TestBareSendsWhatPacerSends(t *testing.T) {
 		}
 		tok := costToken(t)
 		c.do(t, h, tok) // warm (Pacer reads the event once)
-		var r recorder
+		var r *awsfixture.Recording
 		if c == participateCall {
-			r.attach(f, "DynamoDB.TransactWriteItems", "SQS.SendMessage")
+			r = f.Record("DynamoDB.TransactWriteItems", "SQS.SendMessage")
 		}
 		f.Reset()
 		rec := c.do(t, h, tok)
@@ -238,18 +176,17 @@ func TestBareSendsWhatPacerSends(t *testing.T) {
 		if n := f.Total(); n != map[bool]int{true: 3, false: 1}[c == participateCall] {
 			t.Errorf("%s %s: %d AWS calls", impl, c.path, n)
 		}
-		shapes := make([]string, len(r.calls))
-		for i, call := range r.calls {
-			shapes[i] = shape(call)
+		if r == nil {
+			return nil, answer
 		}
-		return shapes, answer
+		return r.Shapes(), answer
 	}
 	pacer, pacerAnswer := run("pacer", participateCall)
 	bare, bareAnswer := run("bare", participateCall)
 	if len(pacer) != 3 || !slices.Equal(pacer, bare) {
 		t.Errorf("a participation's calls differ:\npacer:\n%s\nbare:\n%s", strings.Join(pacer, "\n"), strings.Join(bare, "\n"))
 	}
-	if !slices.Equal(slices.Sorted(mapsKeys(pacerAnswer)), slices.Sorted(mapsKeys(bareAnswer))) {
+	if !slices.Equal(slices.Sorted(maps.Keys(pacerAnswer)), slices.Sorted(maps.Keys(bareAnswer))) {
 		t.Errorf("participation answers differ: pacer %v, bare %v", pacerAnswer, bareAnswer)
 	}
 	_, pacerAnswer = run("pacer", pollCall)

@@ -1,0 +1,93 @@
+package awsfixture
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Recording keeps the calls of some operations a Server answered, in
+// order, each answered as by default.
+type Recording struct {
+	mu    sync.Mutex
+	calls []Call
+}
+
+// Call is one recorded call: its operation ("DynamoDB.TransactWriteItems")
+// and its JSON body.
+type Call struct {
+	Op   string
+	Body []byte
+}
+
+// Record starts recording the calls of ops (replacing their replies with
+// the default answer).
+func (s *Server) Record(ops ...string) *Recording {
+	r := &Recording{}
+	for _, op := range ops {
+		s.Handle(op, func(body []byte) any {
+			r.mu.Lock()
+			r.calls = append(r.calls, Call{op, body})
+			r.mu.Unlock()
+			return nil
+		})
+	}
+	return r
+}
+
+// Shapes returns each recorded call's Shape.
+func (r *Recording) Shapes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, len(r.calls))
+	for i, c := range r.calls {
+		out[i] = c.Shape()
+	}
+	return out
+}
+
+// Shape is what two implementations of one operation must send alike for
+// a cost comparison between them to be fair: the operation, each
+// transaction item's kind, its item's and key's attribute names, its
+// expressions and their names, and a message body's fields; not the
+// values (ids and times differ).
+func (c Call) Shape() string {
+	var in struct {
+		TransactItems []map[string]struct {
+			Item                     map[string]any
+			Key                      map[string]any
+			UpdateExpression         string
+			ConditionExpression      string
+			ExpressionAttributeNames map[string]string
+		}
+		Key                    map[string]any
+		ConsistentRead         bool
+		KeyConditionExpression string
+		IndexName              string
+		Limit                  int
+		MessageBody            string
+	}
+	if err := json.Unmarshal(c.Body, &in); err != nil {
+		return c.Op + " undecodable: " + err.Error()
+	}
+	var b strings.Builder
+	b.WriteString(c.Op)
+	for _, it := range in.TransactItems {
+		for kind, x := range it {
+			fmt.Fprintf(&b, "\n  %s item %v key %v cond %q update %q names %v", kind, slices.Sorted(maps.Keys(x.Item)), slices.Sorted(maps.Keys(x.Key)),
+				x.ConditionExpression, x.UpdateExpression, x.ExpressionAttributeNames)
+		}
+	}
+	if in.Key != nil || in.KeyConditionExpression != "" {
+		fmt.Fprintf(&b, "\n  key %v consistent %v index %q keycond %q limit %d", slices.Sorted(maps.Keys(in.Key)), in.ConsistentRead, in.IndexName, in.KeyConditionExpression, in.Limit)
+	}
+	if in.MessageBody != "" {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(in.MessageBody), &m)
+		fmt.Fprintf(&b, "\n  message %v", slices.Sorted(maps.Keys(m)))
+	}
+	return b.String()
+}
