@@ -18,7 +18,7 @@
 // DynamoDB, sqsqueue on SQS. The roles of one process share an EventCache,
 // so that an event an Admin closes stops that process's Ingest at once.
 //
-//	store := dynamostore.New(ddb.New(dynamoClient, ddb.Config{}), dynamostore.DefaultTable)
+//	store := dynamostore.New(ddb.New(dynamoClient, ddb.Config{}).Table(dynamostore.DefaultTable, &dynamostore.Schema))
 //	queue, err := sqsqueue.Open(ctx, sqsClient, sqsqueue.Config{})
 //	events := asyncevent.NewEventCache(0)
 //

@@ -95,7 +95,7 @@ func TestAdminCloseBringsLocksDownAndSurvivesACrash(t *testing.T) {
 
 	// Worker b is another process: its own DB, with its own random
 	// cursor key.
-	b := &crashingLocks{LockJobStore: dynamostore.New(ddb.New(env.Dynamo, ddb.Config{}), env.DDB.Table.Name())}
+	b := &crashingLocks{LockJobStore: dynamostore.New(ddb.New(env.Dynamo, ddb.Config{}).Table(env.DDB.Table.Name(), &dynamostore.Schema))}
 	if res, err := worker("b", b).ExpireLocks(ctx); err != nil || res.Leased != 1 || b.calls.Load() != 0 {
 		t.Fatalf("worker b during a's lease: %+v, %v, %d writes; want it to leave the job", res, err, b.calls.Load())
 	}

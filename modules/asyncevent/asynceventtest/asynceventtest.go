@@ -154,8 +154,7 @@ func New(t testing.TB, opts Options) *Env {
 		e.Conflict = NewConflictDynamo(client)
 		e.Dynamo.Client = e.Conflict
 	}
-	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}),
-		d.Table.Name(), dynamostore.WithSchema(&schema))
+	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}).Table(d.Table.Name(), &schema))
 	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config)}
 	n := unsafeName.ReplaceAllString(t.Name(), "-")
 	if len(n) > 50 {

@@ -34,8 +34,8 @@ func TestNarrowIndexReadsAsProjectAll(t *testing.T) {
 			}
 		}
 	}
-	seed := dynamostore.New(env.DDB.DB, env.DDB.Table.Name(), dynamostore.WithSchema(&dynamostore.ProjectAllSchema))
-	narrow := dynamostore.New(env.DDB.DB, env.DDB.Table.Name())
+	seed := dynamostore.New(env.DDB.DB.Table(env.DDB.Table.Name(), &dynamostore.ProjectAllSchema))
+	narrow := dynamostore.New(env.DDB.DB.Table(env.DDB.Table.Name(), &dynamostore.Schema))
 	list := func(s *dynamostore.Store, status asyncevent.Status, limit int) [][]string {
 		var pages [][]string
 		cursor := ""

@@ -166,7 +166,7 @@ func TestShardedIndexReads(t *testing.T) {
 		return out
 	}
 	// A fresh Store learns the event's shards from its config.
-	fresh := dynamostore.New(env.DDB.DB, env.DDB.Table.Name())
+	fresh := dynamostore.New(env.DDB.DB.Table(env.DDB.Table.Name(), &dynamostore.Schema))
 	if got, want := read(fresh.AllEventRequests(ctx, "sh")), keys(all, func(*asyncevent.Request) bool { return true }); !slices.Equal(got, want) {
 		t.Fatalf("AllEventRequests: %v, want %v", got, want)
 	}

@@ -44,58 +44,6 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// DefaultTable is the table's default name.
-const DefaultTable = "AsyncEventTable"
-
-// Schema is AsyncEventTable's schema: PK/SK, GSI1, GSI2, GSI3, TTL on "ttl" and
-// a NEW_AND_OLD_IMAGES stream, from which the analytics events are derived
-// (RequestChange, docs/events.md).
-//
-// GSI2, the event index, projects only what never changes once a request
-// is queued (its keys, requestId and queuedAt), so that the request's
-// later transitions (PROCESSING, SUCCEEDED...) do not write the index: a
-// request writes its event's one GSI2 partition once, not three or four
-// times (docs/capacity.md). Reads through GSI2 fetch the requests from
-// the table (BatchGet). ProjectAllSchema keeps the first GSI2, projecting ALL
-// (docs/asyncevent.md, The table's indexes).
-//
-// GSI3, the pending index, is sparse and projects ALL: its entries are few
-// and short-lived (pending.go).
-var Schema = ddb.Schema{
-	PK: "PK", SK: "SK",
-	Indexes: []ddb.Index{
-		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"},
-		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK",
-			Projection: types.ProjectionTypeInclude, NonKeyAttributes: []string{"requestId", "queuedAt"}},
-		pendingIndex,
-	},
-	TTLAttribute: "ttl",
-	Stream:       types.StreamViewTypeNewAndOldImages,
-}
-
-// ProjectAllSchema is Schema with GSI2 as first defined, projecting ALL attributes:
-// every transition of a request writes GSI2 again. A Store on it (WithSchema)
-// filters and reads requests from the index itself. Tables created before
-// GSI2 was narrowed have it; docs/capacity.md says how to move them.
-var ProjectAllSchema = func() ddb.Schema {
-	s := Schema
-	s.Indexes = []ddb.Index{Schema.Indexes[0], {Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}, pendingIndex}
-	return s
-}()
-
-// pendingIndex is GSI3, the pending index.
-var pendingIndex = ddb.Index{Name: "GSI3", PK: "GSI3PK", SK: "GSI3SK"}
-
-// Key formats.
-var (
-	requestPK = ddb.MustFormat("REQ#{requestId}")
-	lockPK    = ddb.MustFormat("IDEMP#{eventId}#{userId}")
-	eventPK   = ddb.MustFormat("EVENT#{eventId}")
-	userPK    = ddb.MustFormat("USER#{userId}")
-	logSK     = ddb.MustFormat("LOG#{occurredAt}#{toStatus}")
-	queuedSK  = ddb.MustFormat("QAT#{queuedAt}#REQ#{requestId}")
-)
-
 // The domain's lifecycles on the items' "status" attribute.
 var (
 	requestMachine = ddb.NewMachine("status", asyncevent.Lifecycle)
@@ -171,32 +119,22 @@ var (
 	_ asyncevent.LockJobStore   = (*Store)(nil)
 )
 
-// Option configures a Store.
-type Option func(*options)
-
-type options struct{ schema *ddb.Schema }
-
-// WithSchema makes the Store use schema (Schema or ProjectAllSchema; default
-// Schema): it reads requests through GSI2 from the index when GSI2
-// projects ALL, and from the table otherwise.
-func WithSchema(schema *ddb.Schema) Option { return func(o *options) { o.schema = schema } }
-
-// New returns a Store on the named table of db.
-func New(db *ddb.DB, table string, opts ...Option) *Store {
-	o := options{schema: &Schema}
-	for _, f := range opts {
-		f(&o)
-	}
-	s := newStore(db, table, o)
-	s.walker = newStore(db.WithCursorKey(lockJobCursorKey), table, o)
+// New returns a Store on table, a DB's table with Schema (or
+// ProjectAllSchema: a Store reads requests through GSI2 from the index when
+// GSI2 projects ALL, and from the table otherwise), as photo's
+// dynamostore.New takes its table:
+//
+//	store := dynamostore.New(db.Table(dynamostore.DefaultTable, &dynamostore.Schema))
+func New(table *ddb.Table) *Store {
+	s := newStore(table)
+	s.walker = newStore(table.DB().WithCursorKey(lockJobCursorKey).Table(table.Name(), table.Schema()))
 	return s
 }
 
-func newStore(db *ddb.DB, table string, o options) *Store {
-	t := db.Table(table, o.schema)
-	ix, _ := o.schema.Index("GSI2")
+func newStore(t *ddb.Table) *Store {
+	ix, _ := t.Schema().Index("GSI2")
 	return &Store{
-		db:     db,
+		db:     t.DB(),
 		table:  t,
 		narrow: ix.ProjectionType() != types.ProjectionTypeAll,
 		requests: ddb.NewEntity(t, requestEntity, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },

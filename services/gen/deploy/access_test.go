@@ -97,7 +97,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// run with PACER_ASYNCEVENT_SETUP=false and PACER_PHOTO_SETUP=false
 	// (Setup false below), so CreateTable is no call of theirs.
 	db := ddb.New(awsclient.DynamoDB(base), ddb.Config{})
-	if err := asyncstore.New(db, table).Ensure(ctx); err != nil {
+	if err := asyncstore.New(db.Table(table, &asyncstore.Schema)).Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := stream.NewDynamoCheckpoints(db, checkpoints).Ensure(ctx); err != nil {
@@ -228,7 +228,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// written unrecorded: the worker's sweep re-queues it.
 	stranded := &asyncevent.Request{RequestID: "stranded-" + suffix, EventID: "fc", UserID: "u-stranded", EventType: asyncevent.FirstCome,
 		Status: asyncevent.StatusReceived, RequestedAt: now - 1000}
-	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, stranded, now/1000+3600); err != nil {
+	if _, _, err := asyncstore.New(db.Table(table, &asyncstore.Schema)).CreateRequest(ctx, stranded, now/1000+3600); err != nil {
 		t.Fatal(err)
 	}
 	reqs = append(reqs, stranded.RequestID, reqs[1]) // (a lottery entry again, to keep fc, lot alternating)
@@ -260,7 +260,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"lot2","eventType":"LOTTERY","winners":1,"lotteryCutoffAt":%d}`, now+3600_000))
 	failed := &asyncevent.Request{RequestID: "failed-" + suffix, EventID: "lot2", UserID: "u-failed", EventType: asyncevent.Lottery,
 		Status: asyncevent.StatusFailedFinal, ResultCode: asyncevent.CodeFailedIngestEnqueue, RequestedAt: now, FinishedAt: now}
-	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, failed, now/1000+3600); err != nil {
+	if _, _, err := asyncstore.New(db.Table(table, &asyncstore.Schema)).CreateRequest(ctx, failed, now/1000+3600); err != nil {
 		t.Fatal(err)
 	}
 	api.do("POST", "/admin/requests/"+failed.RequestID+"/requeue", 200, "")
@@ -275,7 +275,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// after a shortened visibility).
 	wedged := &asyncevent.Request{RequestID: "wedged-" + suffix, EventID: "fc", UserID: "u-wedged", EventType: asyncevent.FirstCome,
 		Status: asyncevent.StatusProcessing, RequestedAt: now - 3600_000, QueuedAt: now - 3600_000}
-	if _, _, err := asyncstore.New(db, table).CreateRequest(ctx, wedged, now/1000+3600); err != nil {
+	if _, _, err := asyncstore.New(db.Table(table, &asyncstore.Schema)).CreateRequest(ctx, wedged, now/1000+3600); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := sqsqueue.Open(ctx, awsclient.SQS(base), sqsqueue.Config{Name: queue})

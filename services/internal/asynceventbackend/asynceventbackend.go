@@ -176,7 +176,7 @@ func open(ctx context.Context, cfg *Config) (*dynamostore.Store, *sqsqueue.Queue
 	if sc == nil {
 		sc = awsclient.SQS(*cfg.AWS)
 	}
-	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey, Observer: cfg.DDBObserver}), cfg.Table)
+	store := dynamostore.New(ddb.New(dc, ddb.Config{CursorKey: cfg.CursorKey, Observer: cfg.DDBObserver}).Table(cfg.Table, &dynamostore.Schema))
 	if cfg.Setup {
 		if err := store.Ensure(ctx); err != nil {
 			return nil, nil, fmt.Errorf("asynceventbackend: %w", err)

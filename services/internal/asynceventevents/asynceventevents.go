@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config) error {
 	db := ddb.New(dc, ddb.Config{})
 	cps := stream.NewDynamoCheckpoints(db, cfg.CheckpointTable)
 	if cfg.Setup {
-		if err := dynamostore.New(db, cfg.Table).Ensure(ctx); err != nil {
+		if err := dynamostore.New(db.Table(cfg.Table, &dynamostore.Schema)).Ensure(ctx); err != nil {
 			return fmt.Errorf("asynceventevents: %w", err)
 		}
 		if err := cps.Ensure(ctx); err != nil {
