@@ -66,9 +66,7 @@ func (c AdminConfig) withDefaults() AdminConfig {
 		c.DrawIndexWait = 10 * time.Second
 	}
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Now = defaultNow(c.Now)
 	return c
 }
 

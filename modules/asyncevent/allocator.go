@@ -69,12 +69,7 @@ func (c AllocatorConfig) withDefaults() AllocatorConfig {
 		c.AllocEvery = 200 * time.Millisecond
 	}
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.Default()
-	}
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
 	return c
 }
 

@@ -23,6 +23,12 @@ type enqueuer struct {
 	unsure atomic.Int64
 }
 
+// newEnqueuer returns the enqueuer of a role that sends participation
+// messages (Ingest, and Operations for its re-queues).
+func newEnqueuer(q Queue, requests Transitioner, l Lateness, now func() time.Time, log *slog.Logger) *enqueuer {
+	return &enqueuer{queue: q, requests: requests, writeTimeout: l.WriteTimeout, now: now, log: log}
+}
+
 // enqueue sends r's message and moves r RECEIVED → QUEUED with queuedAt, or,
 // if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
 // transitions are timed no earlier than floor (epoch millis). It fails

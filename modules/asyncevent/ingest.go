@@ -49,20 +49,14 @@ func (c IngestConfig) withDefaults() IngestConfig {
 		c.Cache = NewEventCache(0)
 	}
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.Default()
-	}
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
 	return c
 }
 
 // NewIngest returns an Ingest over cfg's ports.
 func NewIngest(cfg IngestConfig) *Ingest {
 	cfg = cfg.withDefaults()
-	return &Ingest{cfg: cfg, enq: &enqueuer{queue: cfg.Queue, requests: cfg.Requests,
-		writeTimeout: cfg.Lateness.WriteTimeout, now: cfg.Now, log: cfg.Log}}
+	return &Ingest{cfg: cfg, enq: newEnqueuer(cfg.Queue, cfg.Requests, cfg.Lateness, cfg.Now, cfg.Log)}
 }
 
 // Participation is the answer to a participation request.

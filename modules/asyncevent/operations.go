@@ -102,20 +102,14 @@ func (c OperationsConfig) withDefaults() OperationsConfig {
 		c.LockJobLease = 10 * time.Second
 	}
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.Default()
-	}
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
 	return c
 }
 
 // NewOperations returns an Operations over cfg's ports.
 func NewOperations(cfg OperationsConfig) *Operations {
 	cfg = cfg.withDefaults()
-	return &Operations{cfg: cfg, enq: &enqueuer{queue: cfg.Queue, requests: cfg.Requests,
-		writeTimeout: cfg.Lateness.WriteTimeout, now: cfg.Now, log: cfg.Log}}
+	return &Operations{cfg: cfg, enq: newEnqueuer(cfg.Queue, cfg.Requests, cfg.Lateness, cfg.Now, cfg.Log)}
 }
 
 func (o *Operations) now() int64 { return o.cfg.Now().UnixMilli() }

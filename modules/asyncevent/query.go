@@ -28,9 +28,7 @@ type QueryConfig struct {
 // withDefaults returns c with every unset field at its default.
 func (c QueryConfig) withDefaults() QueryConfig {
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	c.Now = defaultNow(c.Now)
 	return c
 }
 

@@ -84,12 +84,7 @@ func (c WorkerConfig) withDefaults() WorkerConfig {
 		c.CandidateWaits = 10
 	}
 	c.Lateness = c.Lateness.withDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.Log == nil {
-		c.Log = slog.Default()
-	}
+	c.Now, c.Log = defaultNow(c.Now), defaultLog(c.Log)
 	return c
 }
 
