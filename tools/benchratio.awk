@@ -1,7 +1,8 @@
 # benchratio.awk reads `go test -bench -benchmem` output and prints, for
 # every benchmark with sub-benchmarks impl=pacer and impl=bare, Pacer's
-# figures over the bare baseline's: the cost Pacer adds per operation
-# (`make bench`; docs/capacity.md). A ratio of 1.00 is no overhead.
+# figures over the bare baseline's (the mean of each side's runs, with
+# -count): the cost Pacer adds per operation (`make bench`;
+# docs/capacity.md). A ratio of 1.00 is no overhead.
 /^Benchmark/ && /impl=(pacer|bare)/ {
 	name = $1
 	sub(/-[0-9]+$/, "", name)          # the GOMAXPROCS suffix
@@ -9,9 +10,9 @@
 	sub(/.*impl=/, "", impl)
 	sub(/\/?impl=(pacer|bare)/, "", name)
 	for (i = 3; i <= NF; i++) {
-		if ($i == "ns/op") ns[name, impl] = $(i - 1)
-		if ($i == "B/op") by[name, impl] = $(i - 1)
-		if ($i == "allocs/op") al[name, impl] = $(i - 1)
+		if ($i == "ns/op") { ns[name, impl] += $(i - 1); runs[name, impl]++ }
+		if ($i == "B/op") by[name, impl] += $(i - 1)
+		if ($i == "allocs/op") al[name, impl] += $(i - 1)
 	}
 	if (!(name in seen)) { seen[name] = 1; order[++n] = name }
 }
@@ -19,7 +20,8 @@
 END {
 	if (n == 0) exit
 	print ""
-	print "Pacer / bare, per operation (impl=pacer over impl=bare in the same run):"
+	for (k in runs) { ns[k] /= runs[k]; by[k] /= runs[k]; al[k] /= runs[k] }
+	print "Pacer / bare, per operation (impl=pacer over impl=bare in the same run; means over -count runs):"
 	printf "  %-40s %8s %8s %10s   %s\n", "benchmark", "ns/op", "B/op", "allocs/op", "(pacer ns/op, allocs/op)"
 	for (k = 1; k <= n; k++) {
 		b = order[k]

@@ -39,6 +39,8 @@ type Op struct {
 	// create says cond is a Create's attribute_not_exists on the partition
 	// key and nothing else, rendered without the builder (createExprs).
 	create bool
+	// raw holds expressions the caller rendered (Entity.UpdateExpr).
+	raw *exprs
 }
 
 // exprs are an operation's expressions as a request takes them.
@@ -70,6 +72,10 @@ func (o *Op) Key() Key { return o.key }
 
 // If adds a condition (ANDed with any others).
 func (o *Op) If(c expression.ConditionBuilder) *Op {
+	if o.raw != nil {
+		o.err = fmt.Errorf("%w: %s: If on a rendered expression (Entity.UpdateExpr): render the condition with it", ErrInvalid, o.label)
+		return o
+	}
 	o.cond = and(o.cond, c)
 	o.create = false
 	return o
@@ -125,6 +131,9 @@ func (t *Table) DeleteItem(k Key) *Op { return t.deleteOp("Delete", k) }
 func (o *Op) expr() (*exprs, error) {
 	if o.err != nil {
 		return nil, o.err
+	}
+	if o.raw != nil {
+		return o.raw, nil
 	}
 	if o.create && o.upd == nil {
 		return createExprs(o.table.schema.PK), nil

@@ -139,62 +139,22 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 // transitionOps are the operations of t from the status from: the
 // conditional request update, its StatusLog and t's guards.
 func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) []*ddb.Op {
-	u := ddb.Transition(s.requests, requestKey(t.RequestID), requestMachine, t.To, from).Label("request")
-	setInt := func(name string, v int64) {
-		if v != 0 {
-			u.Set(name, v)
-		}
-	}
-	setStr := func(name, v string) {
-		if v != "" {
-			u.Set(name, v)
-		}
-	}
-	setInt("startedAt", t.StartedAt)
-	setInt("finishedAt", t.FinishedAt)
-	setInt("attempts", int64(t.Attempts))
-	setInt("lotteryRank", int64(t.Rank))
-	setStr("uiPhase", string(t.UIPhase))
-	setStr("uiResult", string(t.UIResult))
-	setStr("resultCode", string(t.ResultCode))
-	setStr("failureClass", string(t.FailureClass))
-	setStr("errorCode", t.ErrorCode)
-	setStr("errorMessage", t.ErrorMessage)
-	setStr("lotteryTicket", t.Ticket)
-	setStr("workerId", t.WorkerID)
-	if t.QueuedAt != 0 {
-		set := u.Set
-		if t.KeepQueuedAt {
-			set = u.SetIfNotExists
-		}
-		qat := QueuedSortKey(t.QueuedAt, t.RequestID)
-		set("queuedAt", t.QueuedAt)
-		set("GSI1PK", userPK.Build(t.UserID))
-		set("GSI1SK", qat)
-		set("GSI2PK", eventIndexPK(t.EventID, t.RequestID, t.IndexShards))
-		set("GSI2SK", qat)
-	}
-	if !stillPending(t) {
-		u.Remove("GSI3PK").Remove("GSI3SK") // off the pending index
-	}
-	if t.RequirePhase != "" {
-		u.If(expression.Name("uiPhase").Equal(expression.Value(string(t.RequirePhase))))
-	}
-	for _, name := range requestTimes {
-		n := expression.Name(name)
-		u.If(expression.AttributeNotExists(n).Or(n.LessThan(expression.Value(t.At))))
+	var request *ddb.Op
+	if requestMachine.Allowed(from, t.To) {
+		request = s.requests.UpdateExpr(requestKey(t.RequestID), transitionExpr(t, from))
+	} else {
+		// Refused before any call, with ddb's ErrTransition.
+		request = ddb.Transition(s.requests, requestKey(t.RequestID), requestMachine, t.To, from).Op()
 	}
 	ops := []*ddb.Op{
-		u.Op(),
+		request.Label("request"),
 		s.logs.Create(&StatusLogItem{
 			RequestID: t.RequestID, FromStatus: from, ToStatus: t.To, OccurredAt: t.At, Message: t.Message, TTL: logTTL(t.At),
 		}).Label("log"),
 	}
 	remaining := expression.Name("capacityRemaining")
 	if t.TakeSeat {
-		zero := int64(0)
-		ops = append(ops, s.caps.Update(capKey(t.EventID)).Bounded("capacityRemaining", -1, &zero, nil).
-			Set("updatedAt", t.At).Label("capacity").Op())
+		ops = append(ops, s.caps.UpdateExpr(capKey(t.EventID), takeSeatExpr(t.At)).Label("capacity"))
 	}
 	if t.RequireSoldOut {
 		ops = append(ops, s.caps.Check(capKey(t.EventID)).If(remaining.LessThanEqual(expression.Value(0))).Label("soldout"))
