@@ -1,6 +1,7 @@
 package ddb
 
 import (
+	"errors"
 	"maps"
 	"testing"
 
@@ -21,5 +22,29 @@ func TestCreateExprsMatchTheBuilder(t *testing.T) {
 	}
 	if createExprs("PK") != got {
 		t.Error("createExprs renders again for the same key attribute")
+	}
+}
+
+// UpdateExpr refuses what a rendered expression cannot do safely, before
+// any call: a tenant-scoped table (its tenant condition cannot join), an
+// update that sets nothing, and a condition added with If.
+func TestUpdateExprRefuses(t *testing.T) {
+	type item struct{ ID string }
+	key := func(*item) Key { return Key{PK: "P", SK: "S"} }
+	db := New(nil, Config{}) // no call is made: each op fails before one
+	table := db.Table("t", &Schema{PK: "PK", SK: "SK"})
+	x := Expr{Update: "SET #0 = :0", Names: map[string]string{"#0": "a"}}
+	for name, op := range map[string]*Op{
+		"tenant-scoped": NewEntity(table.Scope("orgId", "o1"), "ITEM", key).UpdateExpr(Key{PK: "P", SK: "S"}, x),
+		"empty update":  NewEntity(table, "ITEM", key).UpdateExpr(Key{PK: "P", SK: "S"}, Expr{}),
+		"If":            NewEntity(table, "ITEM", key).UpdateExpr(Key{PK: "P", SK: "S"}, x).If(expression.AttributeExists(expression.Name("PK"))),
+	} {
+		if _, err := op.expr(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
+	}
+	got, err := NewEntity(table, "ITEM", key).UpdateExpr(Key{PK: "P", SK: "S"}, x).expr()
+	if err != nil || aws.ToString(got.update) != x.Update || got.cond != nil {
+		t.Errorf("a valid rendered update: %+v, %v", got, err)
 	}
 }
