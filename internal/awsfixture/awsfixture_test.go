@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -83,5 +84,27 @@ func BenchmarkGetItem(b *testing.B) {
 		if _, err := db.GetItem(ctx, in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// ItemJSON writes what the real client decodes back to the same item.
+func TestItemJSONRoundTrips(t *testing.T) {
+	item := map[string]types.AttributeValue{
+		"s": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: "7"},
+		"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}}},
+		"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"b": &types.AttributeValueMemberBOOL{Value: true}}},
+	}
+	f := awsfixture.New()
+	defer f.Close()
+	f.Handle("DynamoDB.GetItem", func([]byte) any {
+		return json.RawMessage(`{"Item":` + string(awsfixture.ItemJSON(item)) + `}`)
+	})
+	out, err := awsclient.DynamoDB(f.Config()).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "k"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out.Item, item) {
+		t.Errorf("decoded %#v, want %#v", out.Item, item)
 	}
 }

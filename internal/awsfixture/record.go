@@ -91,3 +91,10 @@ func (c Call) Shape() string {
 	}
 	return b.String()
 }
+
+// Add records a call by hand, from a reply of the caller's own.
+func (r *Recording) Add(op string, body []byte) {
+	r.mu.Lock()
+	r.calls = append(r.calls, Call{op, body})
+	r.mu.Unlock()
+}

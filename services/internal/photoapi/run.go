@@ -123,51 +123,70 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL == "" {
 		return errors.New("photo-api: set DATABASE_URL to the Postgres database")
 	}
-	var awsCfg aws.Config
-	if cfg.AWS != nil {
-		awsCfg = *cfg.AWS
-	} else {
-		var err error
-		if awsCfg, err = awsclient.Load(ctx); err != nil {
-			return fmt.Errorf("photo-api: %w", err)
-		}
-	}
 	key, err := server.CursorKeyFromEnv(cfg.Dev)
 	if err != nil {
 		return err
 	}
-	table := dynamostore.TableName(cfg.Stage)
-	m := newMetrics(&awsCfg, table)
-	var observer ddb.Observer // asks for consumed capacity
-	if cfg.ConsumedCapacity {
-		observer = m.aws
-	}
-	roles, err := photobackend.OpenAPI(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
-		CursorKey: key, DDBObserver: observer, Observer: m.photo, Log: cfg.Log})
-	if err != nil {
-		return fmt.Errorf("photo-api: %w", err)
-	}
-	defer roles.Close()
 	verifier, err := server.AuthFromEnv(ctx, cfg.Dev)
 	if err != nil {
 		return err
 	}
-
-	mux := http.NewServeMux()
-	d := rolesDeps(roles, cfg.Log)
-	NewAPI(mux, d, verifier, cfg.Dev)
-	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
+	h, err := newHandler(ctx, cfg, key, verifier)
+	if err != nil {
 		return err
 	}
-
+	defer h.roles.Close()
+	d := h.deps
 	l := cfg.Listener
 	if l == nil {
 		if l, err = server.Listen(cfg.Addr); err != nil {
 			return err
 		}
 	}
-	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", table, "dev", cfg.Dev)
-	return server.ServeReady(ctx, &http.Server{Handler: m.serve(mux)}, l, cfg.Log, cfg.Ready, d)
+	cfg.Log.Info("photo-api listening", "addr", l.Addr().String(), "table", dynamostore.TableName(cfg.Stage), "dev", cfg.Dev)
+	return server.ServeReady(ctx, &http.Server{Handler: h.handler}, l, cfg.Log, cfg.Ready, d)
+}
+
+// handler is the API as Run serves it: every route and page, and
+// /metrics, timed; and the roles under it.
+type handler struct {
+	handler http.Handler
+	deps    Deps
+	roles   *photobackend.APIRoles
+}
+
+// newHandler opens the backend (photobackend.OpenAPI) and builds the
+// handler Run serves over it: Run and the cost benchmarks
+// (cost_bench_test.go) share it, so a benchmark measures what production
+// runs. Close h.roles when done.
+func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *auth.Verifier) (*handler, error) {
+	var awsCfg aws.Config
+	if cfg.AWS != nil {
+		awsCfg = *cfg.AWS
+	} else {
+		var err error
+		if awsCfg, err = awsclient.Load(ctx); err != nil {
+			return nil, fmt.Errorf("photo-api: %w", err)
+		}
+	}
+	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
+	var observer ddb.Observer // asks for consumed capacity
+	if cfg.ConsumedCapacity {
+		observer = m.aws
+	}
+	roles, err := photobackend.OpenAPI(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
+		CursorKey: cursorKey, DDBObserver: observer, Observer: m.photo, Log: cfg.Log})
+	if err != nil {
+		return nil, fmt.Errorf("photo-api: %w", err)
+	}
+	mux := http.NewServeMux()
+	d := rolesDeps(roles, cfg.Log)
+	NewAPI(mux, d, verifier, cfg.Dev)
+	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
+		roles.Close()
+		return nil, err
+	}
+	return &handler{handler: m.serve(mux), deps: d, roles: roles}, nil
 }
 
 // rolesDeps are the routes' roles.

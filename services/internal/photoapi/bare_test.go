@@ -1,0 +1,211 @@
+package photoapi
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// bareGallery is the baseline Pacer's gallery page is measured against
+// (cost_bench_test.go): net/http, the JWT verified with golang-jwt, the
+// query checked by hand, the same Postgres query and the same DynamoDB
+// Query as Pacer's (TestBareGalleryAsPacerDoes), the next page's cursor
+// sealed with AES-GCM, encoding/json; no problem types, no metrics, no
+// OpenAPI validation.
+type bareGallery struct {
+	db     *dynamodb.Client
+	pool   *pgxpool.Pool
+	table  string
+	parser *jwt.Parser
+	secret []byte
+	aead   cipher.AEAD
+}
+
+func newBareGallery(db *dynamodb.Client, pool *pgxpool.Pool, table string, secret []byte) *bareGallery {
+	key := sha256.Sum256(secret)
+	block, _ := aes.NewCipher(key[:])
+	aead, _ := cipher.NewGCM(block)
+	return &bareGallery{db: db, pool: pool, table: table, secret: secret, aead: aead,
+		parser: jwt.NewParser(jwt.WithLeeway(30*time.Second), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithValidMethods([]string{"HS256"}))}
+}
+
+func (b *bareGallery) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /events/{eventId}/photos", b.gallery)
+	return mux
+}
+
+type bareClaims struct {
+	jwt.RegisteredClaims
+	Roles []string `json:"roles"`
+	Org   string   `json:"org"`
+}
+
+// barePhoto is a photo as the page shows it (photo.Photo's fields).
+type barePhoto struct {
+	ULID                    string         `dynamodbav:"ulid" json:"ulid"`
+	OrgID                   string         `dynamodbav:"orgId" json:"orgId"`
+	EventID                 string         `dynamodbav:"eventId" json:"eventId"`
+	OriginalFilename        string         `dynamodbav:"originalFilename" json:"originalFilename"`
+	RawKey                  string         `dynamodbav:"rawKey" json:"rawKey"`
+	ProcessedKey            string         `dynamodbav:"processedKey" json:"processedKey"`
+	S3URI                   string         `dynamodbav:"s3Uri" json:"s3Uri"`
+	Dimensions              map[string]int `dynamodbav:"dimensions" json:"dimensions"`
+	Format                  string         `dynamodbav:"format" json:"format"`
+	Size                    int64          `dynamodbav:"size" json:"size"`
+	Bibs                    []string       `dynamodbav:"bibs" json:"bibs"`
+	BibCount                int            `dynamodbav:"bibCount" json:"bibCount"`
+	FaceIDs                 []string       `dynamodbav:"faceIds" json:"faceIds"`
+	FaceCount               int            `dynamodbav:"faceCount" json:"faceCount"`
+	PhotographerID          string         `dynamodbav:"photographerId" json:"photographerId,omitempty"`
+	PhotographerHandle      string         `dynamodbav:"photographerHandle" json:"photographerHandle,omitempty"`
+	PhotographerDisplayName string         `dynamodbav:"photographerDisplayName" json:"photographerDisplayName,omitempty"`
+	CreatedAt               time.Time      `dynamodbav:"createdAt" json:"createdAt"`
+	UpdatedAt               time.Time      `dynamodbav:"updatedAt" json:"updatedAt"`
+}
+
+func validID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func fail(w http.ResponseWriter, status int) {
+	http.Error(w, `{"title":"`+http.StatusText(status)+`"}`, status)
+}
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
+	tok, ok := cutBearer(r.Header.Get("Authorization"))
+	var c bareClaims
+	if ok {
+		_, err := b.parser.ParseWithClaims(tok, &c, func(*jwt.Token) (any, error) { return b.secret, nil })
+		ok = err == nil && c.Subject != ""
+	}
+	if !ok {
+		fail(w, http.StatusUnauthorized)
+		return
+	}
+	if !slices.Contains(c.Roles, "organizer") || !validID(c.Org) {
+		fail(w, http.StatusForbidden)
+		return
+	}
+	event := r.PathValue("eventId")
+	q := r.URL.Query()
+	limit := 20
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 100 {
+			fail(w, http.StatusUnprocessableEntity)
+			return
+		}
+		limit = n
+	}
+	cursor := q.Get("cursor")
+	if !validID(event) || len(cursor) > 4096 {
+		fail(w, http.StatusUnprocessableEntity)
+		return
+	}
+	var start map[string]types.AttributeValue
+	if cursor != "" {
+		k, err := b.open(cursor, c.Org)
+		if err != nil {
+			fail(w, http.StatusBadRequest)
+			return
+		}
+		start = map[string]types.AttributeValue{"PK": s(k[0]), "SK": s(k[1])}
+	}
+	var id, org, name, startsOn string
+	var published bool
+	var created time.Time
+	err := b.pool.QueryRow(r.Context(), `SELECT event_id, organizer_id, name, COALESCE(to_char(starts_on, 'YYYY-MM-DD'), ''), published, created_at FROM events WHERE organizer_id = $1 AND event_id = $2`,
+		c.Org, event).Scan(&id, &org, &name, &startsOn, &published, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		fail(w, http.StatusNotFound)
+		return
+	}
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	pk := "ORG#" + c.Org + "#EVT#" + event
+	out, err := b.db.Query(r.Context(), &dynamodb.QueryInput{TableName: &b.table, ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit + 1)),
+		KeyConditionExpression:    aws.String("(#1 = :1) AND (begins_with (#2, :2))"),
+		FilterExpression:          aws.String("#0 = :0"),
+		ExpressionAttributeNames:  map[string]string{"#0": "orgId", "#1": "PK", "#2": "SK"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s(c.Org), ":1": s(pk), ":2": s("PHOTO#")},
+		ExclusiveStartKey:         start})
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	var photos []barePhoto
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &photos); err != nil {
+		fail(w, http.StatusInternalServerError)
+		return
+	}
+	page := struct {
+		Photos     []barePhoto `json:"photos"`
+		NextCursor string      `json:"nextCursor,omitempty"`
+	}{Photos: photos}
+	if len(photos) > limit {
+		page.Photos = photos[:limit]
+		last := out.Items[limit-1]
+		page.NextCursor = b.seal(last["PK"].(*types.AttributeValueMemberS).Value, last["SK"].(*types.AttributeValueMemberS).Value, c.Org)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(page)
+}
+
+func cutBearer(h string) (string, bool) {
+	const p = "Bearer "
+	if len(h) <= len(p) || h[:len(p)] != p {
+		return "", false
+	}
+	return h[len(p):], true
+}
+
+// seal makes the next page's cursor: the last key shown, bound to the
+// table and organizer, encrypted and authenticated.
+func (b *bareGallery) seal(pk, sk, org string) string {
+	plain, _ := json.Marshal([]string{pk, sk, b.table, org})
+	nonce := make([]byte, b.aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(b.aead.Seal(nonce, nonce, plain, nil))
+}
+
+func (b *bareGallery) open(cursor, org string) ([]string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(raw) < b.aead.NonceSize() {
+		return nil, errors.New("bad cursor")
+	}
+	plain, err := b.aead.Open(nil, raw[:b.aead.NonceSize()], raw[b.aead.NonceSize():], nil)
+	var k []string
+	if err != nil || json.Unmarshal(plain, &k) != nil || len(k) != 4 || k[2] != b.table || k[3] != org {
+		return nil, errors.New("bad cursor")
+	}
+	return k, nil
+}

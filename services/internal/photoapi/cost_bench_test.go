@@ -1,0 +1,221 @@
+package photoapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pacerhq/pacer/internal/awsfixture"
+	"github.com/pacerhq/pacer/modules/photo"
+	"github.com/pacerhq/pacer/modules/photo/dynamostore"
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/sdk/awsclient"
+	"github.com/pacerhq/pacer/sdk/pgtest"
+)
+
+// The cost benchmark of an organizer's gallery page (20 photos): Pacer's
+// handler as Run builds it (newHandler) against bareGallery, both over
+// internal/awsfixture for DynamoDB and the real Postgres for the event's
+// row: impl=pacer / impl=bare is Pacer's overhead (make bench prints it).
+
+const (
+	costStage = "bench"
+	costOrg   = "o1"
+	costEvent = "ev1"
+	costPage  = 20
+)
+
+var costSecret = []byte("photo-cost-benchmark-secret-32-bytes!")
+
+// costPhotos are costPage+1 PHOTO items as the store writes them (a full
+// page and the one that shows there is a next), newest first.
+func costPhotos(tb testing.TB) []string {
+	tb.Helper()
+	created := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	items := make([]string, costPage+1)
+	for i := range items {
+		ulid := fmt.Sprintf("01JD0000000000000000000%03d", costPage-i)
+		it := dynamostore.PhotoItem{ULID: ulid, OrgID: costOrg, EventID: costEvent, OriginalFilename: "IMG_" + ulid + ".jpg",
+			RawKey: "raw/" + ulid + ".jpg", ProcessedKey: "processed/" + ulid + ".jpg", S3URI: "s3://photos/processed/" + ulid + ".jpg",
+			Dimensions: dynamostore.DimensionsItem{Width: 4000, Height: 3000}, Format: "jpeg", Size: 2_400_000,
+			Bibs: []string{"1001", "2002"}, BibCount: 2, FaceIDs: []string{"f1"}, FaceCount: 1,
+			PhotographerID: "ph1", PhotographerHandle: "ph1", PhotographerDisplayName: "Photographer One",
+			CreatedAt: created.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano), UpdatedAt: created.Format(time.RFC3339Nano)}
+		av, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		av["PK"] = &types.AttributeValueMemberS{Value: dynamostore.EventPK.Build(costOrg, costEvent)}
+		av["SK"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoSK.Build(ulid)}
+		av["entityType"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoType}
+		items[i] = string(awsfixture.ItemJSON(av))
+	}
+	return items
+}
+
+// queryReply answers a Query as DynamoDB would over costPhotos: at most
+// its Limit items, and the last one's key when there are more.
+func queryReply(items []string) awsfixture.Reply {
+	return func(body []byte) any {
+		var in struct{ Limit int }
+		_ = json.Unmarshal(body, &in)
+		n := min(in.Limit, len(items))
+		last := ""
+		if n < len(items) {
+			last = fmt.Sprintf(`,"LastEvaluatedKey":{"PK":{"S":%q},"SK":{"S":%q}}`, dynamostore.EventPK.Build(costOrg, costEvent),
+				dynamostore.PhotoSK.Build(fmt.Sprintf("01JD0000000000000000000%03d", costPage-(n-1))))
+		}
+		return json.RawMessage(fmt.Sprintf(`{"Items":[%s],"Count":%d,"ScannedCount":%d%s}`, strings.Join(items[:n], ","), n, n, last))
+	}
+}
+
+// costFixture answers the table's description (as the deployment made
+// it) and the gallery's Query with a full page.
+func costFixture(tb testing.TB) *awsfixture.Server {
+	f := awsfixture.New()
+	in := dynamostore.Schema.CreateTableInput(dynamostore.TableName(costStage))
+	desc, err := json.Marshal(map[string]any{"Table": map[string]any{"TableName": in.TableName, "TableStatus": "ACTIVE",
+		"KeySchema": in.KeySchema, "AttributeDefinitions": in.AttributeDefinitions, "GlobalSecondaryIndexes": in.GlobalSecondaryIndexes}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.Handle("DynamoDB.DescribeTable", func([]byte) any { return json.RawMessage(desc) })
+	f.Handle("DynamoDB.Query", queryReply(costPhotos(tb)))
+	return f
+}
+
+// pacerGallery is Pacer's API as Run serves it (newHandler), over f and
+// the database at url (migrated, with the organizer and its event).
+func pacerGallery(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
+	tb.Helper()
+	awsCfg := f.Config()
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: costSecret})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, err := newHandler(context.Background(), Config{Stage: costStage, DatabaseURL: url, AWS: &awsCfg,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, costSecret, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(h.roles.Close)
+	ctx := context.Background()
+	if _, err := h.roles.Directory.CreateOrganizer(ctx, photo.Organizer{ID: costOrg, Name: "Org"}); err != nil && !strings.Contains(err.Error(), "exists") {
+		tb.Fatal(err)
+	}
+	if _, err := h.roles.Directory.CreateEvent(ctx, costOrg, photo.Event{ID: costEvent, Name: "Race"}); err != nil && !strings.Contains(err.Error(), "exists") {
+		tb.Fatal(err)
+	}
+	return h.handler
+}
+
+func costToken(tb testing.TB) string {
+	tok, err := auth.Mint(costSecret, auth.Principal{UserID: "org-admin", Roles: []string{auth.RoleOrganizer}, OrgID: costOrg}, time.Hour)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
+func galleryCall(tb testing.TB, h http.Handler, tok string) map[string]any {
+	req := httptest.NewRequest(http.MethodGet, "/events/"+costEvent+"/photos", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		tb.Fatalf("gallery: %d %s", rec.Code, rec.Body)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func bareHandler(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	return newBareGallery(awsclient.DynamoDB(f.Config()), pool, dynamostore.TableName(costStage), costSecret).handler()
+}
+
+// BenchmarkGalleryCost is an organizer's gallery page of 20 photos: the
+// event's row from Postgres, one Query, the page and its sealed cursor.
+func BenchmarkGalleryCost(b *testing.B) {
+	url := pgtest.NewDatabase(b)
+	for _, impl := range []string{"pacer", "bare"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			f := costFixture(b)
+			defer f.Close()
+			h := pacerGallery(b, f, url) // migrates and seeds the database, for both
+			if impl == "bare" {
+				h = bareHandler(b, f, url)
+			}
+			tok := costToken(b)
+			galleryCall(b, h, tok)
+			f.Reset()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				galleryCall(b, h, tok)
+				n++
+			}
+			b.ReportMetric(float64(f.Total())/float64(n), "aws-calls/op")
+		})
+	}
+}
+
+// TestBareGalleryAsPacerDoes holds the baseline to Pacer's work: the same
+// Query (key condition, tenant filter, direction, limit) and the same
+// page, photo for photo, with a cursor on both.
+func TestBareGalleryAsPacerDoes(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	run := func(impl string) ([]string, map[string]any) {
+		f := costFixture(t)
+		defer f.Close()
+		h := pacerGallery(t, f, url)
+		if impl == "bare" {
+			h = bareHandler(t, f, url)
+		}
+		var r awsfixture.Recording
+		f.Handle("DynamoDB.Query", func(body []byte) any {
+			r.Add("DynamoDB.Query", body)
+			return queryReply(costPhotos(t))(body)
+		})
+		f.Reset()
+		out := galleryCall(t, h, costToken(t))
+		if f.Total() != 1 {
+			t.Errorf("%s: %d AWS calls, want one Query", impl, f.Total())
+		}
+		if c, _ := out["nextCursor"].(string); c == "" {
+			t.Errorf("%s: a full page without a cursor", impl)
+		}
+		delete(out, "nextCursor")
+		delete(out, "$schema")
+		return r.Shapes(), out
+	}
+	pacer, pacerPage := run("pacer")
+	bare, barePage := run("bare")
+	if len(pacer) != 1 || !slices.Equal(pacer, bare) {
+		t.Errorf("the gallery's calls differ:\npacer:\n%s\nbare:\n%s", strings.Join(pacer, "\n"), strings.Join(bare, "\n"))
+	}
+	p, _ := json.Marshal(pacerPage)
+	b, _ := json.Marshal(barePage)
+	if string(p) != string(b) || len(pacerPage["photos"].([]any)) != costPage {
+		t.Errorf("pages differ:\npacer %s\nbare  %s", p, b)
+	}
+}
