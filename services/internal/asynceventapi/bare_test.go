@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
 // bareAPI is the baseline Pacer's API is measured against (the cost
@@ -66,19 +68,6 @@ func (b *bareAPI) user(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return c.Subject, ok
 }
 
-// validID is asyncevent's id rule: 1..64 of [A-Za-z0-9_-].
-func validID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
@@ -100,7 +89,7 @@ func (b *bareAPI) participate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event := r.PathValue("eventId")
-	if !validID(event) {
+	if !asyncevent.ValidID(event) {
 		http.Error(w, `{"title":"Unprocessable Entity"}`, http.StatusUnprocessableEntity)
 		return
 	}
@@ -218,7 +207,7 @@ func (b *bareAPI) poll(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("requestId")
-	if !validID(id) {
+	if !asyncevent.ValidID(id) {
 		http.Error(w, `{"title":"Unprocessable Entity"}`, http.StatusUnprocessableEntity)
 		return
 	}

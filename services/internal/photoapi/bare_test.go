@@ -20,6 +20,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pacerhq/pacer/modules/photo"
 )
 
 // bareGallery is the baseline Pacer's gallery page is measured against
@@ -80,18 +82,6 @@ type barePhoto struct {
 	UpdatedAt               time.Time      `dynamodbav:"updatedAt" json:"updatedAt"`
 }
 
-func validID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 func fail(w http.ResponseWriter, status int) {
 	http.Error(w, `{"title":"`+http.StatusText(status)+`"}`, status)
 }
@@ -109,7 +99,7 @@ func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusUnauthorized)
 		return
 	}
-	if !slices.Contains(c.Roles, "organizer") || !validID(c.Org) {
+	if !slices.Contains(c.Roles, "organizer") || !photo.ValidID(c.Org) {
 		fail(w, http.StatusForbidden)
 		return
 	}
@@ -125,7 +115,7 @@ func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
 		limit = n
 	}
 	cursor := q.Get("cursor")
-	if !validID(event) || len(cursor) > 4096 {
+	if !photo.ValidID(event) || len(cursor) > 4096 {
 		fail(w, http.StatusUnprocessableEntity)
 		return
 	}
