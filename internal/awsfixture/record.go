@@ -63,12 +63,16 @@ func (c Call) Shape() string {
 			ConditionExpression      string
 			ExpressionAttributeNames map[string]string
 		}
-		Key                    map[string]any
-		ConsistentRead         bool
-		KeyConditionExpression string
-		IndexName              string
-		Limit                  int
-		MessageBody            string
+		Key                      map[string]any
+		ConsistentRead           bool
+		KeyConditionExpression   string
+		FilterExpression         string
+		ScanIndexForward         *bool
+		ExpressionAttributeNames map[string]string
+		IndexName                string
+		Limit                    int
+		RequestItems             map[string]struct{ Keys []map[string]any }
+		MessageBody              string
 	}
 	if err := json.Unmarshal(c.Body, &in); err != nil {
 		return c.Op + " undecodable: " + err.Error()
@@ -82,7 +86,16 @@ func (c Call) Shape() string {
 		}
 	}
 	if in.Key != nil || in.KeyConditionExpression != "" {
-		fmt.Fprintf(&b, "\n  key %v consistent %v index %q keycond %q limit %d", slices.Sorted(maps.Keys(in.Key)), in.ConsistentRead, in.IndexName, in.KeyConditionExpression, in.Limit)
+		fmt.Fprintf(&b, "\n  key %v consistent %v index %q keycond %q filter %q forward %v names %v limit %d", slices.Sorted(maps.Keys(in.Key)), in.ConsistentRead,
+			in.IndexName, in.KeyConditionExpression, in.FilterExpression, in.ScanIndexForward == nil || *in.ScanIndexForward, in.ExpressionAttributeNames, in.Limit)
+	}
+	for _, table := range slices.Sorted(maps.Keys(in.RequestItems)) {
+		keys := in.RequestItems[table].Keys
+		var attrs []string
+		if len(keys) > 0 {
+			attrs = slices.Sorted(maps.Keys(keys[0]))
+		}
+		fmt.Fprintf(&b, "\n  batch %s: %d keys of %v", table, len(keys), attrs)
 	}
 	if in.MessageBody != "" {
 		var m map[string]any

@@ -50,6 +50,7 @@ func newBareGallery(db *dynamodb.Client, pool *pgxpool.Pool, table string, secre
 func (b *bareGallery) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /events/{eventId}/photos", b.gallery)
+	mux.HandleFunc("GET /events/{eventId}/bibs/{bib}/photos", b.byBib)
 	return mux
 }
 
@@ -88,7 +89,16 @@ func fail(w http.ResponseWriter, status int) {
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
-func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
+// search is what both searches check and read first: the caller (an
+// organizer), the event id, the page's limit and cursor, and the event's
+// row. It answers the refusal itself and reports ok false.
+type search struct {
+	org, event string
+	limit      int
+	start      map[string]types.AttributeValue
+}
+
+func (b *bareGallery) begin(w http.ResponseWriter, r *http.Request) (search, bool) {
 	tok, ok := cutBearer(r.Header.Get("Authorization"))
 	var c bareClaims
 	if ok {
@@ -97,57 +107,62 @@ func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		fail(w, http.StatusUnauthorized)
-		return
+		return search{}, false
 	}
 	if !slices.Contains(c.Roles, "organizer") || !photo.ValidID(c.Org) {
 		fail(w, http.StatusForbidden)
-		return
+		return search{}, false
 	}
-	event := r.PathValue("eventId")
-	q := r.URL.Query()
-	limit := 20
-	if l := q.Get("limit"); l != "" {
+	q := search{org: c.Org, event: r.PathValue("eventId"), limit: 20}
+	if l := r.URL.Query().Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > 100 {
 			fail(w, http.StatusUnprocessableEntity)
-			return
+			return search{}, false
 		}
-		limit = n
+		q.limit = n
 	}
-	cursor := q.Get("cursor")
-	if !photo.ValidID(event) || len(cursor) > 4096 {
+	cursor := r.URL.Query().Get("cursor")
+	if !photo.ValidID(q.event) || len(cursor) > 4096 {
 		fail(w, http.StatusUnprocessableEntity)
-		return
+		return search{}, false
 	}
-	var start map[string]types.AttributeValue
 	if cursor != "" {
 		k, err := b.open(cursor, c.Org)
 		if err != nil {
 			fail(w, http.StatusBadRequest)
-			return
+			return search{}, false
 		}
-		start = map[string]types.AttributeValue{"PK": s(k[0]), "SK": s(k[1])}
+		q.start = map[string]types.AttributeValue{"PK": s(k[0]), "SK": s(k[1])}
 	}
 	var id, org, name, startsOn string
 	var published bool
 	var created time.Time
 	err := b.pool.QueryRow(r.Context(), `SELECT event_id, organizer_id, name, COALESCE(to_char(starts_on, 'YYYY-MM-DD'), ''), published, created_at FROM events WHERE organizer_id = $1 AND event_id = $2`,
-		c.Org, event).Scan(&id, &org, &name, &startsOn, &published, &created)
+		c.Org, q.event).Scan(&id, &org, &name, &startsOn, &published, &created)
 	if errors.Is(err, pgx.ErrNoRows) {
 		fail(w, http.StatusNotFound)
-		return
+		return search{}, false
 	}
 	if err != nil {
 		fail(w, http.StatusServiceUnavailable)
+		return search{}, false
+	}
+	return q, true
+}
+
+func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
+	q, ok := b.begin(w, r)
+	if !ok {
 		return
 	}
-	pk := "ORG#" + c.Org + "#EVT#" + event
+	limit := q.limit
 	out, err := b.db.Query(r.Context(), &dynamodb.QueryInput{TableName: &b.table, ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit + 1)),
 		KeyConditionExpression:    aws.String("(#1 = :1) AND (begins_with (#2, :2))"),
 		FilterExpression:          aws.String("#0 = :0"),
 		ExpressionAttributeNames:  map[string]string{"#0": "orgId", "#1": "PK", "#2": "SK"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s(c.Org), ":1": s(pk), ":2": s("PHOTO#")},
-		ExclusiveStartKey:         start})
+		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s(q.org), ":1": s("ORG#" + q.org + "#EVT#" + q.event), ":2": s("PHOTO#")},
+		ExclusiveStartKey:         q.start})
 	if err != nil {
 		fail(w, http.StatusServiceUnavailable)
 		return
@@ -164,7 +179,7 @@ func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
 	if len(photos) > limit {
 		page.Photos = photos[:limit]
 		last := out.Items[limit-1]
-		page.NextCursor = b.seal(last["PK"].(*types.AttributeValueMemberS).Value, last["SK"].(*types.AttributeValueMemberS).Value, c.Org)
+		page.NextCursor = b.seal(last["PK"].(*types.AttributeValueMemberS).Value, last["SK"].(*types.AttributeValueMemberS).Value, q.org)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(page)
@@ -198,4 +213,85 @@ func (b *bareGallery) open(cursor, org string) ([]string, error) {
 		return nil, errors.New("bad cursor")
 	}
 	return k, nil
+}
+
+// bareRunner is a runner as the page shows it.
+type bareRunner struct {
+	EventID string `json:"eventId"`
+	Bib     string `json:"bib"`
+	Name    string `json:"name"`
+}
+
+func (b *bareGallery) byBib(w http.ResponseWriter, r *http.Request) {
+	bib := r.PathValue("bib")
+	if photo.CheckBib("bib", bib) != nil {
+		fail(w, http.StatusUnprocessableEntity)
+		return
+	}
+	q, ok := b.begin(w, r)
+	if !ok {
+		return
+	}
+	out, err := b.db.Query(r.Context(), &dynamodb.QueryInput{TableName: &b.table, IndexName: aws.String("GSI1"), ScanIndexForward: aws.Bool(false),
+		Limit:                     aws.Int32(int32(q.limit + 1)),
+		KeyConditionExpression:    aws.String("#1 = :1"),
+		FilterExpression:          aws.String("#0 = :0"),
+		ExpressionAttributeNames:  map[string]string{"#0": "orgId", "#1": "GSI1PK"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s(q.org), ":1": s("EVT#" + q.event + "#BIB#" + bib)},
+		ExclusiveStartKey:         q.start})
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	entries := out.Items[:min(len(out.Items), q.limit)]
+	keys := make([]map[string]types.AttributeValue, len(entries))
+	for i, e := range entries {
+		ulid := e["ulid"].(*types.AttributeValueMemberS).Value
+		keys[i] = map[string]types.AttributeValue{"PK": s("ORG#" + q.org + "#EVT#" + q.event), "SK": s("PHOTO#" + ulid)}
+	}
+	got, err := b.db.BatchGetItem(r.Context(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{b.table: {Keys: keys}}})
+	if err != nil || len(got.UnprocessedKeys) > 0 {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	var all []barePhoto
+	if err := attributevalue.UnmarshalListOfMaps(got.Responses[b.table], &all); err != nil {
+		fail(w, http.StatusInternalServerError)
+		return
+	}
+	byULID := make(map[string]barePhoto, len(all))
+	for _, p := range all {
+		byULID[p.ULID] = p
+	}
+	page := struct {
+		Bib        string      `json:"bib"`
+		Matched    bool        `json:"matched"`
+		Runner     *bareRunner `json:"runner,omitempty"`
+		Photos     []barePhoto `json:"photos"`
+		NextCursor string      `json:"nextCursor,omitempty"`
+	}{Bib: bib, Photos: []barePhoto{}}
+	for _, e := range entries { // in the index's order; a photo gone or without the bib is skipped
+		if p, ok := byULID[e["ulid"].(*types.AttributeValueMemberS).Value]; ok && slices.Contains(p.Bibs, bib) {
+			page.Photos = append(page.Photos, p)
+		}
+	}
+	if len(out.Items) > q.limit {
+		last := out.Items[q.limit-1]
+		page.NextCursor = b.seal(last["GSI1PK"].(*types.AttributeValueMemberS).Value, last["GSI1SK"].(*types.AttributeValueMemberS).Value, q.org)
+	}
+	rows, err := b.pool.Query(r.Context(), `SELECT event_id, bib, name FROM event_runners WHERE event_id = $1 AND bib = ANY($2)`, q.event, []string{bib})
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	runners, err := pgx.CollectRows(rows, pgx.RowToStructByPos[bareRunner])
+	if err != nil {
+		fail(w, http.StatusServiceUnavailable)
+		return
+	}
+	if len(runners) > 0 {
+		page.Runner, page.Matched = &runners[0], true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(page)
 }

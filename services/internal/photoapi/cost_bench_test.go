@@ -34,6 +34,7 @@ const (
 	costStage = "bench"
 	costOrg   = "o1"
 	costEvent = "ev1"
+	costBib   = "1001"
 	costPage  = 20
 )
 
@@ -43,16 +44,27 @@ var costSecret = []byte("photo-cost-benchmark-secret-32-bytes!")
 // page and the one that shows there is a next), newest first.
 func costPhotos(tb testing.TB) []string {
 	tb.Helper()
-	created := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	items := make([]string, costPage+1)
 	for i := range items {
-		ulid := fmt.Sprintf("01JD0000000000000000000%03d", costPage-i)
+		items[i] = string(photoItem(tb, costULID(i)))
+	}
+	return items
+}
+
+// costULID is the i-th newest photo's ULID.
+func costULID(i int) string { return fmt.Sprintf("01JD0000000000000000000%03d", costPage-i) }
+
+// photoItem is the PHOTO item of ulid as the store writes it.
+func photoItem(tb testing.TB, ulid string) json.RawMessage {
+	tb.Helper()
+	created := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	{
 		it := dynamostore.PhotoItem{ULID: ulid, OrgID: costOrg, EventID: costEvent, OriginalFilename: "IMG_" + ulid + ".jpg",
 			RawKey: "raw/" + ulid + ".jpg", ProcessedKey: "processed/" + ulid + ".jpg", S3URI: "s3://photos/processed/" + ulid + ".jpg",
 			Dimensions: dynamostore.DimensionsItem{Width: 4000, Height: 3000}, Format: "jpeg", Size: 2_400_000,
 			Bibs: []string{"1001", "2002"}, BibCount: 2, FaceIDs: []string{"f1"}, FaceCount: 1,
 			PhotographerID: "ph1", PhotographerHandle: "ph1", PhotographerDisplayName: "Photographer One",
-			CreatedAt: created.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano), UpdatedAt: created.Format(time.RFC3339Nano)}
+			CreatedAt: created.Format(time.RFC3339Nano), UpdatedAt: created.Format(time.RFC3339Nano)}
 		av, err := attributevalue.MarshalMap(it)
 		if err != nil {
 			tb.Fatal(err)
@@ -60,9 +72,46 @@ func costPhotos(tb testing.TB) []string {
 		av["PK"] = &types.AttributeValueMemberS{Value: dynamostore.EventPK.Build(costOrg, costEvent)}
 		av["SK"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoSK.Build(ulid)}
 		av["entityType"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoType}
+		return awsfixture.ItemJSON(av)
+	}
+}
+
+// costBibs are costPage+1 BIB_INDEX items of costBib, newest first.
+func costBibs(tb testing.TB) []string {
+	items := make([]string, costPage+1)
+	for i := range items {
+		ulid := costULID(i)
+		av, err := attributevalue.MarshalMap(dynamostore.BibItem{GSI1PK: dynamostore.BibGSI1PK.Build(costEvent, costBib), GSI1SK: dynamostore.PhotoSK.Build(ulid),
+			ULID: ulid, OrgID: costOrg, EventID: costEvent, Bib: costBib, CreatedAt: "2026-11-27T09:00:00Z"})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		av["PK"] = &types.AttributeValueMemberS{Value: dynamostore.EventPK.Build(costOrg, costEvent)}
+		av["SK"] = &types.AttributeValueMemberS{Value: dynamostore.BibSK.Build(costBib, ulid)}
+		av["entityType"] = &types.AttributeValueMemberS{Value: dynamostore.BibType}
 		items[i] = string(awsfixture.ItemJSON(av))
 	}
 	return items
+}
+
+// batchGetReply answers a BatchGetItem with the PHOTO item of every key
+// asked for.
+func batchGetReply(tb testing.TB) awsfixture.Reply {
+	return func(body []byte) any {
+		var in struct {
+			RequestItems map[string]struct {
+				Keys []map[string]map[string]string
+			}
+		}
+		_ = json.Unmarshal(body, &in)
+		out := map[string][]json.RawMessage{}
+		for table, ka := range in.RequestItems {
+			for _, k := range ka.Keys {
+				out[table] = append(out[table], photoItem(tb, strings.TrimPrefix(k["SK"]["S"], "PHOTO#")))
+			}
+		}
+		return map[string]any{"Responses": out, "UnprocessedKeys": map[string]any{}}
+	}
 }
 
 // queryReply answers a Query as DynamoDB would over costPhotos: at most
@@ -75,7 +124,7 @@ func queryReply(items []string) awsfixture.Reply {
 		last := ""
 		if n < len(items) {
 			last = fmt.Sprintf(`,"LastEvaluatedKey":{"PK":{"S":%q},"SK":{"S":%q}}`, dynamostore.EventPK.Build(costOrg, costEvent),
-				dynamostore.PhotoSK.Build(fmt.Sprintf("01JD0000000000000000000%03d", costPage-(n-1))))
+				dynamostore.PhotoSK.Build(costULID(n-1)))
 		}
 		return json.RawMessage(fmt.Sprintf(`{"Items":[%s],"Count":%d,"ScannedCount":%d%s}`, strings.Join(items[:n], ","), n, n, last))
 	}
@@ -92,7 +141,14 @@ func costFixture(tb testing.TB) *awsfixture.Server {
 		tb.Fatal(err)
 	}
 	f.Handle("DynamoDB.DescribeTable", func([]byte) any { return json.RawMessage(desc) })
-	f.Handle("DynamoDB.Query", queryReply(costPhotos(tb)))
+	photos, bibs := queryReply(costPhotos(tb)), queryReply(costBibs(tb))
+	f.Handle("DynamoDB.Query", func(body []byte) any {
+		if strings.Contains(string(body), `"IndexName":"GSI1"`) {
+			return bibs(body)
+		}
+		return photos(body)
+	})
+	f.Handle("DynamoDB.BatchGetItem", batchGetReply(tb))
 	return f
 }
 
@@ -118,6 +174,9 @@ func pacerGallery(tb testing.TB, f *awsfixture.Server, url string) http.Handler 
 	if _, err := h.roles.Directory.CreateEvent(ctx, costOrg, photo.Event{ID: costEvent, Name: "Race"}); err != nil && !strings.Contains(err.Error(), "exists") {
 		tb.Fatal(err)
 	}
+	if _, err := h.roles.Directory.ImportRunners(ctx, costOrg, costEvent, []photo.Runner{{Bib: costBib, Name: "Kim Minji"}}); err != nil {
+		tb.Fatal(err)
+	}
 	return h.handler
 }
 
@@ -129,13 +188,19 @@ func costToken(tb testing.TB) string {
 	return tok
 }
 
-func galleryCall(tb testing.TB, h http.Handler, tok string) map[string]any {
-	req := httptest.NewRequest(http.MethodGet, "/events/"+costEvent+"/photos", nil)
+// The searches measured: an event's gallery and a bib's photos.
+var (
+	galleryPath = "/events/" + costEvent + "/photos"
+	bibPath     = "/events/" + costEvent + "/bibs/" + costBib + "/photos"
+)
+
+func searchCall(tb testing.TB, h http.Handler, path, tok string) map[string]any {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Header.Set("Authorization", "Bearer "+tok)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
-		tb.Fatalf("gallery: %d %s", rec.Code, rec.Body)
+		tb.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
@@ -153,9 +218,9 @@ func bareHandler(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
 	return newBareGallery(awsclient.DynamoDB(f.Config()), pool, dynamostore.TableName(costStage), costSecret).handler()
 }
 
-// BenchmarkGalleryCost is an organizer's gallery page of 20 photos: the
-// event's row from Postgres, one Query, the page and its sealed cursor.
-func BenchmarkGalleryCost(b *testing.B) {
+// benchSearch runs GET path against Pacer and bare as sub-benchmarks
+// impl=pacer and impl=bare.
+func benchSearch(b *testing.B, path string) {
 	url := pgtest.NewDatabase(b)
 	for _, impl := range []string{"pacer", "bare"} {
 		b.Run("impl="+impl, func(b *testing.B) {
@@ -166,12 +231,12 @@ func BenchmarkGalleryCost(b *testing.B) {
 				h = bareHandler(b, f, url)
 			}
 			tok := costToken(b)
-			galleryCall(b, h, tok)
+			searchCall(b, h, path, tok)
 			f.Reset()
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				galleryCall(b, h, tok)
+				searchCall(b, h, path, tok)
 				n++
 			}
 			b.ReportMetric(float64(f.Total())/float64(n), "aws-calls/op")
@@ -179,12 +244,22 @@ func BenchmarkGalleryCost(b *testing.B) {
 	}
 }
 
-// TestBareGalleryAsPacerDoes holds the baseline to Pacer's work: the same
-// Query (key condition, tenant filter, direction, limit) and the same
-// page, photo for photo, with a cursor on both.
-func TestBareGalleryAsPacerDoes(t *testing.T) {
+// BenchmarkGalleryCost is an organizer's gallery page of 20 photos: the
+// event's row from Postgres, one Query, the page and its sealed cursor.
+func BenchmarkGalleryCost(b *testing.B) { benchSearch(b, galleryPath) }
+
+// BenchmarkBibSearchCost is an organizer's page of a bib's 20 photos: the
+// event's row, one Query of the bib index, one BatchGetItem of the
+// photos, the runner's row, the page and its cursor.
+func BenchmarkBibSearchCost(b *testing.B) { benchSearch(b, bibPath) }
+
+// TestBareSearchesAsPacerDoes holds the baseline to Pacer's work, for the
+// gallery and the bib search: the same Query and BatchGetItem (keys,
+// index, tenant filter, direction, limit) and the same page, photo for
+// photo and runner, with a cursor on both.
+func TestBareSearchesAsPacerDoes(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	run := func(impl string) ([]string, map[string]any) {
+	run := func(impl, path string) ([]string, map[string]any) {
 		f := costFixture(t)
 		defer f.Close()
 		h := pacerGallery(t, f, url)
@@ -192,30 +267,37 @@ func TestBareGalleryAsPacerDoes(t *testing.T) {
 			h = bareHandler(t, f, url)
 		}
 		var r awsfixture.Recording
+		photos, bibs, batch := queryReply(costPhotos(t)), queryReply(costBibs(t)), batchGetReply(t)
 		f.Handle("DynamoDB.Query", func(body []byte) any {
 			r.Add("DynamoDB.Query", body)
-			return queryReply(costPhotos(t))(body)
+			if strings.Contains(string(body), `"IndexName":"GSI1"`) {
+				return bibs(body)
+			}
+			return photos(body)
+		})
+		f.Handle("DynamoDB.BatchGetItem", func(body []byte) any {
+			r.Add("DynamoDB.BatchGetItem", body)
+			return batch(body)
 		})
 		f.Reset()
-		out := galleryCall(t, h, costToken(t))
-		if f.Total() != 1 {
-			t.Errorf("%s: %d AWS calls, want one Query", impl, f.Total())
-		}
+		out := searchCall(t, h, path, costToken(t))
 		if c, _ := out["nextCursor"].(string); c == "" {
-			t.Errorf("%s: a full page without a cursor", impl)
+			t.Errorf("%s %s: a full page without a cursor", impl, path)
 		}
 		delete(out, "nextCursor")
 		delete(out, "$schema")
 		return r.Shapes(), out
 	}
-	pacer, pacerPage := run("pacer")
-	bare, barePage := run("bare")
-	if len(pacer) != 1 || !slices.Equal(pacer, bare) {
-		t.Errorf("the gallery's calls differ:\npacer:\n%s\nbare:\n%s", strings.Join(pacer, "\n"), strings.Join(bare, "\n"))
-	}
-	p, _ := json.Marshal(pacerPage)
-	b, _ := json.Marshal(barePage)
-	if string(p) != string(b) || len(pacerPage["photos"].([]any)) != costPage {
-		t.Errorf("pages differ:\npacer %s\nbare  %s", p, b)
+	for path, calls := range map[string]int{galleryPath: 1, bibPath: 2} {
+		pacer, pacerPage := run("pacer", path)
+		bare, barePage := run("bare", path)
+		if len(pacer) != calls || !slices.Equal(pacer, bare) {
+			t.Errorf("%s: the calls differ:\npacer:\n%s\nbare:\n%s", path, strings.Join(pacer, "\n"), strings.Join(bare, "\n"))
+		}
+		p, _ := json.Marshal(pacerPage)
+		b, _ := json.Marshal(barePage)
+		if string(p) != string(b) || len(pacerPage["photos"].([]any)) != costPage {
+			t.Errorf("%s: pages differ:\npacer %s\nbare  %s", path, p, b)
+		}
 	}
 }
