@@ -5,7 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,12 +117,12 @@ func receiverName(e ast.Expr) string {
 // another port or a function must name it).
 func CheckShape(s Shape) []string {
 	var out []string
-	for _, typ := range sortedKeys(s.Methods) {
+	for _, typ := range slices.Sorted(maps.Keys(s.Methods)) {
 		if n := s.Methods[typ]; n > MaxMethods {
 			out = append(out, fmt.Sprintf("%s: type %s has %d methods, more than %d: split it by role", s.Path, typ, n, MaxMethods))
 		}
 	}
-	for _, p := range sortedKeys(s.Ports) {
+	for _, p := range slices.Sorted(maps.Keys(s.Ports)) {
 		if s.Ports[p] == 0 {
 			out = append(out, fmt.Sprintf("%s: port %s is consumed by nothing in the package: a role's config takes it, or it goes", s.Path, p))
 		}
@@ -139,20 +139,9 @@ func DomainRoots(root string) ([]string, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := fs.Stat(os.DirFS(root), filepath.ToSlash(filepath.Join("modules", e.Name(), "doc.go"))); err == nil {
-				out = append(out, "modules/"+e.Name())
-			}
+		if _, err := os.Stat(filepath.Join(root, "modules", e.Name(), "doc.go")); e.IsDir() && err == nil {
+			out = append(out, "modules/"+e.Name())
 		}
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

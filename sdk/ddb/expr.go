@@ -76,10 +76,10 @@ func (w *ExprWriter) Value(v types.AttributeValue) string {
 	return p
 }
 
-// String and Int are Value of a String and a Number attribute value.
+// String is Value of a String attribute value.
 func (w *ExprWriter) String(s string) string { return w.Value(&types.AttributeValueMemberS{Value: s}) }
 
-// Int is Value of a Number.
+// Int is Value of a Number attribute value.
 func (w *ExprWriter) Int(n int64) string {
 	return w.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
 }

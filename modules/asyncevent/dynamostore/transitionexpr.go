@@ -17,13 +17,8 @@ import (
 // builder's output for every shape of transition.
 func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 	var w ddb.ExprWriter
-	var cond strings.Builder
-	cond.WriteString(w.Name("status") + " = " + w.String(string(from)))
-	and := func(c string) {
-		prev := cond.String()
-		cond.Reset()
-		cond.WriteString("(" + prev + ") AND (" + c + ")")
-	}
+	cond := w.Name("status") + " = " + w.String(string(from))
+	and := func(c string) { cond = "(" + cond + ") AND (" + c + ")" } // as ConditionBuilder.And renders
 	if t.RequirePhase != "" {
 		and(w.Name("uiPhase") + " = " + w.String(string(t.RequirePhase)))
 	}
@@ -32,9 +27,9 @@ func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 		and("(attribute_not_exists (" + n + ")) OR (" + n + " < " + w.Int(t.At) + ")")
 	}
 
-	var update strings.Builder
+	update := ""
 	if !stillPending(t) { // off the pending index
-		update.WriteString("REMOVE " + w.Name("GSI3PK") + ", " + w.Name("GSI3SK") + "\n")
+		update = "REMOVE " + w.Name("GSI3PK") + ", " + w.Name("GSI3SK") + "\n"
 	}
 	var set []string
 	setStr := func(name, v string) {
@@ -78,8 +73,7 @@ func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 			}
 		}
 	}
-	update.WriteString("SET " + strings.Join(set, ", ") + "\n")
-	return w.Expr(cond.String(), update.String())
+	return w.Expr(cond, update+"SET "+strings.Join(set, ", ")+"\n")
 }
 
 // takeSeatExpr renders the seat's decrement (capacityRemaining − 1, only

@@ -43,9 +43,9 @@ func pacerWorker(tb testing.TB, f *awsfixture.Server) consumer.Handler {
 	awsCfg := f.Config()
 	reg := metrics.NewRegistry()
 	wm := asynceventbackend.NewWorkerMetrics(reg, 10)
-	metrics.NewAWS(reg, "AsyncEventTable").Attach(&awsCfg)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	roles, err := asynceventbackend.OpenWorker(context.Background(), asynceventbackend.Config{AWS: &awsCfg, WorkerID: "w1", Log: log, Decisions: decisions{wm}})
+	cfg := Config{Config: asynceventbackend.Config{AWS: &awsCfg, WorkerID: "w1", Log: log}}
+	roles, err := openRoles(context.Background(), &cfg, wm, metrics.NewAWS(reg, "AsyncEventTable"))
 	if err != nil {
 		tb.Fatal(err)
 	}

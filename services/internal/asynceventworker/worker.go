@@ -103,6 +103,24 @@ func DefaultWorkerID() string {
 	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
+// openRoles loads cfg's AWS configuration, wires the worker's metrics
+// into it (wm hears the decisions, am the AWS calls) and builds the worker
+// process's roles: Run and the cost benchmark (cost_bench_test.go) share
+// it, so the benchmark measures what production runs.
+func openRoles(ctx context.Context, cfg *Config, wm *asynceventbackend.WorkerMetrics, am *metrics.AWS) (*asynceventbackend.WorkerRoles, error) {
+	if err := cfg.LoadAWS(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.AWS != nil {
+		am.Attach(cfg.AWS)
+	}
+	if cfg.ConsumedCapacity {
+		cfg.DDBObserver = am
+	}
+	cfg.Decisions = decisions{wm}
+	return asynceventbackend.OpenWorker(ctx, cfg.Config)
+}
+
 // DefaultOpsAddr is where the worker serves /metrics, /healthz and
 // /readyz unless told otherwise.
 const DefaultOpsAddr = "127.0.0.1:9091"
@@ -132,17 +150,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// After the consumer: the last lines count the messages it finished
 	// while stopping.
 	defer stopEMF()
-	if err := cfg.LoadAWS(ctx); err != nil {
-		return err
-	}
-	if cfg.AWS != nil {
-		am.Attach(cfg.AWS)
-	}
-	if cfg.ConsumedCapacity {
-		cfg.DDBObserver = am
-	}
-	cfg.Decisions = decisions{wm}
-	roles, err := asynceventbackend.OpenWorker(ctx, cfg.Config)
+	roles, err := openRoles(ctx, &cfg, wm, am)
 	if err != nil {
 		if cfg.OpsListener != nil {
 			_ = cfg.OpsListener.Close()

@@ -57,23 +57,20 @@ func costULID(i int) string { return fmt.Sprintf("01JD0000000000000000000%03d", 
 // photoItem is the PHOTO item of ulid as the store writes it.
 func photoItem(tb testing.TB, ulid string) json.RawMessage {
 	tb.Helper()
-	created := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	{
-		it := dynamostore.PhotoItem{ULID: ulid, OrgID: costOrg, EventID: costEvent, OriginalFilename: "IMG_" + ulid + ".jpg",
-			RawKey: "raw/" + ulid + ".jpg", ProcessedKey: "processed/" + ulid + ".jpg", S3URI: "s3://photos/processed/" + ulid + ".jpg",
-			Dimensions: dynamostore.DimensionsItem{Width: 4000, Height: 3000}, Format: "jpeg", Size: 2_400_000,
-			Bibs: []string{"1001", "2002"}, BibCount: 2, FaceIDs: []string{"f1"}, FaceCount: 1,
-			PhotographerID: "ph1", PhotographerHandle: "ph1", PhotographerDisplayName: "Photographer One",
-			CreatedAt: created.Format(time.RFC3339Nano), UpdatedAt: created.Format(time.RFC3339Nano)}
-		av, err := attributevalue.MarshalMap(it)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		av["PK"] = &types.AttributeValueMemberS{Value: dynamostore.EventPK.Build(costOrg, costEvent)}
-		av["SK"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoSK.Build(ulid)}
-		av["entityType"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoType}
-		return awsfixture.ItemJSON(av)
+	created := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC).Format(time.RFC3339Nano)
+	av, err := attributevalue.MarshalMap(dynamostore.PhotoItem{ULID: ulid, OrgID: costOrg, EventID: costEvent, OriginalFilename: "IMG_" + ulid + ".jpg",
+		RawKey: "raw/" + ulid + ".jpg", ProcessedKey: "processed/" + ulid + ".jpg", S3URI: "s3://photos/processed/" + ulid + ".jpg",
+		Dimensions: dynamostore.DimensionsItem{Width: 4000, Height: 3000}, Format: "jpeg", Size: 2_400_000,
+		Bibs: []string{"1001", "2002"}, BibCount: 2, FaceIDs: []string{"f1"}, FaceCount: 1,
+		PhotographerID: "ph1", PhotographerHandle: "ph1", PhotographerDisplayName: "Photographer One",
+		CreatedAt: created, UpdatedAt: created})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	av["PK"] = &types.AttributeValueMemberS{Value: dynamostore.EventPK.Build(costOrg, costEvent)}
+	av["SK"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoSK.Build(ulid)}
+	av["entityType"] = &types.AttributeValueMemberS{Value: dynamostore.PhotoType}
+	return awsfixture.ItemJSON(av)
 }
 
 // costBibs are costPage+1 BIB_INDEX items of costBib, newest first.
@@ -95,8 +92,13 @@ func costBibs(tb testing.TB) []string {
 }
 
 // batchGetReply answers a BatchGetItem with the PHOTO item of every key
-// asked for.
+// asked for (rendered once here: the fixture's own work is in both sides'
+// figures, so it is kept small).
 func batchGetReply(tb testing.TB) awsfixture.Reply {
+	items := map[string]json.RawMessage{}
+	for i := range costPage + 1 {
+		items[costULID(i)] = photoItem(tb, costULID(i))
+	}
 	return func(body []byte) any {
 		var in struct {
 			RequestItems map[string]struct {
@@ -107,7 +109,7 @@ func batchGetReply(tb testing.TB) awsfixture.Reply {
 		out := map[string][]json.RawMessage{}
 		for table, ka := range in.RequestItems {
 			for _, k := range ka.Keys {
-				out[table] = append(out[table], photoItem(tb, strings.TrimPrefix(k["SK"]["S"], "PHOTO#")))
+				out[table] = append(out[table], items[strings.TrimPrefix(k["SK"]["S"], "PHOTO#")])
 			}
 		}
 		return map[string]any{"Responses": out, "UnprocessedKeys": map[string]any{}}
