@@ -56,3 +56,38 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// A candidate read earlier with PollAt pollAt is surely unchanged while
+// the clock is earlier than pollAt by more than ClockSkew: the allocator,
+// whose clock may run that far ahead, decides it only after pollAt.
+func TestUnchanged(t *testing.T) {
+	now := time.UnixMilli(1_800_000_000_000)
+	q := asyncevent.NewQuery(asyncevent.QueryConfig{Now: func() time.Time { return now }})
+	r := asyncevent.Request{Status: asyncevent.StatusProcessing, UIPhase: asyncevent.PhaseAllocating, QueuedAt: now.UnixMilli() - 1000}
+	at := q.PollAt(&r)
+	if at != r.QueuedAt+3500 {
+		t.Fatalf("PollAt %d, want queuedAt + 3.5 s", at)
+	}
+	for _, c := range []struct {
+		pollAt int64
+		want   bool
+	}{
+		{at, true},                      // 2.5 s ahead
+		{now.UnixMilli() + 501, true},   // ahead by more than the skew
+		{now.UnixMilli() + 500, false},  // by the skew only
+		{now.UnixMilli(), false},        // now
+		{now.UnixMilli() - 1000, false}, // past
+		{0, false},                      // not a candidate
+	} {
+		if got := q.Unchanged(c.pollAt); got != c.want {
+			t.Errorf("Unchanged(now%+d ms) = %v, want %v", c.pollAt-now.UnixMilli(), got, c.want)
+		}
+	}
+	if d := q.Until(at); d != 2500*time.Millisecond {
+		t.Errorf("Until %v, want 2.5 s", d)
+	}
+	queued := asyncevent.Request{Status: asyncevent.StatusQueued, QueuedAt: now.UnixMilli()}
+	if q.PollAt(&queued) != 0 {
+		t.Error("a QUEUED request has a PollAt")
+	}
+}

@@ -12,8 +12,9 @@ import (
 // pacer_http_request_duration_seconds (docs/metrics.md).
 const participateRoute = `route="POST /events/{eventId}/participations"`
 
-// pollRoutes are the status poll's labels: the owner's, and the admin's
-// that the load tool's clients poll (as the dev admin, any request).
+// pollRoutes are the status poll's labels: the owner's, which the load
+// tool's clients poll (as the dev admin, who may read any request), and
+// the admin's.
 var pollRoutes = [...]string{`route="GET /requests/{requestId}"`, `route="GET /admin/requests/{requestId}"`}
 
 func isPoll(name string) bool {
@@ -36,9 +37,10 @@ type apiIngest struct {
 	// Capacity is the DynamoDB capacity the API was told its calls
 	// consumed: it moves only when it asks (PACER_CONSUMED_CAPACITY).
 	Capacity float64
-	// Polls counts the status polls answered; CPUS is the API process's
-	// CPU time (process_cpu_seconds_total).
-	Polls, CPUS float64
+	// Polls counts the status polls answered; Reads the API's GetItem
+	// calls (a poll's read, and the event's when its cache refreshes);
+	// CPUS is the API process's CPU time (process_cpu_seconds_total).
+	Polls, Reads, CPUS float64
 }
 
 // parseAPIIngest reads the API's /metrics text. Series it does not find
@@ -62,6 +64,8 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			m.SendN += v
 		case strings.HasPrefix(name, "pacer_aws_consumed_capacity_units_total{"):
 			m.Capacity += v
+		case strings.HasPrefix(name, "pacer_aws_call_duration_seconds_count{") && strings.Contains(name, `operation="GetItem"`):
+			m.Reads += v
 		case isPoll(name):
 			m.Polls += v
 		case name == "process_cpu_seconds_total":
@@ -109,6 +113,9 @@ type IngestSplit struct {
 	// the photo API and the event publisher too, idle in a load run).
 	CPUMs    float64 `json:"cpuMsPerParticipation"`
 	PollsPer float64 `json:"pollsPerParticipation"`
+	// ReadsPer is the API's GetItem calls per participation: the polls
+	// that read the table (a 304 before a candidate's pollAt does not).
+	ReadsPer float64 `json:"readsPerParticipation"`
 }
 
 // ingestSplit is the split of the run between readings a and b; nil if the
@@ -123,7 +130,7 @@ func ingestSplit(a, b apiIngest) *IngestSplit {
 	s := &IngestSplit{Requests: int(n), HandlerMs: 1000 * (b.HandlerS - a.HandlerS) / n, CallsMs: 1000 * (txS + sendS) / n, TxPerReq: tx / n,
 		ConsumedCapacity: b.Capacity > a.Capacity}
 	s.OwnMs = s.HandlerMs - s.CallsMs
-	s.CPUMs, s.PollsPer = 1000*(b.CPUS-a.CPUS)/n, (b.Polls-a.Polls)/n
+	s.CPUMs, s.PollsPer, s.ReadsPer = 1000*(b.CPUS-a.CPUS)/n, (b.Polls-a.Polls)/n, (b.Reads-a.Reads)/n
 	if tx > 0 {
 		s.TxMeanMs = 1000 * txS / tx
 	}

@@ -23,7 +23,7 @@ pacer_http_request_duration_seconds_count{code_class="2xx",route="GET /admin/req
 pacer_aws_call_duration_seconds_sum{operation="TransactWriteItems",service_name="dynamodb"} ` + txS + `
 pacer_aws_call_duration_seconds_count{operation="TransactWriteItems",service_name="dynamodb"} ` + txN + `
 pacer_aws_call_duration_seconds_sum{operation="GetItem",service_name="dynamodb"} 70
-pacer_aws_call_duration_seconds_count{operation="GetItem",service_name="dynamodb"} 1000
+pacer_aws_call_duration_seconds_count{operation="GetItem",service_name="dynamodb"} ` + req + `0
 pacer_aws_call_duration_seconds_sum{operation="SendMessage",service_name="sqs"} ` + sendS + `
 pacer_aws_call_duration_seconds_count{operation="SendMessage",service_name="sqs"} ` + sendN + `
 pacer_aws_consumed_capacity_units_total{operation="TransactWriteItems",table="AsyncEventTable"} ` + capacity + `
@@ -45,11 +45,12 @@ process_cpu_seconds_total ` + handler + `
 	// calls) and 0.2 s of sends.
 	// The polls (the owner's and the admin's route) went from 100 + 1000
 	// to 1100 + 11000 and the process's CPU time from 20 to 270 s: 110
-	// polls and 2.5 s of CPU per participation.
-	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2, CPUMs: 2500, PollsPer: 110}
+	// polls and 2.5 s of CPU per participation; the reads from 100 to
+	// 1100: 10 per participation.
+	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2, CPUMs: 2500, PollsPer: 110, ReadsPer: 10}
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-6 }
 	if s == nil || s.Requests != want.Requests || !near(s.HandlerMs, want.HandlerMs) || !near(s.CallsMs, want.CallsMs) || !near(s.OwnMs, want.OwnMs) ||
-		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) || !near(s.CPUMs, want.CPUMs) || !near(s.PollsPer, want.PollsPer) {
+		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) || !near(s.CPUMs, want.CPUMs) || !near(s.PollsPer, want.PollsPer) || !near(s.ReadsPer, want.ReadsPer) {
 		t.Errorf("split %+v, want %+v", s, want)
 	}
 	if ingestSplit(b, b) != nil {

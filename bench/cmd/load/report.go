@@ -38,6 +38,8 @@ type Report struct {
 	E2EP95Ms float64        `json:"e2eP95Ms"`
 	E2EMaxMs float64        `json:"e2eMaxMs"`
 	E2E      []float64      `json:"-"`
+	// Polls is what the clients' status polls saw.
+	Polls PollStats `json:"polls"`
 
 	Succeeded         int  `json:"succeeded"`
 	CapacityRemaining int  `json:"capacityRemaining"`
@@ -360,6 +362,7 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  errors by status: %v\n", r.Errors)
 	fmt.Fprintf(&b, "  E2E (client polling like the page, 202 → terminal seen): p50 %.0f p95 %.0f max %.0f ms; %d/%d terminal; drained %.1f s after the attack; queue peak %d\n",
 		r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs, r.Terminal, r.Accepted, r.DrainS, maxQ)
+	b.WriteString(r.Polls.summary(r.Accepted))
 	fmt.Fprintf(&b, "  results: %v\n", r.Results)
 	fmt.Fprintf(&b, "  DLQ: %d at the start, peak %d, grew by %d\n", r.DeadStart, r.DeadPeak, r.DeadGrowth)
 	fmt.Fprintf(&b, "  exact N: %v (SUCCEEDED %d, capacity remaining %d, invariant %v)\n", r.ExactN, r.Succeeded, r.CapacityRemaining, r.InvariantOK)
@@ -390,7 +393,7 @@ func (r *Report) Summary() string {
 			a.Requests, a.HandlerMs, a.CallsMs, a.TxPerReq, a.TxMeanMs, a.SendMs, a.OwnMs, raw)
 	}
 	if a := r.API; a != nil && a.CPUMs > 0 {
-		fmt.Fprintf(&b, "  CPU: the API process %.2f ms per participation (with its %.1f polls)", a.CPUMs, a.PollsPer)
+		fmt.Fprintf(&b, "  CPU: the API process %.2f ms per participation (with its %.1f polls, %.1f table reads)", a.CPUMs, a.PollsPer, a.ReadsPer)
 		if w := r.WorkerCPU; w != nil {
 			fmt.Fprintf(&b, "; the workers %.2f ms per decision (%d decided)", w.CPUMs, w.Decided)
 		}

@@ -115,7 +115,7 @@ func TestPipelineIngestRatio(t *testing.T) {
 // against its threshold; a figure not read is not checked.
 func TestCPUThresholds(t *testing.T) {
 	r := &Report{Sent: 10, Accepted: 10, Terminal: 10, ExactN: true,
-		API:   &IngestSplit{Requests: 1000, CPUMs: 6.6, PollsPer: 7.6},
+		API:   &IngestSplit{Requests: 1000, CPUMs: 6.6, PollsPer: 7.6, ReadsPer: 5.2},
 		Queue: []QueueSample{{Decided: -1}, {Decided: 100}, {Decided: 600}, {Decided: 1100}}}
 	r.WorkerCPU = r.workerCPU(4.0)
 	if w := r.WorkerCPU; w == nil || w.Decided != 1000 || w.CPUMs != 4 {
@@ -129,7 +129,7 @@ func TestCPUThresholds(t *testing.T) {
 	if len(r.Failed) != 2 || !strings.Contains(r.Failed[0], "6.60 ms of CPU per participation (with 7.6 polls each) > 5.00") || !strings.Contains(r.Failed[1], "4.00 ms of CPU per decision > 3.00") {
 		t.Errorf("failed %v, want both CPU figures over their bounds", r.Failed)
 	}
-	if s := r.Summary(); !strings.Contains(s, "CPU: the API process 6.60 ms per participation (with its 7.6 polls); the workers 4.00 ms per decision (1000 decided)") {
+	if s := r.Summary(); !strings.Contains(s, "CPU: the API process 6.60 ms per participation (with its 7.6 polls, 5.2 table reads); the workers 4.00 ms per decision (1000 decided)") {
 		t.Errorf("summary lacks the CPU figures:\n%s", s)
 	}
 	if (&Report{}).workerCPU(4) != nil {

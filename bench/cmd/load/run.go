@@ -54,12 +54,21 @@ func newClient(base string) *client {
 }
 
 func (c *client) admin(ctx context.Context, method, path string, body any, out any) (int, error) {
-	code, _, err := c.adminHeader(ctx, method, path, body, out)
-	return code, err
+	code, _, b, err := c.do(ctx, method, path, body, nil)
+	switch {
+	case err != nil:
+		return code, err
+	case code >= 300:
+		return code, fmt.Errorf("%s %s: %d %s", method, path, code, bytes.TrimSpace(b))
+	case out != nil:
+		return code, json.Unmarshal(b, out)
+	}
+	return code, nil
 }
 
-// adminHeader is admin, with the answer's headers.
-func (c *client) adminHeader(ctx context.Context, method, path string, body any, out any) (int, http.Header, error) {
+// do sends a request as the dev admin, with body as JSON (if not nil)
+// and the headers hdr, and returns the answer.
+func (c *client) do(ctx context.Context, method, path string, body any, hdr http.Header) (int, http.Header, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body) // plain data
@@ -67,7 +76,10 @@ func (c *client) adminHeader(ctx context.Context, method, path string, body any,
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
 	}
 	req.Header.Set("X-Pacer-Dev-User", "load-admin")
 	req.Header.Set("X-Pacer-Dev-Roles", "admin")
@@ -76,20 +88,40 @@ func (c *client) adminHeader(ctx context.Context, method, path string, body any,
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp.StatusCode, resp.Header, err
+	return resp.StatusCode, resp.Header, b, err
+}
+
+// polled is what a poll shows of a request.
+type polled struct {
+	Status     string `json:"status"`
+	UIPhase    string `json:"uiPhase"`
+	ResultCode string `json:"resultCode"`
+	QueuedAt   int64  `json:"queuedAt"`
+	FinishedAt int64  `json:"finishedAt"`
+}
+
+// poll reads a request as its owner's page does (GET /requests/{id}, here
+// as the dev admin, who may read any request), with If-None-Match etag
+// when not "". A 304 answers the zero polled, which is not terminal.
+func (c *client) poll(ctx context.Context, id, etag string) (polled, int, http.Header, error) {
+	var v polled
+	var hdr http.Header
+	if etag != "" {
+		hdr = http.Header{"If-None-Match": {etag}}
 	}
-	if out != nil && resp.StatusCode < 300 {
-		return resp.StatusCode, resp.Header, json.Unmarshal(b, out)
+	code, h, b, err := c.do(ctx, http.MethodGet, "/requests/"+id, nil, hdr)
+	switch {
+	case err != nil:
+	case code == http.StatusOK:
+		err = json.Unmarshal(b, &v)
+	case code != http.StatusNotModified:
+		err = fmt.Errorf("GET /requests/%s: %d %s", id, code, bytes.TrimSpace(b))
 	}
-	if resp.StatusCode >= 300 {
-		return resp.StatusCode, resp.Header, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
-	}
-	return resp.StatusCode, resp.Header, nil
+	return v, code, h, err
 }
 
 // run runs one plan against its own event.
@@ -137,6 +169,7 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	sort.Float64s(r.E2E)
 	r.E2EP50Ms, r.E2EP95Ms, r.E2EMaxMs = pct(r.E2E, .5), pct(r.E2E, .95), pct(r.E2E, 1)
 	r.Terminal = len(r.E2E)
+	r.Polls.finish()
 	if err := r.readEvent(ctx, c, ok); err != nil {
 		return nil, err
 	}

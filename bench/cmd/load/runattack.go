@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -83,8 +84,9 @@ func (ar *attackRun) attack(ctx context.Context, attacker *vegeta.Attacker, resu
 // poll polls a to a terminal state like the participation page does
 // (web/event.js): first after 300 ms, then 1.6× longer each time, at most
 // 4 s apart, and not before the answer's Retry-After (nextPoll), so the
-// load of the polls is the clients' own. At most Plan.PollInflight polls
-// are in flight at once.
+// load of the polls is the clients' own. Like a browser's cache, it sends
+// the last answer's ETag back (If-None-Match) and takes a 304 as "still
+// the same". At most Plan.PollInflight polls are in flight at once.
 func (ar *attackRun) poll(a accepted) {
 	if ar.p.PollAfter {
 		select {
@@ -93,27 +95,41 @@ func (ar *attackRun) poll(a accepted) {
 			return
 		}
 	}
+	etag := ""
+	var hinted time.Time // when the last Retry-After ran out
 	for delay := 300 * time.Millisecond; ; {
 		select {
 		case <-ar.pctx.Done():
 			return
 		case <-time.After(delay):
 		}
-		var v struct {
-			Status     string `json:"status"`
-			ResultCode string `json:"resultCode"`
-		}
 		ar.inflight <- struct{}{}
-		_, h, err := ar.c.adminHeader(ar.pctx, http.MethodGet, "/admin/requests/"+a.id, nil, &v)
+		v, code, h, err := ar.c.poll(ar.pctx, a.id, etag)
 		<-ar.inflight
-		delay = nextPoll(delay, h.Get("Retry-After"))
-		if err == nil && (v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL") {
-			ar.mu.Lock()
+		if err != nil {
+			delay = nextPoll(delay, "")
+			continue
+		}
+		if e := h.Get("ETag"); e != "" {
+			etag = e
+		}
+		terminal := v.Status == "SUCCEEDED" || v.Status == "REJECTED" || v.Status == "FAILED_FINAL"
+		ar.mu.Lock()
+		ar.r.Polls.add(code, !terminal && !hinted.IsZero() && time.Now().After(hinted))
+		if terminal {
 			ar.r.E2E = append(ar.r.E2E, float64(time.Since(a.start).Milliseconds()))
 			ar.r.Results[v.ResultCode]++
-			ar.mu.Unlock()
+			ar.r.Polls.decided(v.UIPhase, v.QueuedAt, v.FinishedAt)
+		}
+		ar.mu.Unlock()
+		if terminal {
 			return
 		}
+		ra := h.Get("Retry-After")
+		if s, err := strconv.Atoi(ra); err == nil {
+			hinted = time.Now().Add(time.Duration(s) * time.Second)
+		}
+		delay = nextPoll(delay, ra)
 	}
 }
 

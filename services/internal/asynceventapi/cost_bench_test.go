@@ -33,6 +33,10 @@ const (
 	costEvent = "e1"
 	costUser  = "user-1"
 	costReqID = "01M8FFQ73T18893C7W07K1YDPF"
+	// costCandID is an arrival candidate of costUser queued an hour ahead
+	// of the fixture's clock, so that its pollAt stays ahead for as long
+	// as a benchmark runs.
+	costCandID = "01M8FFQ73T18893C7W07K1YDPG"
 )
 
 var costSecret = []byte("cost-benchmark-secret-of-32-bytes!")
@@ -41,25 +45,43 @@ var costSecret = []byte("cost-benchmark-secret-of-32-bytes!")
 var costNow = time.Now().UnixMilli()
 
 // costFixture is the fixture with the event (FIRST_COME, delivery, open
-// for an hour) and one QUEUED request of costUser to read.
+// for an hour), one QUEUED request of costUser to read and one arrival
+// candidate (costCandID).
 func costFixture() *awsfixture.Server {
 	f := awsfixture.New()
 	now := costNow
 	event := json.RawMessage(fmt.Sprintf(`{"Item":{"PK":{"S":"EVENT#%[1]s"},"SK":{"S":"CONFIG"},"entityType":{"S":"EVENT_CONFIG"},"eventId":{"S":"%[1]s"},`+
 		`"eventType":{"S":"FIRST_COME"},"status":{"S":"OPEN"},"capacityTotal":{"N":"100"},"ordering":{"S":"delivery"},"closesAt":{"N":"%[2]d"},"createdAt":{"N":"%[3]d"}}}`,
 		costEvent, now+3600_000, now))
-	request := json.RawMessage(fmt.Sprintf(`{"Item":{"PK":{"S":"REQ#%[1]s"},"SK":{"S":"META"},"entityType":{"S":"REQUEST"},"requestId":{"S":"%[1]s"},`+
-		`"eventId":{"S":"%[2]s"},"userId":{"S":"%[3]s"},"eventType":{"S":"FIRST_COME"},"status":{"S":"QUEUED"},"uiResult":{"S":"PENDING"},`+
-		`"requestedAt":{"N":"%[4]d"},"queuedAt":{"N":"%[5]d"},"idempotencyKey":{"S":"IDEMP#%[2]s#%[3]s"},"ttl":{"N":"%[6]d"},`+
-		`"GSI1PK":{"S":"USER#%[3]s"},"GSI1SK":{"S":"QAT#%[5]d#REQ#%[1]s"},"GSI2PK":{"S":"EVENT#%[2]s"},"GSI2SK":{"S":"QAT#%[5]d#REQ#%[1]s"}}}`,
-		costReqID, costEvent, costUser, now, now+1, now/1000+86400))
+	request := requestItem(costReqID, "QUEUED", "", now+1)
+	candidate := requestItem(costCandID, "PROCESSING", "ALLOCATING", now+3600_000)
 	f.Handle("DynamoDB.GetItem", func(body []byte) any {
-		if strings.Contains(string(body), `"EVENT#`+costEvent+`"`) {
+		switch b := string(body); {
+		case strings.Contains(b, `"EVENT#`+costEvent+`"`):
 			return event
+		case strings.Contains(b, costCandID):
+			return candidate
 		}
 		return request
 	})
 	return f
+}
+
+// requestItem is the GetItem answer of costUser's request id of costEvent
+// in status (and uiPhase, if not ""), queued at queuedAt.
+func requestItem(id, status, phase string, queuedAt int64) json.RawMessage {
+	started, ph := "", ""
+	if status == "PROCESSING" {
+		started = fmt.Sprintf(`"startedAt":{"N":"%d"},`, queuedAt+1)
+	}
+	if phase != "" {
+		ph = fmt.Sprintf(`"uiPhase":{"S":%q},`, phase)
+	}
+	return json.RawMessage(fmt.Sprintf(`{"Item":{"PK":{"S":"REQ#%[1]s"},"SK":{"S":"META"},"entityType":{"S":"REQUEST"},"requestId":{"S":"%[1]s"},`+
+		`"eventId":{"S":"%[2]s"},"userId":{"S":"%[3]s"},"eventType":{"S":"FIRST_COME"},"status":{"S":%[7]q},%[8]s%[9]s"uiResult":{"S":"PENDING"},`+
+		`"requestedAt":{"N":"%[4]d"},"queuedAt":{"N":"%[5]d"},"idempotencyKey":{"S":"IDEMP#%[2]s#%[3]s"},"ttl":{"N":"%[6]d"},`+
+		`"GSI1PK":{"S":"USER#%[3]s"},"GSI1SK":{"S":"QAT#%[5]d#REQ#%[1]s"},"GSI2PK":{"S":"EVENT#%[2]s"},"GSI2SK":{"S":"QAT#%[5]d#REQ#%[1]s"}}}`,
+		id, costEvent, costUser, queuedAt-1, queuedAt, queuedAt/1000+86400, status, ph, started))
 }
 
 // pacerCost is Pacer's API as Run serves it (newHandler), over f.
@@ -86,14 +108,21 @@ func bareCost(f *awsfixture.Server) http.Handler {
 }
 
 // costCall makes one request to h as costUser and checks the status.
+// A call with revalidate set sends If-None-Match with the ETag of an
+// answer to the same request before it.
 type costCall struct {
 	method, path string
 	status       int
+	revalidate   bool
 }
 
 var (
-	participateCall = costCall{http.MethodPost, "/events/" + costEvent + "/participations", http.StatusAccepted}
-	pollCall        = costCall{http.MethodGet, "/requests/" + costReqID, http.StatusOK}
+	participateCall = costCall{http.MethodPost, "/events/" + costEvent + "/participations", http.StatusAccepted, false}
+	pollCall        = costCall{http.MethodGet, "/requests/" + costReqID, http.StatusOK, false}
+	// revalidateCall reads the request and finds it as tagged: 304.
+	revalidateCall = costCall{http.MethodGet, "/requests/" + costReqID, http.StatusNotModified, true}
+	// unchangedCall is a candidate's poll before its pollAt: 304, no read.
+	unchangedCall = costCall{http.MethodGet, "/requests/" + costCandID, http.StatusNotModified, true}
 )
 
 func costToken(tb testing.TB) string {
@@ -104,9 +133,22 @@ func costToken(tb testing.TB) string {
 	return tok
 }
 
-func (c costCall) do(tb testing.TB, h http.Handler, tok string) *httptest.ResponseRecorder {
+// tag is the ETag of an answer to c's request without If-None-Match.
+func (c costCall) tag(tb testing.TB, h http.Handler, tok string) string {
+	plain := costCall{c.method, c.path, http.StatusOK, false}
+	etag := plain.do(tb, h, tok, "").Header().Get("ETag")
+	if etag == "" {
+		tb.Fatalf("%s %s: no ETag", c.method, c.path)
+	}
+	return etag
+}
+
+func (c costCall) do(tb testing.TB, h http.Handler, tok, ifNoneMatch string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(c.method, c.path, nil)
 	req.Header.Set("Authorization", "Bearer "+tok)
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != c.status {
@@ -127,12 +169,16 @@ func benchCost(b *testing.B, c costCall) {
 				h = pacerCost(b, f)
 			}
 			tok := costToken(b)
-			c.do(b, h, tok) // warm: Pacer reads the event once
+			etag := ""
+			if c.revalidate {
+				etag = c.tag(b, h, tok)
+			}
+			c.do(b, h, tok, etag) // warm: Pacer reads the event once
 			f.Reset()
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				c.do(b, h, tok)
+				c.do(b, h, tok, etag)
 				n++
 			}
 			b.ReportMetric(float64(f.Total())/float64(n), "aws-calls/op")
@@ -144,8 +190,17 @@ func benchCost(b *testing.B, c costCall) {
 // transaction, the send, the QUEUED transaction (3 AWS calls).
 func BenchmarkParticipateCost(b *testing.B) { benchCost(b, participateCall) }
 
-// BenchmarkPollCost is the status poll of a QUEUED request: one GetItem.
+// BenchmarkPollCost is the status poll of a QUEUED request: one GetItem,
+// the answer and its ETag.
 func BenchmarkPollCost(b *testing.B) { benchCost(b, pollCall) }
+
+// BenchmarkPollRevalidateCost is the poll of a QUEUED request with the
+// ETag of the answer before: one GetItem, then 304 with no body.
+func BenchmarkPollRevalidateCost(b *testing.B) { benchCost(b, revalidateCall) }
+
+// BenchmarkPollUnchangedCost is the poll of an arrival candidate before
+// its pollAt with the ETag of the answer before: 304 without a read.
+func BenchmarkPollUnchangedCost(b *testing.B) { benchCost(b, unchangedCall) }
 
 // TestBareSendsWhatPacerSends holds the baseline to Pacer's work: for a
 // participation both make the same AWS calls in the same order, with the
@@ -161,13 +216,13 @@ func TestBareSendsWhatPacerSends(t *testing.T) {
 			h = pacerCost(t, f)
 		}
 		tok := costToken(t)
-		c.do(t, h, tok) // warm (Pacer reads the event once)
+		c.do(t, h, tok, "") // warm (Pacer reads the event once)
 		var r *awsfixture.Recording
 		if c == participateCall {
 			r = f.Record("DynamoDB.TransactWriteItems", "SQS.SendMessage")
 		}
 		f.Reset()
-		rec := c.do(t, h, tok)
+		rec := c.do(t, h, tok, "")
 		var answer map[string]any
 		if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil {
 			t.Fatalf("%s %s: %v: %s", impl, c.path, err, rec.Body)
@@ -195,5 +250,46 @@ func TestBareSendsWhatPacerSends(t *testing.T) {
 	bareJSON, _ := json.Marshal(bareAnswer)
 	if string(pacerJSON) != string(bareJSON) {
 		t.Errorf("poll answers differ:\npacer %s\nbare  %s", pacerJSON, bareJSON)
+	}
+}
+
+// TestBarePollsAsPacerDoes holds the baseline's conditional polls to
+// Pacer's: for a plain poll, a revalidation and a candidate's poll before
+// its pollAt, the same status, ETag, Retry-After and Cache-Control, and
+// the same reads (one, one, none).
+func TestBarePollsAsPacerDoes(t *testing.T) {
+	answer := func(impl string, c costCall) (http.Header, int, int) {
+		f := costFixture()
+		defer f.Close()
+		h := bareCost(f)
+		if impl == "pacer" {
+			h = pacerCost(t, f)
+		}
+		tok := costToken(t)
+		etag := ""
+		if c.revalidate {
+			etag = c.tag(t, h, tok)
+		}
+		f.Reset()
+		rec := c.do(t, h, tok, etag)
+		return rec.Header(), rec.Code, f.Total()
+	}
+	for _, c := range []struct {
+		call  costCall
+		reads int
+	}{{pollCall, 1}, {revalidateCall, 1}, {unchangedCall, 0}} {
+		ph, pcode, preads := answer("pacer", c.call)
+		bh, bcode, breads := answer("bare", c.call)
+		if preads != c.reads || breads != c.reads {
+			t.Errorf("%s (revalidate %v): %d reads by Pacer, %d by bare; want %d", c.call.path, c.call.revalidate, preads, breads, c.reads)
+		}
+		if pcode != bcode {
+			t.Errorf("%s: status %d by Pacer, %d by bare", c.call.path, pcode, bcode)
+		}
+		for _, k := range []string{"ETag", "Retry-After", "Cache-Control"} {
+			if ph.Get(k) != bh.Get(k) {
+				t.Errorf("%s (revalidate %v): %s %q by Pacer, %q by bare", c.call.path, c.call.revalidate, k, ph.Get(k), bh.Get(k))
+			}
+		}
 	}
 }

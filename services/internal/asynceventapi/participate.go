@@ -6,7 +6,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -47,14 +46,14 @@ func (h *handlers) registerParticipation(api huma.API) {
 			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
 		}))
 
-	huma.Register(api, server.Op("get-request", http.MethodGet, "/requests/{requestId}", "Get a participation request", tagParticipation,
+	poll := server.Op("get-request", http.MethodGet, "/requests/{requestId}", "Get a participation request", tagParticipation,
 		server.Describe("The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404). "+
-			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner."),
-		server.Fails(http.StatusNotFound)),
-		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *RequestPath) (*requestOutput, error) {
-			return requestOut(h.query, false)(h.query.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID))
-		}))
-
+			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner. "+
+			"Every answer carries an ETag: send it back as If-None-Match and the answer is 304, with no body, while nothing it shows has changed; "+
+			"before the Retry-After has passed that answer costs no table read."),
+		server.Fails(http.StatusNotFound))
+	poll.Responses = map[string]*huma.Response{"304": {Description: "Not modified: the request reads as the ETag sent in If-None-Match says (the answer carries the ETag and Retry-After again)."}}
+	huma.Register(api, poll, server.Handle(server.Caller, h.problem, h.poll))
 	huma.Register(api, server.Op("my-participations", http.MethodGet, "/me/participations", "List my participations, newest first", tagParticipation,
 		server.Describe("Newest queuedAt first; requests appear once queued. A page costs one read."), server.Fails(http.StatusBadRequest)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *server.PageQuery) (*pageOutput, error) {

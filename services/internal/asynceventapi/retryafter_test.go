@@ -75,3 +75,55 @@ func TestRetryAfterOnAnArrivalCandidate(t *testing.T) {
 		}
 	}
 }
+
+// A poll's answer carries an ETag; sent back as If-None-Match it gets
+// 304 with no body while the request reads the same, and 200 with a new
+// tag once it changed. A tag works only for the caller it was issued to:
+// another user still gets 404, and an admin gets the request.
+func TestPollETag(t *testing.T) {
+	t.Parallel()
+	e := newAPI(t, false)
+	adm := token(t, "root", auth.RoleAdmin)
+	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "etag", "eventType": "FIRST_COME", "capacity": 1,
+		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
+	resp := e.api.Post("/events/etag/participations", token(t, "u1"))
+	expect(t, resp, http.StatusAccepted)
+	id := decode[asynceventapi.Accepted](t, resp).RequestID
+	path := "/requests/" + id
+
+	resp = e.api.Get(path, token(t, "u1"))
+	expect(t, resp, http.StatusOK)
+	queued := resp.Header().Get("ETag")
+	if queued == "" || resp.Header().Get("Cache-Control") != "private, no-cache" {
+		t.Fatalf("ETag %q, Cache-Control %q", queued, resp.Header().Get("Cache-Control"))
+	}
+	resp = e.api.Get(path, token(t, "u1"), "If-None-Match: "+queued)
+	expect(t, resp, http.StatusNotModified)
+	if resp.Body.Len() != 0 || resp.Header().Get("ETag") != queued {
+		t.Fatalf("304: body %q, ETag %q, want none and %s", resp.Body, resp.Header().Get("ETag"), queued)
+	}
+	expect(t, e.api.Get(path, token(t, "u2"), "If-None-Match: "+queued), http.StatusNotFound)
+	expect(t, e.api.Get(path, adm, "If-None-Match: "+queued), http.StatusOK)
+	expect(t, e.api.Get(path, token(t, "u1"), `If-None-Match: "garbage"`), http.StatusOK)
+
+	// A worker's first delivery makes it a candidate: the old tag no
+	// longer matches; the new one answers 304 (before its pollAt, without
+	// a read: TestBarePollsAsPacerDoes counts the reads).
+	now := time.Now().UnixMilli()
+	if err := e.Store.Transition(context.Background(), &asyncevent.Transition{RequestID: id, EventID: "etag", UserID: "u1",
+		From: []asyncevent.Status{asyncevent.StatusQueued}, To: asyncevent.StatusProcessing, At: now, StartedAt: now,
+		KeepQueuedAt: true, UIPhase: asyncevent.PhaseAllocating, Message: "waiting for allocation"}); err != nil {
+		t.Fatal(err)
+	}
+	resp = e.api.Get(path, token(t, "u1"), "If-None-Match: "+queued)
+	expect(t, resp, http.StatusOK)
+	candidate := resp.Header().Get("ETag")
+	if v := decode[asynceventapi.RequestView](t, resp); v.UIPhase != "ALLOCATING" || candidate == queued {
+		t.Fatalf("after the change: uiPhase %s, ETag %s (was %s)", v.UIPhase, candidate, queued)
+	}
+	resp = e.api.Get(path, token(t, "u1"), "If-None-Match: "+candidate)
+	expect(t, resp, http.StatusNotModified)
+	if resp.Header().Get("ETag") != candidate || resp.Header().Get("Retry-After") == "" {
+		t.Fatalf("candidate's 304: ETag %q, Retry-After %q", resp.Header().Get("ETag"), resp.Header().Get("Retry-After"))
+	}
+}

@@ -17,7 +17,10 @@ type Deps struct {
 	Query      *asyncevent.Query      // a user's requests, and a request for an admin
 	Admin      *asyncevent.Admin      // events, draws, an event's requests, logs, the DLQ
 	Operations *asyncevent.Operations // the sweep and re-queues
-	Log        *slog.Logger           // default slog.Default()
+	// TagKey keys the polls' ETags (pollTags): the cursor key, so that
+	// every API process issues the same tags (nil: a random key).
+	TagKey []byte
+	Log    *slog.Logger // default slog.Default()
 }
 
 // Body size limits.
@@ -69,6 +72,7 @@ type handlers struct {
 	query   *asyncevent.Query
 	admin   *asyncevent.Admin
 	ops     *asyncevent.Operations
+	tags    pollTags
 	problem func(error) error // the domain's errors as problems (errors.go)
 }
 
@@ -76,7 +80,7 @@ type handlers struct {
 // server.Authenticate middleware's job; operations with Security need a
 // verified bearer token (or, in dev mode only, the dev header).
 func Register(api huma.API, d Deps) {
-	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, problem: problems(d.Log).Problem}
+	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), problem: problems(d.Log).Problem}
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)

@@ -147,7 +147,7 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, Log: cfg.Log}
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Log: cfg.Log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
 		return nil, err
