@@ -108,3 +108,49 @@ func TestItemJSONRoundTrips(t *testing.T) {
 		t.Errorf("decoded %#v, want %#v", out.Item, item)
 	}
 }
+
+// Shape tells calls apart by what they write, not by its values: a
+// PutItem's item attributes and condition, a BatchWriteItem's puts and
+// deletes by their attributes, a BatchGetItem's keys.
+func TestShapeNamesTheWrites(t *testing.T) {
+	f := awsfixture.New()
+	defer f.Close()
+	r := f.Record("DynamoDB.PutItem", "DynamoDB.BatchWriteItem", "DynamoDB.BatchGetItem")
+	db := awsclient.DynamoDB(f.Config())
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	put := func(pk string, extra ...string) map[string]types.AttributeValue {
+		it := map[string]types.AttributeValue{"PK": s(pk), "SK": s("x")}
+		for _, a := range extra {
+			it[a] = s("v")
+		}
+		return it
+	}
+	for _, pk := range []string{"A#1", "A#2"} { // alike but for the values
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: put(pk, "b"), ConditionExpression: aws.String("attribute_not_exists (#0)"),
+			ExpressionAttributeNames: map[string]string{"#0": "PK"}, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: put("A#3")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"t": {
+		{PutRequest: &types.PutRequest{Item: put("A#1", "b")}}, {PutRequest: &types.PutRequest{Item: put("A#2", "b")}},
+		{PutRequest: &types.PutRequest{Item: put("A#3")}}, {DeleteRequest: &types.DeleteRequest{Key: put("A#4")}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"t": {Keys: []map[string]types.AttributeValue{put("A#1"), put("A#2")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := r.Shapes()
+	want := []string{
+		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] on failure \"ALL_OLD\"",
+		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] on failure \"ALL_OLD\"",
+		"DynamoDB.PutItem\n  write item [PK SK] cond \"\" update \"\" names map[] on failure \"\"",
+		"DynamoDB.BatchWriteItem\n  batch write t: 4 requests\n    1 x delete [PK SK]\n    2 x put [PK SK b]\n    1 x put [PK SK]",
+		"DynamoDB.BatchGetItem\n  batch t: 2 keys of [PK SK]",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("shapes:\n%q\nwant\n%q", got, want)
+	}
+}

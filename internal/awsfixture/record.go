@@ -52,27 +52,35 @@ func (r *Recording) Shapes() []string {
 // Shape is what two implementations of one operation must send alike for
 // a cost comparison between them to be fair: the operation, each
 // transaction item's kind, its item's and key's attribute names, its
-// expressions and their names, and a message body's fields; not the
-// values (ids and times differ).
+// expressions and their names, what it asks back on a failed condition, a
+// single write's item (PutItem) the same way, a batch read's keys and a
+// batch write's puts and deletes per table (each set of attribute names
+// with its count), and a message body's fields; not the values (ids and
+// times differ).
 func (c Call) Shape() string {
 	var in struct {
 		TransactItems []map[string]struct {
-			Item                     map[string]any
-			Key                      map[string]any
-			UpdateExpression         string
-			ConditionExpression      string
-			ExpressionAttributeNames map[string]string
+			Item                                map[string]any
+			Key                                 map[string]any
+			UpdateExpression                    string
+			ConditionExpression                 string
+			ExpressionAttributeNames            map[string]string
+			ReturnValuesOnConditionCheckFailure string
 		}
-		Key                      map[string]any
-		ConsistentRead           bool
-		KeyConditionExpression   string
-		FilterExpression         string
-		ScanIndexForward         *bool
-		ExpressionAttributeNames map[string]string
-		IndexName                string
-		Limit                    int
-		RequestItems             map[string]struct{ Keys []map[string]any }
-		MessageBody              string
+		Key                                 map[string]any
+		Item                                map[string]any
+		ConditionExpression                 string
+		UpdateExpression                    string
+		ReturnValuesOnConditionCheckFailure string
+		ConsistentRead                      bool
+		KeyConditionExpression              string
+		FilterExpression                    string
+		ScanIndexForward                    *bool
+		ExpressionAttributeNames            map[string]string
+		IndexName                           string
+		Limit                               int
+		RequestItems                        map[string]json.RawMessage
+		MessageBody                         string
 	}
 	if err := json.Unmarshal(c.Body, &in); err != nil {
 		return c.Op + " undecodable: " + err.Error()
@@ -83,19 +91,21 @@ func (c Call) Shape() string {
 		for kind, x := range it {
 			fmt.Fprintf(&b, "\n  %s item %v key %v cond %q update %q names %v", kind, slices.Sorted(maps.Keys(x.Item)), slices.Sorted(maps.Keys(x.Key)),
 				x.ConditionExpression, x.UpdateExpression, x.ExpressionAttributeNames)
+			if x.ReturnValuesOnConditionCheckFailure != "" {
+				fmt.Fprintf(&b, " on failure %s", x.ReturnValuesOnConditionCheckFailure)
+			}
 		}
 	}
 	if in.Key != nil || in.KeyConditionExpression != "" {
 		fmt.Fprintf(&b, "\n  key %v consistent %v index %q keycond %q filter %q forward %v names %v limit %d", slices.Sorted(maps.Keys(in.Key)), in.ConsistentRead,
 			in.IndexName, in.KeyConditionExpression, in.FilterExpression, in.ScanIndexForward == nil || *in.ScanIndexForward, in.ExpressionAttributeNames, in.Limit)
 	}
+	if in.Item != nil || in.ConditionExpression != "" || in.UpdateExpression != "" {
+		fmt.Fprintf(&b, "\n  write item %v cond %q update %q names %v on failure %q", slices.Sorted(maps.Keys(in.Item)),
+			in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ReturnValuesOnConditionCheckFailure)
+	}
 	for _, table := range slices.Sorted(maps.Keys(in.RequestItems)) {
-		keys := in.RequestItems[table].Keys
-		var attrs []string
-		if len(keys) > 0 {
-			attrs = slices.Sorted(maps.Keys(keys[0]))
-		}
-		fmt.Fprintf(&b, "\n  batch %s: %d keys of %v", table, len(keys), attrs)
+		b.WriteString(batchShape(table, in.RequestItems[table]))
 	}
 	if in.MessageBody != "" {
 		var m map[string]any
@@ -110,4 +120,40 @@ func (r *Recording) Add(op string, body []byte) {
 	r.mu.Lock()
 	r.calls = append(r.calls, Call{op, body})
 	r.mu.Unlock()
+}
+
+// batchShape is one table's part of a batch call: a BatchGetItem's keys
+// (an object), or a BatchWriteItem's requests (a list), each kind of
+// request with the attribute names of its items or keys and their count.
+func batchShape(table string, raw json.RawMessage) string {
+	var get struct{ Keys []map[string]any }
+	if json.Unmarshal(raw, &get) == nil {
+		var attrs []string
+		if len(get.Keys) > 0 {
+			attrs = slices.Sorted(maps.Keys(get.Keys[0]))
+		}
+		return fmt.Sprintf("\n  batch %s: %d keys of %v", table, len(get.Keys), attrs)
+	}
+	var writes []struct {
+		PutRequest    *struct{ Item map[string]any }
+		DeleteRequest *struct{ Key map[string]any }
+	}
+	if err := json.Unmarshal(raw, &writes); err != nil {
+		return fmt.Sprintf("\n  batch %s undecodable: %v", table, err)
+	}
+	count := map[string]int{}
+	for _, w := range writes {
+		switch {
+		case w.PutRequest != nil:
+			count[fmt.Sprintf("put %v", slices.Sorted(maps.Keys(w.PutRequest.Item)))]++
+		case w.DeleteRequest != nil:
+			count[fmt.Sprintf("delete %v", slices.Sorted(maps.Keys(w.DeleteRequest.Key)))]++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  batch write %s: %d requests", table, len(writes))
+	for _, kind := range slices.Sorted(maps.Keys(count)) {
+		fmt.Fprintf(&b, "\n    %d x %s", count[kind], kind)
+	}
+	return b.String()
 }
