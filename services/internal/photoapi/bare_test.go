@@ -24,13 +24,15 @@ import (
 	"github.com/pacerhq/pacer/modules/photo"
 )
 
-// bareGallery is the baseline Pacer's gallery page is measured against
-// (cost_bench_test.go): net/http, the JWT verified with golang-jwt, the
-// query checked by hand, the same Postgres query and the same DynamoDB
-// Query as Pacer's (TestBareGalleryAsPacerDoes), the next page's cursor
-// sealed with AES-GCM, encoding/json; no problem types, no metrics, no
-// OpenAPI validation.
-type bareGallery struct {
+// barePhotoAPI is the baseline Pacer's photo API is measured against: its
+// searches (cost_bench_test.go) and the pipeline's ingest
+// (ingest_bare_test.go, ingest_cost_bench_test.go). net/http, the JWT
+// verified with golang-jwt, the query or body checked by hand, the same
+// Postgres queries and the same DynamoDB calls as Pacer's
+// (TestBareSearchesAsPacerDoes, TestBareIngestsAsPacerDoes), the next
+// page's cursor sealed with AES-GCM, encoding/json; no problem types, no
+// metrics, no OpenAPI validation.
+type barePhotoAPI struct {
 	db     *dynamodb.Client
 	pool   *pgxpool.Pool
 	table  string
@@ -39,21 +41,27 @@ type bareGallery struct {
 	aead   cipher.AEAD
 }
 
-func newBareGallery(db *dynamodb.Client, pool *pgxpool.Pool, table string, secret []byte) *bareGallery {
+// newBarePhotoAPI returns the baseline over db, pool and table, verifying
+// tokens signed with secret and sealing cursors with a key from it.
+func newBarePhotoAPI(db *dynamodb.Client, pool *pgxpool.Pool, table string, secret []byte) *barePhotoAPI {
 	key := sha256.Sum256(secret)
 	block, _ := aes.NewCipher(key[:])
 	aead, _ := cipher.NewGCM(block)
-	return &bareGallery{db: db, pool: pool, table: table, secret: secret, aead: aead,
+	return &barePhotoAPI{db: db, pool: pool, table: table, secret: secret, aead: aead,
 		parser: jwt.NewParser(jwt.WithLeeway(30*time.Second), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithValidMethods([]string{"HS256"}))}
 }
 
-func (b *bareGallery) handler() http.Handler {
+// handler routes the searches and the ingests.
+func (b *barePhotoAPI) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /events/{eventId}/photos", b.gallery)
 	mux.HandleFunc("GET /events/{eventId}/bibs/{bib}/photos", b.byBib)
+	mux.HandleFunc("POST /events/{eventId}/photos", b.ingestOne)
+	mux.HandleFunc("POST /events/{eventId}/photos/batch", b.ingestBatch)
 	return mux
 }
 
+// bareClaims are the token's claims the API reads.
 type bareClaims struct {
 	jwt.RegisteredClaims
 	Roles []string `json:"roles"`
@@ -83,10 +91,12 @@ type barePhoto struct {
 	UpdatedAt               time.Time      `dynamodbav:"updatedAt" json:"updatedAt"`
 }
 
+// fail answers status with a one-line JSON body.
 func fail(w http.ResponseWriter, status int) {
 	http.Error(w, `{"title":"`+http.StatusText(status)+`"}`, status)
 }
 
+// s is a string attribute value.
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
 // search is what both searches check and read first: the caller (an
@@ -98,7 +108,10 @@ type search struct {
 	start      map[string]types.AttributeValue
 }
 
-func (b *bareGallery) begin(w http.ResponseWriter, r *http.Request) (search, bool) {
+// organizer verifies the bearer token and returns the organizer it names,
+// for a caller with the organizer role. It answers the refusal itself and
+// reports ok false.
+func (b *barePhotoAPI) organizer(w http.ResponseWriter, r *http.Request) (org string, ok bool) {
 	tok, ok := cutBearer(r.Header.Get("Authorization"))
 	var c bareClaims
 	if ok {
@@ -107,13 +120,34 @@ func (b *bareGallery) begin(w http.ResponseWriter, r *http.Request) (search, boo
 	}
 	if !ok {
 		fail(w, http.StatusUnauthorized)
-		return search{}, false
+		return "", false
 	}
 	if !slices.Contains(c.Roles, "organizer") || !photo.ValidID(c.Org) {
 		fail(w, http.StatusForbidden)
+		return "", false
+	}
+	return c.Org, true
+}
+
+// eventQuery reads an organizer's event, as Pacer's store does.
+const eventQuery = `SELECT event_id, organizer_id, name, COALESCE(to_char(starts_on, 'YYYY-MM-DD'), ''), published, created_at FROM events WHERE organizer_id = $1 AND event_id = $2`
+
+// scanEventRow reads eventQuery's row: the baselines only need it to
+// exist.
+func scanEventRow(r pgx.Row) error {
+	var id, org, name, startsOn string
+	var published bool
+	var created time.Time
+	return r.Scan(&id, &org, &name, &startsOn, &published, &created)
+}
+
+// begin reads a search's caller, event, limit and cursor, and the event's row.
+func (b *barePhotoAPI) begin(w http.ResponseWriter, r *http.Request) (search, bool) {
+	org, ok := b.organizer(w, r)
+	if !ok {
 		return search{}, false
 	}
-	q := search{org: c.Org, event: r.PathValue("eventId"), limit: 20}
+	q := search{org: org, event: r.PathValue("eventId"), limit: 20}
 	if l := r.URL.Query().Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > 100 {
@@ -128,18 +162,14 @@ func (b *bareGallery) begin(w http.ResponseWriter, r *http.Request) (search, boo
 		return search{}, false
 	}
 	if cursor != "" {
-		k, err := b.open(cursor, c.Org)
+		k, err := b.open(cursor, org)
 		if err != nil {
 			fail(w, http.StatusBadRequest)
 			return search{}, false
 		}
 		q.start = map[string]types.AttributeValue{"PK": s(k[0]), "SK": s(k[1])}
 	}
-	var id, org, name, startsOn string
-	var published bool
-	var created time.Time
-	err := b.pool.QueryRow(r.Context(), `SELECT event_id, organizer_id, name, COALESCE(to_char(starts_on, 'YYYY-MM-DD'), ''), published, created_at FROM events WHERE organizer_id = $1 AND event_id = $2`,
-		c.Org, q.event).Scan(&id, &org, &name, &startsOn, &published, &created)
+	err := scanEventRow(b.pool.QueryRow(r.Context(), eventQuery, org, q.event))
 	if errors.Is(err, pgx.ErrNoRows) {
 		fail(w, http.StatusNotFound)
 		return search{}, false
@@ -151,7 +181,8 @@ func (b *bareGallery) begin(w http.ResponseWriter, r *http.Request) (search, boo
 	return q, true
 }
 
-func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
+// gallery answers an event's gallery page.
+func (b *barePhotoAPI) gallery(w http.ResponseWriter, r *http.Request) {
 	q, ok := b.begin(w, r)
 	if !ok {
 		return
@@ -185,6 +216,7 @@ func (b *bareGallery) gallery(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(page)
 }
 
+// cutBearer returns the token of an Authorization: Bearer header.
 func cutBearer(h string) (string, bool) {
 	const p = "Bearer "
 	if len(h) <= len(p) || h[:len(p)] != p {
@@ -195,14 +227,15 @@ func cutBearer(h string) (string, bool) {
 
 // seal makes the next page's cursor: the last key shown, bound to the
 // table and organizer, encrypted and authenticated.
-func (b *bareGallery) seal(pk, sk, org string) string {
+func (b *barePhotoAPI) seal(pk, sk, org string) string {
 	plain, _ := json.Marshal([]string{pk, sk, b.table, org})
 	nonce := make([]byte, b.aead.NonceSize())
 	_, _ = rand.Read(nonce)
 	return base64.RawURLEncoding.EncodeToString(b.aead.Seal(nonce, nonce, plain, nil))
 }
 
-func (b *bareGallery) open(cursor, org string) ([]string, error) {
+// open returns the key a cursor sealed for org, or an error.
+func (b *barePhotoAPI) open(cursor, org string) ([]string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(raw) < b.aead.NonceSize() {
 		return nil, errors.New("bad cursor")
@@ -222,7 +255,8 @@ type bareRunner struct {
 	Name    string `json:"name"`
 }
 
-func (b *bareGallery) byBib(w http.ResponseWriter, r *http.Request) {
+// byBib answers a page of a bib's photos.
+func (b *barePhotoAPI) byBib(w http.ResponseWriter, r *http.Request) {
 	bib := r.PathValue("bib")
 	if photo.CheckBib("bib", bib) != nil {
 		fail(w, http.StatusUnprocessableEntity)

@@ -26,7 +26,7 @@ import (
 )
 
 // The cost benchmark of an organizer's gallery page (20 photos): Pacer's
-// handler as Run builds it (newHandler) against bareGallery, both over
+// handler as Run builds it (newHandler) against barePhotoAPI, both over
 // internal/awsfixture for DynamoDB and the real Postgres for the event's
 // row: impl=pacer / impl=bare is Pacer's overhead (make bench prints it).
 
@@ -132,9 +132,10 @@ func queryReply(items []string) awsfixture.Reply {
 	}
 }
 
-// costFixture answers the table's description (as the deployment made
-// it) and the gallery's Query with a full page.
-func costFixture(tb testing.TB) *awsfixture.Server {
+// tableFixture is a fixture that answers the table's description as the
+// deployment made it (Pacer checks it on start), and every other call with
+// the default answer.
+func tableFixture(tb testing.TB) *awsfixture.Server {
 	f := awsfixture.New()
 	in := dynamostore.Schema.CreateTableInput(dynamostore.TableName(costStage))
 	desc, err := json.Marshal(map[string]any{"Table": map[string]any{"TableName": in.TableName, "TableStatus": "ACTIVE",
@@ -143,6 +144,13 @@ func costFixture(tb testing.TB) *awsfixture.Server {
 		tb.Fatal(err)
 	}
 	f.Handle("DynamoDB.DescribeTable", func([]byte) any { return json.RawMessage(desc) })
+	return f
+}
+
+// costFixture answers the table's description and the gallery's Query
+// with a full page.
+func costFixture(tb testing.TB) *awsfixture.Server {
+	f := tableFixture(tb)
 	photos, bibs := queryReply(costPhotos(tb)), queryReply(costBibs(tb))
 	f.Handle("DynamoDB.Query", func(body []byte) any {
 		if strings.Contains(string(body), `"IndexName":"GSI1"`) {
@@ -157,6 +165,14 @@ func costFixture(tb testing.TB) *awsfixture.Server {
 // pacerGallery is Pacer's API as Run serves it (newHandler), over f and
 // the database at url (migrated, with the organizer and its event).
 func pacerGallery(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
+	tb.Helper()
+	return pacerAPI(tb, f, url).handler
+}
+
+// pacerAPI builds Pacer's API as Run does (newHandler) over f and the
+// database at url, and seeds the organizer, its event and the event's
+// runner costBib (again, if another benchmark seeded them first).
+func pacerAPI(tb testing.TB, f *awsfixture.Server, url string) *handler {
 	tb.Helper()
 	awsCfg := f.Config()
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: costSecret})
@@ -179,9 +195,10 @@ func pacerGallery(tb testing.TB, f *awsfixture.Server, url string) http.Handler 
 	if _, err := h.roles.Directory.ImportRunners(ctx, costOrg, costEvent, []photo.Runner{{Bib: costBib, Name: "Kim Minji"}}); err != nil {
 		tb.Fatal(err)
 	}
-	return h.handler
+	return h
 }
 
+// costToken is an organizer's token for costOrg, an hour long.
 func costToken(tb testing.TB) string {
 	tok, err := auth.Mint(costSecret, auth.Principal{UserID: "org-admin", Roles: []string{auth.RoleOrganizer}, OrgID: costOrg}, time.Hour)
 	if err != nil {
@@ -217,7 +234,7 @@ func bareHandler(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(pool.Close)
-	return newBareGallery(awsclient.DynamoDB(f.Config()), pool, dynamostore.TableName(costStage), costSecret).handler()
+	return newBarePhotoAPI(awsclient.DynamoDB(f.Config()), pool, dynamostore.TableName(costStage), costSecret).handler()
 }
 
 // benchSearch runs GET path against Pacer and bare as sub-benchmarks
