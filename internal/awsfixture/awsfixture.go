@@ -46,6 +46,20 @@ type Server struct {
 	mu      sync.Mutex
 	replies map[string]Reply
 	calls   map[string]int
+	retries int
+	// recent are the latest answers, replayed to an SDK retry of the
+	// same call (see serve).
+	recent [64]answer
+	next   int
+}
+
+// answer is one call's answer, by the call's key (its operation and
+// body's checksum and length).
+type answer struct {
+	key    string
+	status int
+	ctype  string
+	body   []byte // not written to after: a Reply's RawMessage is shared
 }
 
 // New starts a Server; Close stops it.
@@ -88,10 +102,11 @@ func (s *Server) Total() int {
 	return n
 }
 
-// Reset forgets the call counts.
+// Reset forgets the call and retry counts.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	clear(s.calls)
+	s.retries = 0
 	s.mu.Unlock()
 }
 
@@ -126,10 +141,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("awsfixture: unknown target %q", r.Header.Get("X-Amz-Target")), http.StatusBadRequest)
 		return
 	}
+	key := fmt.Sprintf("%s %08x %d", name, crc32.ChecksumIEEE(body), len(body))
+	if a, ok := s.retried(r.Header.Get("Amz-Sdk-Request"), key); ok {
+		write(w, a)
+		return
+	}
 	s.mu.Lock()
 	s.calls[name]++
 	reply := s.replies[name]
 	s.mu.Unlock()
+	a := answer{key: key, status: http.StatusOK, ctype: ctype}
 	var out any
 	if reply != nil {
 		out = reply(body)
@@ -137,31 +158,71 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if out == nil {
 		out = defaultReply(name, body)
 	}
-	status := http.StatusOK
 	if e, ok := out.(*Error); ok {
-		status = e.Status
-		if status == 0 {
-			status = http.StatusBadRequest
+		a.status = e.Status
+		if a.status == 0 {
+			a.status = http.StatusBadRequest
 		}
 		out = map[string]string{"__type": e.Code, "message": e.Message}
 	}
-	var raw []byte
 	switch v := out.(type) {
 	case json.RawMessage:
-		raw = v
+		a.body = v
 	case []byte:
-		raw = v
+		a.body = v
 	default:
-		if raw, err = json.Marshal(v); err != nil {
+		raw, err := json.Marshal(v)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		a.body = raw
 	}
-	w.Header().Set("Content-Type", ctype)
+	if a.status == http.StatusOK {
+		s.mu.Lock()
+		s.recent[s.next%len(s.recent)] = a
+		s.next++
+		s.mu.Unlock()
+	}
+	write(w, a)
+}
+
+// retried returns the successful answer already given to the call key
+// when the SDK's Amz-Sdk-Request header says this is a retry of it
+// (attempt=2 or later; a connection the client saw fail mid-answer is
+// one cause), and counts the retry. (A retry after an error answer is a
+// call like any other: its Reply may answer otherwise this time.) A retry is not a call of its own: it is not counted
+// in Calls and not passed to the Reply (whose recording would show the
+// call twice), and it gets the same answer.
+func (s *Server) retried(sdkRequest, key string) (answer, bool) {
+	if !strings.HasPrefix(sdkRequest, "attempt=") || strings.HasPrefix(sdkRequest, "attempt=1;") {
+		return answer{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.recent {
+		if a.key == key {
+			s.retries++
+			return a, true
+		}
+	}
+	return answer{}, false
+}
+
+// Retries returns how many SDK retries of a call already answered
+// arrived since New or Reset (each answered again, not counted in Calls).
+func (s *Server) Retries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retries
+}
+
+func write(w http.ResponseWriter, a answer) {
+	w.Header().Set("Content-Type", a.ctype)
 	w.Header().Set("X-Amzn-Requestid", "awsfixture")
-	w.Header().Set("X-Amz-Crc32", fmt.Sprint(crc32.ChecksumIEEE(raw)))
-	w.WriteHeader(status)
-	_, _ = w.Write(raw)
+	w.Header().Set("X-Amz-Crc32", fmt.Sprint(crc32.ChecksumIEEE(a.body)))
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
 }
 
 // defaultReply is an empty success of op, with what the SDK checks: an

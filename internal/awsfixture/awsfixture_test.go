@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -152,5 +157,55 @@ func TestShapeNamesTheWrites(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shapes:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// An SDK retry of a call already answered with success (the client lost
+// the answer) gets the same answer again without reaching the Reply or
+// the counts, so a recording shows each call once; a retry after an
+// error answer is a call of its own.
+func TestRetryIsReplayed(t *testing.T) {
+	f := awsfixture.New()
+	defer f.Close()
+	var replies atomic.Int32
+	f.Handle("DynamoDB.GetItem", func([]byte) any {
+		n := replies.Add(1)
+		if n == 2 {
+			return &awsfixture.Error{Status: 500, Code: "InternalServerError"}
+		}
+		return json.RawMessage(fmt.Sprintf(`{"Item":{"n":{"N":"%d"}}}`, n))
+	})
+	call := func(body, attempt string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, f.URL(), strings.NewReader(body))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.GetItem")
+		req.Header.Set("Amz-Sdk-Request", attempt)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, first := call(`{"Key":1}`, "attempt=1; max=3")
+	if code != 200 || first != `{"Item":{"n":{"N":"1"}}}` {
+		t.Fatalf("first answer %d %s", code, first)
+	}
+	if code, again := call(`{"Key":1}`, "attempt=2; max=3"); code != 200 || again != first {
+		t.Errorf("the retry got %d %s, want the first answer %s", code, again, first)
+	}
+	if replies.Load() != 1 || f.Calls("DynamoDB.GetItem") != 1 || f.Retries() != 1 {
+		t.Errorf("after a retry: %d replies, %d calls, %d retries; want 1, 1, 1", replies.Load(), f.Calls("DynamoDB.GetItem"), f.Retries())
+	}
+	// Another body is another call, even marked as a retry; an error
+	// answer's retry reaches the Reply again.
+	if code, _ := call(`{"Key":2}`, "attempt=1; max=3"); code != 500 {
+		t.Fatalf("second call answered %d, want the 500 the Reply gave", code)
+	}
+	if code, b := call(`{"Key":2}`, "attempt=2; max=3"); code != 200 || b != `{"Item":{"n":{"N":"3"}}}` {
+		t.Errorf("the retry of an error answer got %d %s, want the Reply's third answer", code, b)
+	}
+	if replies.Load() != 3 || f.Calls("DynamoDB.GetItem") != 3 || f.Retries() != 1 {
+		t.Errorf("%d replies, %d calls, %d retries; want 3, 3, 1", replies.Load(), f.Calls("DynamoDB.GetItem"), f.Retries())
 	}
 }
