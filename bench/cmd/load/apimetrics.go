@@ -41,6 +41,8 @@ type apiIngest struct {
 	// calls (a poll's read, and the event's when its cache refreshes);
 	// CPUS is the API process's CPU time (process_cpu_seconds_total).
 	Polls, Reads, CPUS float64
+	// RSS is the process's resident memory (process_resident_memory_bytes).
+	RSS float64
 }
 
 // parseAPIIngest reads the API's /metrics text. Series it does not find
@@ -70,6 +72,8 @@ func parseAPIIngest(r io.Reader) (apiIngest, error) {
 			m.Polls += v
 		case name == "process_cpu_seconds_total":
 			m.CPUS = v
+		case name == "process_resident_memory_bytes":
+			m.RSS = v
 		}
 	})
 	return m, err
@@ -116,6 +120,9 @@ type IngestSplit struct {
 	// ReadsPer is the API's GetItem calls per participation: the polls
 	// that read the table (a 304 before a candidate's pollAt does not).
 	ReadsPer float64 `json:"readsPerParticipation"`
+	// RSSMiB is the API process's resident memory after the run: Go
+	// returns freed heap to the OS only slowly, so about its peak.
+	RSSMiB float64 `json:"rssMiB,omitempty"`
 }
 
 // ingestSplit is the split of the run between readings a and b; nil if the
@@ -131,6 +138,7 @@ func ingestSplit(a, b apiIngest) *IngestSplit {
 		ConsumedCapacity: b.Capacity > a.Capacity}
 	s.OwnMs = s.HandlerMs - s.CallsMs
 	s.CPUMs, s.PollsPer, s.ReadsPer = 1000*(b.CPUS-a.CPUS)/n, (b.Polls-a.Polls)/n, (b.Reads-a.Reads)/n
+	s.RSSMiB = b.RSS / (1 << 20)
 	if tx > 0 {
 		s.TxMeanMs = 1000 * txS / tx
 	}

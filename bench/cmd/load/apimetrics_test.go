@@ -30,6 +30,7 @@ pacer_aws_consumed_capacity_units_total{operation="TransactWriteItems",table="As
 pacer_http_request_duration_seconds_count{code_class="2xx",route="GET /requests/{requestId}",service="asyncevent-api"} ` + req + `0
 pacer_http_request_duration_seconds_count{code_class="2xx",route="GET /me/participations",service="asyncevent-api"} 777
 process_cpu_seconds_total ` + handler + `
+process_resident_memory_bytes ` + req + `000000
 `
 	}
 	a, err := parseAPIIngest(strings.NewReader(metrics("10", "20", "20", "18", "10", "0.02", "0")))
@@ -47,10 +48,12 @@ process_cpu_seconds_total ` + handler + `
 	// to 1100 + 11000 and the process's CPU time from 20 to 270 s: 110
 	// polls and 2.5 s of CPU per participation; the reads from 100 to
 	// 1100: 10 per participation.
-	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2, CPUMs: 2500, PollsPer: 110, ReadsPer: 10}
+	// The resident memory is the second reading's: 110 MB.
+	want := IngestSplit{Requests: 100, HandlerMs: 2500, CallsMs: 2402, OwnMs: 98, TxMeanMs: 1200, TxPerReq: 2, SendMs: 2, CPUMs: 2500, PollsPer: 110, ReadsPer: 10,
+		RSSMiB: 110e6 / (1 << 20)}
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-6 }
 	if s == nil || s.Requests != want.Requests || !near(s.HandlerMs, want.HandlerMs) || !near(s.CallsMs, want.CallsMs) || !near(s.OwnMs, want.OwnMs) ||
-		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) || !near(s.CPUMs, want.CPUMs) || !near(s.PollsPer, want.PollsPer) || !near(s.ReadsPer, want.ReadsPer) {
+		!near(s.TxMeanMs, want.TxMeanMs) || !near(s.TxPerReq, want.TxPerReq) || !near(s.SendMs, want.SendMs) || !near(s.CPUMs, want.CPUMs) || !near(s.PollsPer, want.PollsPer) || !near(s.ReadsPer, want.ReadsPer) || !near(s.RSSMiB, want.RSSMiB) {
 		t.Errorf("split %+v, want %+v", s, want)
 	}
 	if ingestSplit(b, b) != nil {

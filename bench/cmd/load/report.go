@@ -317,6 +317,9 @@ func (r *Report) checkRatios(th *Thresholds) {
 type WorkerCPU struct {
 	Decided int     `json:"decided"`
 	CPUMs   float64 `json:"cpuMsPerDecision"`
+	// PeakRSSMiB is the most resident memory one worker had during the
+	// run (its 0.5 s samples).
+	PeakRSSMiB float64 `json:"peakRssMiB,omitempty"`
 }
 
 // workerCPU is the workers' CPU per decision over the run: cpuS seconds
@@ -396,6 +399,12 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "  CPU: the API process %.2f ms per participation (with its %.1f polls, %.1f table reads)", a.CPUMs, a.PollsPer, a.ReadsPer)
 		if w := r.WorkerCPU; w != nil {
 			fmt.Fprintf(&b, "; the workers %.2f ms per decision (%d decided)", w.CPUMs, w.Decided)
+		}
+		if a.RSSMiB > 0 {
+			fmt.Fprintf(&b, "; memory: the API process %.0f MiB resident after the run", a.RSSMiB)
+		}
+		if w := r.WorkerCPU; w != nil && w.PeakRSSMiB > 0 {
+			fmt.Fprintf(&b, ", a worker at most %.0f MiB", w.PeakRSSMiB)
 		}
 		fmt.Fprintf(&b, "; bare figures: make bench (docs/capacity.md)\n")
 	}

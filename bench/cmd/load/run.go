@@ -179,6 +179,9 @@ func run(ctx context.Context, c *client, p Plan, runID string, drain time.Durati
 	if workers != nil {
 		r.PeakWorkers = workers.peakWorkers()
 		r.WorkerCPU = r.workerCPU(workers.cpuSince())
+		if r.WorkerCPU != nil {
+			r.WorkerCPU.PeakRSSMiB = workers.peakRSS() / (1 << 20)
+		}
 	}
 	return r, nil
 }

@@ -19,6 +19,7 @@ type workerMetrics struct {
 	Decided     float64
 	Concurrency int
 	CPUS        float64 // process_cpu_seconds_total
+	RSS         float64 // process_resident_memory_bytes
 }
 
 // parseWorkerMetrics reads a worker's /metrics text; one without
@@ -36,6 +37,8 @@ func parseWorkerMetrics(r io.Reader) (workerMetrics, error) {
 			m.Concurrency = int(v)
 		case name == "process_cpu_seconds_total":
 			m.CPUS = v
+		case name == "process_resident_memory_bytes":
+			m.RSS = v
 		}
 	})
 	if err != nil {
@@ -97,6 +100,7 @@ type workerSampler struct {
 	peak  int // the most workers seen running at once
 	conc  int // a worker's pacer_worker_concurrency (0: not read)
 	cpu   spanPerPID
+	rss   float64 // the most resident memory one worker had (since resetCPU)
 }
 
 // procs returns the workers to read now.
@@ -143,6 +147,7 @@ func (w *workerSampler) sample(ctx context.Context) (decided float64, running in
 		}
 		w.total.see(p.PID, reads[i].m.Decided)
 		w.cpu.see(p.PID, reads[i].m.CPUS)
+		w.rss = max(w.rss, reads[i].m.RSS)
 		if c := reads[i].m.Concurrency; c > 0 {
 			w.conc = c
 		}
@@ -184,10 +189,19 @@ func (w *workerSampler) cpuSince() float64 {
 	return w.cpu.sum()
 }
 
+// peakRSS is the most resident memory one worker was seen with since the
+// last resetCPU, in bytes.
+func (w *workerSampler) peakRSS() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rss
+}
+
+// resetCPU starts the CPU and memory figures again.
 func (w *workerSampler) resetCPU() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.cpu = nil
+	w.cpu, w.rss = nil, 0
 }
 
 // spanPerPID sums a counter's growth over processes: per pid, its last

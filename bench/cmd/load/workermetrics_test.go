@@ -24,7 +24,8 @@ pacer_worker_concurrency %d
 pacer_worker_decided_total{event_type="FIRST_COME"} %g
 pacer_worker_decided_total{event_type="LOTTERY"} 0
 process_cpu_seconds_total %g
-`, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final, (succeeded+rejected+final)/100)
+process_resident_memory_bytes %g
+`, succeeded, rejected, retryable, waiting, final, conc, succeeded+rejected+final, (succeeded+rejected+final)/100, float64(conc<<20))
 }
 
 func TestParseWorkerMetrics(t *testing.T) {
@@ -44,8 +45,8 @@ func TestParseWorkerMetrics(t *testing.T) {
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v, want error %v", err, c.err)
 			}
-			if m.Decided != c.decided || m.Concurrency != c.conc || m.CPUS != c.decided/100 {
-				t.Errorf("got %+v, want decided %v, concurrency %d, CPU %v s", m, c.decided, c.conc, c.decided/100)
+			if m.Decided != c.decided || m.Concurrency != c.conc || m.CPUS != c.decided/100 || m.RSS != float64(c.conc<<20) {
+				t.Errorf("got %+v, want decided %v, concurrency %d, CPU %v s, RSS %d MiB", m, c.decided, c.conc, c.decided/100, c.conc)
 			}
 		})
 	}
