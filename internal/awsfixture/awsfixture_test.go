@@ -149,9 +149,9 @@ func TestShapeNamesTheWrites(t *testing.T) {
 	}
 	got := r.Shapes()
 	want := []string{
-		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] on failure \"ALL_OLD\"",
-		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] on failure \"ALL_OLD\"",
-		"DynamoDB.PutItem\n  write item [PK SK] cond \"\" update \"\" names map[] on failure \"\"",
+		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] returns \"\" on failure \"ALL_OLD\"",
+		"DynamoDB.PutItem\n  write item [PK SK b] cond \"attribute_not_exists (#0)\" update \"\" names map[#0:PK] returns \"\" on failure \"ALL_OLD\"",
+		"DynamoDB.PutItem\n  write item [PK SK] cond \"\" update \"\" names map[] returns \"\" on failure \"\"",
 		"DynamoDB.BatchWriteItem\n  batch write t: 4 requests\n    1 x delete [PK SK]\n    2 x put [PK SK b]\n    1 x put [PK SK]",
 		"DynamoDB.BatchGetItem\n  batch t: 2 keys of [PK SK]",
 	}

@@ -52,11 +52,12 @@ func (r *Recording) Shapes() []string {
 // Shape is what two implementations of one operation must send alike for
 // a cost comparison between them to be fair: the operation, each
 // transaction item's kind, its item's and key's attribute names, its
-// expressions and their names, what it asks back on a failed condition, a
-// single write's item (PutItem) the same way, a batch read's keys and a
-// batch write's puts and deletes per table (each set of attribute names
-// with its count), and a message body's fields; not the values (ids and
-// times differ).
+// expressions and their names and what it asks back on a failed
+// condition, a single-item write's item, expressions and what it
+// returns, a query's key, index, expressions and limit, a batch read's
+// keys and a batch write's puts and deletes per table (each set of
+// attribute names with its count), and a message body's fields; not the
+// values (ids and times differ).
 func (c Call) Shape() string {
 	var in struct {
 		TransactItems []map[string]struct {
@@ -69,8 +70,9 @@ func (c Call) Shape() string {
 		}
 		Key                                 map[string]any
 		Item                                map[string]any
-		ConditionExpression                 string
 		UpdateExpression                    string
+		ConditionExpression                 string
+		ReturnValues                        string
 		ReturnValuesOnConditionCheckFailure string
 		ConsistentRead                      bool
 		KeyConditionExpression              string
@@ -89,20 +91,17 @@ func (c Call) Shape() string {
 	b.WriteString(c.Op)
 	for _, it := range in.TransactItems {
 		for kind, x := range it {
-			fmt.Fprintf(&b, "\n  %s item %v key %v cond %q update %q names %v", kind, slices.Sorted(maps.Keys(x.Item)), slices.Sorted(maps.Keys(x.Key)),
-				x.ConditionExpression, x.UpdateExpression, x.ExpressionAttributeNames)
-			if x.ReturnValuesOnConditionCheckFailure != "" {
-				fmt.Fprintf(&b, " on failure %s", x.ReturnValuesOnConditionCheckFailure)
-			}
+			fmt.Fprintf(&b, "\n  %s item %v key %v cond %q update %q names %v on failure %q", kind, slices.Sorted(maps.Keys(x.Item)), slices.Sorted(maps.Keys(x.Key)),
+				x.ConditionExpression, x.UpdateExpression, x.ExpressionAttributeNames, x.ReturnValuesOnConditionCheckFailure)
 		}
 	}
 	if in.Key != nil || in.KeyConditionExpression != "" {
 		fmt.Fprintf(&b, "\n  key %v consistent %v index %q keycond %q filter %q forward %v names %v limit %d", slices.Sorted(maps.Keys(in.Key)), in.ConsistentRead,
 			in.IndexName, in.KeyConditionExpression, in.FilterExpression, in.ScanIndexForward == nil || *in.ScanIndexForward, in.ExpressionAttributeNames, in.Limit)
 	}
-	if in.Item != nil || in.ConditionExpression != "" || in.UpdateExpression != "" {
-		fmt.Fprintf(&b, "\n  write item %v cond %q update %q names %v on failure %q", slices.Sorted(maps.Keys(in.Item)),
-			in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ReturnValuesOnConditionCheckFailure)
+	if in.Item != nil || in.UpdateExpression != "" || in.ConditionExpression != "" || in.ReturnValues != "" || in.ReturnValuesOnConditionCheckFailure != "" {
+		fmt.Fprintf(&b, "\n  write item %v cond %q update %q names %v returns %q on failure %q", slices.Sorted(maps.Keys(in.Item)),
+			in.ConditionExpression, in.UpdateExpression, in.ExpressionAttributeNames, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
 	}
 	for _, table := range slices.Sorted(maps.Keys(in.RequestItems)) {
 		b.WriteString(batchShape(table, in.RequestItems[table]))
@@ -156,4 +155,11 @@ func batchShape(table string, raw json.RawMessage) string {
 		fmt.Fprintf(&b, "\n    %d x %s", count[kind], kind)
 	}
 	return b.String()
+}
+
+// Calls returns the recorded calls, in order.
+func (r *Recording) Calls() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
 }
