@@ -26,19 +26,27 @@ import (
 
 const costEvent = "e1"
 
-// costFixture answers the event's read (FIRST_COME, delivery, open).
-func costFixture() *awsfixture.Server {
+// costFixture answers the event's read (FIRST_COME, open, with ordering).
+func costFixture(ordering string) *awsfixture.Server {
 	f := awsfixture.New()
 	now := time.Now().UnixMilli()
 	event := json.RawMessage(fmt.Sprintf(`{"Item":{"PK":{"S":"EVENT#%[1]s"},"SK":{"S":"CONFIG"},"entityType":{"S":"EVENT_CONFIG"},"eventId":{"S":"%[1]s"},`+
-		`"eventType":{"S":"FIRST_COME"},"status":{"S":"OPEN"},"capacityTotal":{"N":"100"},"ordering":{"S":"delivery"},"closesAt":{"N":"%[2]d"},"createdAt":{"N":"%[3]d"}}}`,
-		costEvent, now+3600_000, now))
+		`"eventType":{"S":"FIRST_COME"},"status":{"S":"OPEN"},"capacityTotal":{"N":"100"},"ordering":{"S":"%[4]s"},"closesAt":{"N":"%[2]d"},"createdAt":{"N":"%[3]d"}}}`,
+		costEvent, now+3600_000, now, ordering))
 	f.Handle("DynamoDB.GetItem", func([]byte) any { return event })
 	return f
 }
 
 // pacerWorker is the handler Run gives the consumer, over f.
 func pacerWorker(tb testing.TB, f *awsfixture.Server) consumer.Handler {
+	tb.Helper()
+	roles, wm, log := openWorkerRoles(tb, f)
+	return Handler(roles.Worker, log, wm, roles.Queue)
+}
+
+// openWorkerRoles builds the worker process's roles over f as Run builds
+// them (openRoles), with the metrics and the logger it gives them.
+func openWorkerRoles(tb testing.TB, f *awsfixture.Server) (*asynceventbackend.WorkerRoles, *asynceventbackend.WorkerMetrics, *slog.Logger) {
 	tb.Helper()
 	awsCfg := f.Config()
 	reg := metrics.NewRegistry()
@@ -49,7 +57,7 @@ func pacerWorker(tb testing.TB, f *awsfixture.Server) consumer.Handler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return Handler(roles.Worker, log, wm, roles.Queue)
+	return roles, wm, log
 }
 
 func bareHandler(f *awsfixture.Server) consumer.Handler {
@@ -65,7 +73,7 @@ func costMessage(i int) consumer.Message {
 func BenchmarkDecisionCost(b *testing.B) {
 	for _, impl := range []string{"pacer", "bare"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			f := costFixture()
+			f := costFixture("delivery")
 			defer f.Close()
 			h := bareHandler(f)
 			if impl == "pacer" {
@@ -93,7 +101,7 @@ func BenchmarkDecisionCost(b *testing.B) {
 // two transactions, with the same items' attributes and expressions.
 func TestBareDecidesAsPacerDoes(t *testing.T) {
 	run := func(h func(*awsfixture.Server) consumer.Handler) []string {
-		f := costFixture()
+		f := costFixture("delivery")
 		defer f.Close()
 		handle := h(f)
 		if !handle(context.Background(), costMessage(0)) {
