@@ -45,35 +45,59 @@ func (e *Entity[T]) UpdateExpr(k Key, x Expr) *Op {
 
 // ExprWriter assigns placeholders as expression.Builder does: each new
 // attribute name the next #n (a name used again keeps its own), each
-// value the next :n.
+// value the next :n. It keeps them in order and makes Expr's maps once,
+// at their size: a transition's dozen names and values would otherwise
+// grow two maps each.
 type ExprWriter struct {
-	names  map[string]string // attribute name → placeholder
-	expr   Expr
-	values int
+	names  []string               // names[i] is #i's attribute name
+	values []types.AttributeValue // values[i] is :i's value
+}
+
+// exprCap is the names and values an ExprWriter makes room for at once:
+// a transition's (docs/sdk.md, Rendered expressions).
+const exprCap = 16
+
+// namePlaceholders and valuePlaceholders spell the first placeholders
+// once.
+var namePlaceholders, valuePlaceholders = spell("#"), spell(":")
+
+func spell(prefix string) [2 * exprCap]string {
+	var out [2 * exprCap]string
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
+// placeholder is the i-th placeholder: spelled[i], or prefix and i.
+func placeholder(spelled *[2 * exprCap]string, prefix string, i int) string {
+	if i < len(spelled) {
+		return spelled[i]
+	}
+	return prefix + strconv.Itoa(i)
 }
 
 // Name returns name's placeholder.
 func (w *ExprWriter) Name(name string) string {
-	if p, ok := w.names[name]; ok {
-		return p
+	for i, n := range w.names {
+		if n == name {
+			return placeholder(&namePlaceholders, "#", i)
+		}
 	}
 	if w.names == nil {
-		w.names, w.expr.Names = map[string]string{}, map[string]string{}
+		w.names = make([]string, 0, exprCap)
 	}
-	p := "#" + strconv.Itoa(len(w.names))
-	w.names[name], w.expr.Names[p] = p, name
-	return p
+	w.names = append(w.names, name)
+	return placeholder(&namePlaceholders, "#", len(w.names)-1)
 }
 
 // Value returns a new placeholder for v.
 func (w *ExprWriter) Value(v types.AttributeValue) string {
-	if w.expr.Values == nil {
-		w.expr.Values = map[string]types.AttributeValue{}
+	if w.values == nil {
+		w.values = make([]types.AttributeValue, 0, exprCap)
 	}
-	p := ":" + strconv.Itoa(w.values)
-	w.values++
-	w.expr.Values[p] = v
-	return p
+	w.values = append(w.values, v)
+	return placeholder(&valuePlaceholders, ":", len(w.values)-1)
 }
 
 // String is Value of a String attribute value.
@@ -84,9 +108,21 @@ func (w *ExprWriter) Int(n int64) string {
 	return w.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)})
 }
 
-// Expr returns the expressions written, with cond and update.
+// Expr returns the expressions written, with cond and update: Names and
+// Values nil when none was written.
 func (w *ExprWriter) Expr(cond, update string) Expr {
-	x := w.expr
-	x.Condition, x.Update = cond, update
+	x := Expr{Condition: cond, Update: update}
+	if len(w.names) > 0 {
+		x.Names = make(map[string]string, len(w.names))
+		for i, n := range w.names {
+			x.Names[placeholder(&namePlaceholders, "#", i)] = n
+		}
+	}
+	if len(w.values) > 0 {
+		x.Values = make(map[string]types.AttributeValue, len(w.values))
+		for i, v := range w.values {
+			x.Values[placeholder(&valuePlaceholders, ":", i)] = v
+		}
+	}
 	return x
 }

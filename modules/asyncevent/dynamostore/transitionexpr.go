@@ -17,29 +17,50 @@ import (
 // builder's output for every shape of transition.
 func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 	var w ddb.ExprWriter
-	cond := w.Name("status") + " = " + w.String(string(from))
-	and := func(c string) { cond = "(" + cond + ") AND (" + c + ")" } // as ConditionBuilder.And renders
+	// ConditionBuilder.And renders (a) AND (b), so n conditions ANDed in
+	// turn open with n−1 parentheses, each closed after its condition.
+	var cond strings.Builder
+	cond.Grow(512)
+	ands := len(requestTimes)
 	if t.RequirePhase != "" {
-		and(w.Name("uiPhase") + " = " + w.String(string(t.RequirePhase)))
+		ands++
+	}
+	for range ands {
+		cond.WriteByte('(')
+	}
+	write(&cond, w.Name("status"), " = ", w.String(string(from)))
+	and := func(parts ...string) {
+		cond.WriteString(") AND (")
+		write(&cond, parts...)
+		cond.WriteString(")")
+	}
+	if t.RequirePhase != "" {
+		and(w.Name("uiPhase"), " = ", w.String(string(t.RequirePhase)))
 	}
 	for _, name := range requestTimes {
 		n := w.Name(name)
-		and("(attribute_not_exists (" + n + ")) OR (" + n + " < " + w.Int(t.At) + ")")
+		and("(attribute_not_exists (", n, ")) OR (", n, " < ", w.Int(t.At), ")")
 	}
 
-	update := ""
+	var update strings.Builder
+	update.Grow(256)
 	if !stillPending(t) { // off the pending index
-		update = "REMOVE " + w.Name("GSI3PK") + ", " + w.Name("GSI3SK") + "\n"
+		write(&update, "REMOVE ", w.Name("GSI3PK"), ", ", w.Name("GSI3SK"), "\n")
 	}
-	var set []string
+	sep := "SET "
+	set := func(parts ...string) {
+		update.WriteString(sep)
+		sep = ", "
+		write(&update, parts...)
+	}
 	setStr := func(name, v string) {
 		if v != "" {
-			set = append(set, w.Name(name)+" = "+w.String(v))
+			set(w.Name(name), " = ", w.String(v))
 		}
 	}
 	setInt := func(name string, v int64) {
 		if v != 0 {
-			set = append(set, w.Name(name)+" = "+w.Int(v))
+			set(w.Name(name), " = ", w.Int(v))
 		}
 	}
 	setStr("status", string(t.To))
@@ -61,10 +82,10 @@ func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 			{"GSI2PK", eventIndexPK(t.EventID, t.RequestID, t.IndexShards)}, {"GSI2SK", qat}}
 		if t.KeepQueuedAt {
 			n := w.Name("queuedAt")
-			set = append(set, n+" = if_not_exists("+n+", "+w.Int(t.QueuedAt)+")")
+			set(n, " = if_not_exists(", n, ", ", w.Int(t.QueuedAt), ")")
 			for _, k := range keys {
 				n := w.Name(k.name)
-				set = append(set, n+" = if_not_exists("+n+", "+w.String(k.s)+")")
+				set(n, " = if_not_exists(", n, ", ", w.String(k.s), ")")
 			}
 		} else {
 			setInt("queuedAt", t.QueuedAt)
@@ -73,7 +94,15 @@ func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 			}
 		}
 	}
-	return w.Expr(cond, update+"SET "+strings.Join(set, ", ")+"\n")
+	update.WriteString("\n")
+	return w.Expr(cond.String(), update.String())
+}
+
+// write writes parts to b, in turn.
+func write(b *strings.Builder, parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
 }
 
 // takeSeatExpr renders the seat's decrement (capacityRemaining − 1, only
