@@ -22,12 +22,18 @@ type Entity[T any] struct {
 	key     func(*T) Key
 	allowed map[string]bool // attribute names of allowed index keys
 	denied  map[string]string
+	labels  opLabels
 }
+
+// opLabels are an entity's operations' default labels ("Create
+// REQUEST"), spelled once: a hot path makes several operations a call.
+type opLabels struct{ put, create, update, del, check string }
 
 // NewEntity defines an entity on t. indexes names the GSIs its items may
 // carry; every other GSI's key attributes are forbidden on it.
 func NewEntity[T any](t *Table, name string, key func(*T) Key, indexes ...string) *Entity[T] {
-	e := &Entity[T]{table: t, name: name, key: key, allowed: map[string]bool{}, denied: map[string]string{}}
+	e := &Entity[T]{table: t, name: name, key: key, allowed: map[string]bool{}, denied: map[string]string{},
+		labels: opLabels{put: "Put " + name, create: "Create " + name, update: "Update " + name, del: "Delete " + name, check: "Check " + name}}
 	for _, n := range indexes {
 		ix, ok := t.schema.Index(n)
 		if !ok {
@@ -148,7 +154,7 @@ func (e *Entity[T]) GetStrong(ctx context.Context, k Key) (*T, error) {
 // Put writes v unconditionally (replacing any item with its key).
 func (e *Entity[T]) Put(v *T) *Op {
 	it, err := e.Marshal(v)
-	return e.table.putOp("Put "+e.name, it, e.key(v), nil, err)
+	return e.table.putOp(e.labels.put, it, e.key(v), false, err)
 }
 
 // Create writes v only if no item has its key ("put if absent"). If one
@@ -156,25 +162,23 @@ func (e *Entity[T]) Put(v *T) *Op {
 // carrying the existing item.
 func (e *Entity[T]) Create(v *T) *Op {
 	it, err := e.Marshal(v)
-	o := e.table.putOp("Create "+e.name, it, e.key(v), notExists(e.table.schema.PK), err)
-	o.create = true
-	return o
+	return e.table.putOp(e.labels.create, it, e.key(v), true, err)
 }
 
 // Update starts an update of the item with key k. Writing an index key
 // attribute the entity may not carry is ErrIndexNotAllowed.
 func (e *Entity[T]) Update(k Key) *Update {
-	return &Update{table: e.table, key: k, label: "Update " + e.name, check: e.checkName}
+	return &Update{table: e.table, key: k, label: e.labels.update, check: e.checkName}
 }
 
 // Delete deletes the item with key k (no error if it is absent).
 func (e *Entity[T]) Delete(k Key) *Op {
-	return e.table.deleteOp("Delete "+e.name, k)
+	return e.table.deleteOp(e.labels.del, k)
 }
 
 // Check is a transaction-only condition check on the item with key k.
 func (e *Entity[T]) Check(k Key) *Op {
-	return e.table.checkOp("Check "+e.name, k)
+	return e.table.checkOp(e.labels.check, k)
 }
 
 // Query starts a query of this entity's items on index ("" for the base

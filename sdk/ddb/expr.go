@@ -29,7 +29,7 @@ type Expr struct {
 // tenant condition cannot join a rendered one: use Update there) and an
 // empty update.
 func (e *Entity[T]) UpdateExpr(k Key, x Expr) *Op {
-	o := &Op{table: e.table, kind: opUpdate, label: "Update " + e.name, key: k}
+	o := &Op{table: e.table, kind: opUpdate, label: e.labels.update, key: k}
 	switch {
 	case e.table.tenantAttr != "":
 		o.err = fmt.Errorf("%w: %s: a rendered expression on a tenant-scoped table", ErrInvalid, o.label)

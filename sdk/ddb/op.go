@@ -36,8 +36,9 @@ type Op struct {
 	cond  *expression.ConditionBuilder
 	upd   *Update
 	err   error
-	// create says cond is a Create's attribute_not_exists on the partition
-	// key and nothing else, rendered without the builder (createExprs).
+	// create says the operation is a Create whose only condition is
+	// attribute_not_exists on the partition key: rendered without the
+	// builder (createExprs), and built into cond only when If adds to it.
 	create bool
 	// raw holds expressions the caller rendered (Entity.UpdateExpr).
 	raw *exprs
@@ -76,8 +77,10 @@ func (o *Op) If(c expression.ConditionBuilder) *Op {
 		o.err = fmt.Errorf("%w: %s: If on a rendered expression (Entity.UpdateExpr): render the condition with it", ErrInvalid, o.label)
 		return o
 	}
+	if o.create {
+		o.cond, o.create = notExists(o.table.schema.PK), false
+	}
 	o.cond = and(o.cond, c)
-	o.create = false
 	return o
 }
 
@@ -94,9 +97,10 @@ func notExists(pk string) *expression.ConditionBuilder {
 	return &c
 }
 
-func (t *Table) putOp(label string, it Item, k Key, cond *expression.ConditionBuilder, err error) *Op {
-	o := &Op{table: t, kind: opPut, label: label, key: k, item: it, cond: cond, err: err}
-	if tc := t.tenantCond(); tc != nil && cond == nil {
+// putOp is a put of it, a Create with create (see Op.create).
+func (t *Table) putOp(label string, it Item, k Key, create bool, err error) *Op {
+	o := &Op{table: t, kind: opPut, label: label, key: k, item: it, create: create, err: err}
+	if tc := t.tenantCond(); tc != nil && !create {
 		// A tenant may overwrite only its own items.
 		c := expression.AttributeNotExists(expression.Name(t.schema.PK)).Or(*tc)
 		o.cond = &c
@@ -121,7 +125,7 @@ func (t *Table) checkOp(label string, k Key) *Op {
 
 // PutItem returns an unconditional put of a raw item (no entity checks).
 func (t *Table) PutItem(it Item) *Op {
-	return t.putOp("Put", it, t.keyOf(it), nil, nil)
+	return t.putOp("Put", it, t.keyOf(it), false, nil)
 }
 
 // DeleteItem returns a delete of the item with key k.

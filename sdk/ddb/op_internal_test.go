@@ -25,6 +25,29 @@ func TestCreateExprsMatchTheBuilder(t *testing.T) {
 	}
 }
 
+// A Create's condition is built only when If adds to it: alone, on a
+// table or a tenant's view, it is createExprs; with If, attribute_not_exists
+// on the key ANDed with the condition added, as the builder renders it.
+func TestCreateBuildsItsConditionOnlyForIf(t *testing.T) {
+	type item struct{ ID string }
+	key := func(*item) Key { return Key{PK: "P", SK: "S"} }
+	table := New(nil, Config{}).Table("t", &Schema{PK: "PK", SK: "SK"})
+	for name, e := range map[string]*Entity[item]{"table": NewEntity(table, "ITEM", key), "tenant": NewEntity(table.Scope("orgId", "o1"), "ITEM", key)} {
+		if got, err := e.Create(&item{ID: "1"}).expr(); err != nil || got != createExprs("PK") {
+			t.Errorf("%s: a Create alone renders %+v, %v; want createExprs", name, got, err)
+		}
+	}
+	added := expression.Name("n").LessThan(expression.Value(3))
+	want, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name("PK")).And(added)).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewEntity(table, "ITEM", key).Create(&item{ID: "1"}).If(added).expr()
+	if err != nil || aws.ToString(got.cond) != aws.ToString(want.Condition()) || !maps.Equal(got.names, want.Names()) {
+		t.Errorf("Create.If renders %q %v, %v; the builder %q %v", aws.ToString(got.cond), got.names, err, aws.ToString(want.Condition()), want.Names())
+	}
+}
+
 // UpdateExpr refuses what a rendered expression cannot do safely, before
 // any call: a tenant-scoped table (its tenant condition cannot join), an
 // update that sets nothing, and a condition added with If.
