@@ -55,3 +55,29 @@ func wire(v types.AttributeValue) any {
 	}
 	panic(fmt.Sprintf("awsfixture: attribute value %T", v))
 }
+
+// Key is a primary key as a call's JSON holds it: attribute name →
+// {"S": value}.
+type Key map[string]map[string]string
+
+// BatchGet answers a BatchGetItem with item(key) for every key asked for
+// (an item nil leaves the key out, as DynamoDB does for an absent item),
+// with no unprocessed keys.
+func BatchGet(item func(Key) json.RawMessage) Reply {
+	return func(body []byte) any {
+		var in struct {
+			RequestItems map[string]struct{ Keys []Key }
+		}
+		_ = json.Unmarshal(body, &in)
+		out := map[string][]json.RawMessage{}
+		for table, ka := range in.RequestItems {
+			out[table] = []json.RawMessage{}
+			for _, k := range ka.Keys {
+				if it := item(k); it != nil {
+					out[table] = append(out[table], it)
+				}
+			}
+		}
+		return map[string]any{"Responses": out, "UnprocessedKeys": map[string]any{}}
+	}
+}

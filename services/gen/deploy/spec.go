@@ -124,13 +124,18 @@ type names struct {
 }
 
 // The APIs' autoscaling: at least two tasks (one per zone), 60 % CPU on
-// ECS's 20-second metric for a spike, and 100 requests per second per
-// task (6,000 per minute, ALBRequestCountPerTarget's unit) as a planning
-// figure until measured on AWS. The AsyncEvent API's 20 tasks at that rate
-// take 2,000 participations per second, about what one table's default
-// write quota lets through (docs/capacity.md).
+// ECS's 20-second metric for a spike, and ALB requests per task per
+// minute for the steady state. The AsyncEvent API's figures follow from
+// Pacer's measured CPU per participation (docs/capacity.md, Sizing per
+// vCPU; TestDefaultsCarryTheClaimedRate holds them to it): a 0.5-vCPU
+// task at 60 % takes about 54 participations a second with their polls,
+// about 25,000 requests a minute, so its request target is set below
+// that (20,000: the steady state scales out before the CPU target), and
+// 36 tasks carry the 1,800 participations a second one table's default
+// write quota lets through. The photo API keeps a planning figure (100
+// requests a second per task) until its own is measured.
 var (
-	asyncAPIScaling = stack.Autoscale{Min: 2, Max: 20, CPUPercent: 60, RequestsPerTask: 6000}
+	asyncAPIScaling = stack.Autoscale{Min: 2, Max: 36, CPUPercent: 60, RequestsPerTask: 20000}
 	photoAPIScaling = stack.Autoscale{Min: 2, Max: 10, CPUPercent: 60, RequestsPerTask: 6000}
 )
 
@@ -151,7 +156,7 @@ func services(d decls, n names) []stack.Service {
 	return []stack.Service{
 		{
 			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
-			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &asyncAPIScaling,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 512, MemoryMiB: 1024, Autoscale: &asyncAPIScaling,
 			Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
 			Secrets: jwt, Access: Access[AsyncAPI],
 		},
@@ -164,7 +169,9 @@ func services(d decls, n names) []stack.Service {
 		},
 		{
 			Name: Worker, ID: "Worker", Image: "WorkerImage", Port: n.opsPort, HealthPath: "/healthz", ReadyPath: "/readyz",
-			Scaled: true, CPU: 256, MemoryMiB: 512,
+			// 0.5 vCPU: the planned drain (concurrency 10 at 100 ms a
+			// message) takes about 60 % of it (docs/capacity.md).
+			Scaled: true, CPU: 512, MemoryMiB: 1024,
 			Env:    append([]stack.EnvVar{env("PACER_WORKER_OPS_ADDR", ":"+strconv.Itoa(n.opsPort)), region}, asyncEnv...),
 			Access: Access[Worker],
 		},

@@ -157,31 +157,43 @@ func (c costCall) do(tb testing.TB, h http.Handler, tok, ifNoneMatch string) *ht
 	return rec
 }
 
+// costSide is one side of a pair (impl "pacer" or "bare") over its own
+// fixture, ready to make c: its handler, the caller's token and, for a
+// revalidating call, the ETag to send.
+type costSide struct {
+	f         *awsfixture.Server
+	h         http.Handler
+	tok, etag string
+}
+
+func newCostSide(tb testing.TB, impl string, c costCall) costSide {
+	f := costFixture()
+	tb.Cleanup(f.Close)
+	s := costSide{f: f, h: bareCost(f), tok: costToken(tb)}
+	if impl == "pacer" {
+		s.h = pacerCost(tb, f)
+	}
+	if c.revalidate {
+		s.etag = c.tag(tb, s.h, s.tok)
+	}
+	return s
+}
+
 // benchCost runs c against Pacer and bare as sub-benchmarks impl=pacer
 // and impl=bare, and reports AWS calls per operation.
 func benchCost(b *testing.B, c costCall) {
 	for _, impl := range []string{"pacer", "bare"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			f := costFixture()
-			defer f.Close()
-			h := bareCost(f)
-			if impl == "pacer" {
-				h = pacerCost(b, f)
-			}
-			tok := costToken(b)
-			etag := ""
-			if c.revalidate {
-				etag = c.tag(b, h, tok)
-			}
-			c.do(b, h, tok, etag) // warm: Pacer reads the event once
-			f.Reset()
+			s := newCostSide(b, impl, c)
+			c.do(b, s.h, s.tok, s.etag) // warm: Pacer reads the event once
+			s.f.Reset()
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				c.do(b, h, tok, etag)
+				c.do(b, s.h, s.tok, s.etag)
 				n++
 			}
-			b.ReportMetric(float64(f.Total())/float64(n), "aws-calls/op")
+			b.ReportMetric(float64(s.f.Total())/float64(n), "aws-calls/op")
 		})
 	}
 }
@@ -209,13 +221,8 @@ func BenchmarkPollUnchangedCost(b *testing.B) { benchCost(b, unchangedCall) }
 // $schema). A baseline that did less would flatter Pacer's ratio.
 func TestBareSendsWhatPacerSends(t *testing.T) {
 	run := func(impl string, c costCall) ([]string, map[string]any) {
-		f := costFixture()
-		defer f.Close()
-		h := bareCost(f)
-		if impl == "pacer" {
-			h = pacerCost(t, f)
-		}
-		tok := costToken(t)
+		side := newCostSide(t, impl, c)
+		f, h, tok := side.f, side.h, side.tok
 		c.do(t, h, tok, "") // warm (Pacer reads the event once)
 		var r *awsfixture.Recording
 		if c == participateCall {
@@ -259,20 +266,10 @@ func TestBareSendsWhatPacerSends(t *testing.T) {
 // the same reads (one, one, none).
 func TestBarePollsAsPacerDoes(t *testing.T) {
 	answer := func(impl string, c costCall) (http.Header, int, int) {
-		f := costFixture()
-		defer f.Close()
-		h := bareCost(f)
-		if impl == "pacer" {
-			h = pacerCost(t, f)
-		}
-		tok := costToken(t)
-		etag := ""
-		if c.revalidate {
-			etag = c.tag(t, h, tok)
-		}
-		f.Reset()
-		rec := c.do(t, h, tok, etag)
-		return rec.Header(), rec.Code, f.Total()
+		s := newCostSide(t, impl, c)
+		s.f.Reset()
+		rec := c.do(t, s.h, s.tok, s.etag)
+		return rec.Header(), rec.Code, s.f.Total()
 	}
 	for _, c := range []struct {
 		call  costCall

@@ -127,21 +127,7 @@ func arrivalFixture(tb testing.TB, rec *awsfixture.Recording) *awsfixture.Server
 		}
 		return nil // the default: an empty page
 	})
-	handle("DynamoDB.BatchGetItem", func(body []byte) any {
-		var in struct {
-			RequestItems map[string]struct {
-				Keys []map[string]map[string]string
-			}
-		}
-		_ = json.Unmarshal(body, &in)
-		out := map[string][]json.RawMessage{}
-		for table, ka := range in.RequestItems {
-			for _, k := range ka.Keys {
-				out[table] = append(out[table], items[k["PK"]["S"]])
-			}
-		}
-		return map[string]any{"Responses": out, "UnprocessedKeys": map[string]any{}}
-	})
+	handle("DynamoDB.BatchGetItem", awsfixture.BatchGet(func(k awsfixture.Key) json.RawMessage { return items[k["PK"]["S"]] }))
 	return f
 }
 

@@ -99,21 +99,7 @@ func batchGetReply(tb testing.TB) awsfixture.Reply {
 	for i := range costPage + 1 {
 		items[costULID(i)] = photoItem(tb, costULID(i))
 	}
-	return func(body []byte) any {
-		var in struct {
-			RequestItems map[string]struct {
-				Keys []map[string]map[string]string
-			}
-		}
-		_ = json.Unmarshal(body, &in)
-		out := map[string][]json.RawMessage{}
-		for table, ka := range in.RequestItems {
-			for _, k := range ka.Keys {
-				out[table] = append(out[table], items[strings.TrimPrefix(k["SK"]["S"], "PHOTO#")])
-			}
-		}
-		return map[string]any{"Responses": out, "UnprocessedKeys": map[string]any{}}
-	}
+	return awsfixture.BatchGet(func(k awsfixture.Key) json.RawMessage { return items[strings.TrimPrefix(k["SK"]["S"], "PHOTO#")] })
 }
 
 // queryReply answers a Query as DynamoDB would over costPhotos: at most
