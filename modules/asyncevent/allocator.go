@@ -483,35 +483,20 @@ func (al *Allocator) kick(eventID string) {
 // event's messages (redeliveries included: a candidate's message is acked
 // only once it is decided).
 func (al *Allocator) Run(ctx context.Context) {
-	tick := time.NewTicker(al.cfg.AllocEvery)
-	defer tick.Stop()
-	active := map[string]time.Time{}
 	keep := al.cfg.Lateness.Max() + 2*al.cfg.AllocEvery
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case id := <-al.kicks:
-			active[id] = time.Now()
-			continue
-		case <-tick.C:
+	runKicked(ctx, al.kicks, al.cfg.AllocEvery, func(id string, last time.Time) bool {
+		res, err := al.Allocate(ctx, id)
+		if err != nil && ctx.Err() == nil {
+			al.cfg.Log.Warn("asyncevent: allocation failed", "eventId", id, "err", err)
 		}
-		for id, last := range active {
-			res, err := al.Allocate(ctx, id)
-			if err != nil && ctx.Err() == nil {
-				al.cfg.Log.Warn("asyncevent: allocation failed", "eventId", id, "err", err)
-			}
-			if res.Late > 0 {
-				al.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
-			}
-			// A run that decided something may have left the rest for the
-			// next (it stops at half its lease): keep allocating until a run
-			// finds nothing, not only for keep after the last candidate, or
-			// the rest would wait for a redelivery of its messages (each
-			// later one waits an AllocLease longer).
-			if time.Since(last) > keep && err == nil && !res.Held && res.Decided == 0 {
-				delete(active, id)
-			}
+		if res.Late > 0 {
+			al.cfg.Log.Error("asyncevent: late arrivals behind the allocator", "eventId", id, "late", res.Late)
 		}
-	}
+		// A run that decided something may have left the rest for the
+		// next (it stops at half its lease): keep allocating until a run
+		// finds nothing, not only for keep after the last candidate, or
+		// the rest would wait for a redelivery of its messages (each
+		// later one waits an AllocLease longer).
+		return time.Since(last) <= keep || err != nil || res.Held || res.Decided > 0
+	})
 }

@@ -38,6 +38,9 @@ var (
 	// ErrAllocationFenced: the allocator's lease was taken over (its fence
 	// is stale); it wrote nothing.
 	ErrAllocationFenced = errors.New("asyncevent: allocation lease lost")
+	// ErrLineMeasured: another keeper stored the event's line since this
+	// one read it; this one's measurement was not stored.
+	ErrLineMeasured = errors.New("asyncevent: the line was measured meanwhile")
 )
 
 // EventError is ErrInvalidEvent naming the setting at fault (a NewEvent

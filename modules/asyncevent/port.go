@@ -278,6 +278,27 @@ type AllocStore interface {
 	Allocate(ctx context.Context, a *Allocation) error
 }
 
+// LineStore is what a LineKeeper reads and writes.
+type LineStore interface {
+	LineReader
+	// QueuedTimes returns the queuedAt of each of the event's index
+	// entries (its queued requests, decided or not, every shard) queued in
+	// [from, before), in no particular order.
+	QueuedTimes(ctx context.Context, eventID string, from, before int64) ([]int64, error)
+	// PutLine stores l if the stored line's Version is still l.Version
+	// (none stored: 0), as Version l.Version+1; ErrLineMeasured if not.
+	PutLine(ctx context.Context, l *Line) error
+}
+
+// LineReader reads what a request's place is made of: the event's line
+// and its capacity item.
+type LineReader interface {
+	// GetLine reads the event's line: nil, nil if none was stored.
+	GetLine(ctx context.Context, eventID string) (*Line, error)
+	// GetCapacity reads an EventCapacity. ErrEventNotFound if missing.
+	GetCapacity(ctx context.Context, eventID string) (*Capacity, error)
+}
+
 // Transition is one conditional status change of a request, applied
 // atomically with its StatusLog and any guards.
 type Transition struct {

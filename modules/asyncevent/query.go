@@ -10,7 +10,8 @@ import (
 // requests, and when a poll is worth making again. The API process builds
 // it; it only reads, and is safe for concurrent use.
 type Query struct {
-	cfg QueryConfig
+	cfg    QueryConfig
+	places places
 }
 
 // QueryConfig configures a Query.
@@ -21,6 +22,13 @@ type QueryConfig struct {
 	// sooner than Lateness.Max after its queuedAt. The same in every
 	// process (see Lateness).
 	Lateness Lateness
+	// Lines, if set, reads the events' lines and capacity items for Place;
+	// Events reads the events (through Cache, the process's). LineEvery
+	// is how long a read of them is kept (default DefaultLineEvery).
+	Lines     LineReader
+	Events    EventReader
+	Cache     *EventCache
+	LineEvery time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -28,6 +36,12 @@ type QueryConfig struct {
 // withDefaults returns c with every unset field at its default.
 func (c QueryConfig) withDefaults() QueryConfig {
 	c.Lateness = c.Lateness.withDefaults()
+	if c.LineEvery <= 0 {
+		c.LineEvery = DefaultLineEvery
+	}
+	if c.Cache == nil {
+		c.Cache = NewEventCache(0)
+	}
 	c.Now = defaultNow(c.Now)
 	return c
 }

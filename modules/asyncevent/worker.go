@@ -45,6 +45,9 @@ type WorkerConfig struct {
 	// each candidate and asks it when the candidate is due. Required (the
 	// worker process runs its Run loop).
 	Allocator *Allocator
+	// Line, if set, is this process's line keeper: Process tells it of
+	// each message's event (it runs its Run loop).
+	Line *LineKeeper
 	// Cache is the process's event cache (see EventCache). Nil: a cache of
 	// this Worker's own, with DefaultEventCacheTTL.
 	Cache *EventCache
@@ -217,6 +220,9 @@ func (w *Worker) Process(ctx context.Context, d Delivery) (out Outcome) {
 	msg, err := DecodeMessage(d.Body)
 	if err != nil {
 		return w.undecodable(ctx, d, err)
+	}
+	if w.cfg.Line != nil {
+		w.cfg.Line.Kick(msg.EventID)
 	}
 	shards := 0
 	if msg.EventType == FirstCome {

@@ -288,6 +288,15 @@ func (e *Env) QueryConfig() asyncevent.QueryConfig {
 	if c.Requests == nil {
 		c.Requests = e.Store
 	}
+	if c.Lines == nil {
+		c.Lines = e.Store
+	}
+	if c.Events == nil {
+		c.Events = e.Store
+	}
+	if c.Cache == nil {
+		c.Cache = e.Events
+	}
 	e.shared(&c.Lateness, nil, &c.Now)
 	return c
 }
@@ -307,7 +316,7 @@ func (e *Env) shared(lateness *asyncevent.Lateness, workerID *string, now *func(
 }
 
 // StartWorkers starts n in-process worker instances, each with its own
-// Worker (own caches) and Allocator (its Run loop), built from Options'
+// Worker (own caches), Allocator and LineKeeper (their Run loops), built from Options'
 // configs and sharing the env's clients. stop stops them
 // gracefully and waits; it is also registered as a cleanup.
 //
@@ -333,7 +342,11 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 	var wg sync.WaitGroup
 	for range n {
 		alloc := asyncevent.NewAllocator(e.AllocatorConfig(e.Store))
-		w := asyncevent.NewWorker(e.WorkerConfig(e.Store, e.Queue, alloc, asyncevent.NewEventCache(e.opts.EventCacheTTL)))
+		cache := asyncevent.NewEventCache(e.opts.EventCacheTTL)
+		wc := e.WorkerConfig(e.Store, e.Queue, alloc, cache)
+		line := asyncevent.NewLineKeeper(asyncevent.LineKeeperConfig{Store: e.Store, Events: e.Store, Cache: cache, Lateness: wc.Lateness, Now: wc.Now})
+		wc.Line = line
+		w := asyncevent.NewWorker(wc)
 		handle := func(ctx context.Context, m consumer.Message) bool {
 			out := w.Process(ctx, asyncevent.Delivery{Body: m.Body, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt})
 			if !out.Ack && out.RetryAfter > 0 { // as the worker binary does
@@ -347,6 +360,7 @@ func (e *Env) StartWorkers(t testing.TB, n int, cfg consumer.Config) (stop func(
 			}
 		})
 		wg.Go(func() { alloc.Run(ctx) })
+		wg.Go(func() { line.Run(ctx) })
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }

@@ -92,6 +92,7 @@ type Store struct {
 	lockJobs *ddb.Entity[LockJobItem]
 	locks    *ddb.Entity[LockItem]
 	caps     *ddb.Entity[CapacityItem]
+	lines    *ddb.Entity[LineItem]
 	configs  *ddb.Entity[EventConfigItem]
 	logs     *ddb.Entity[StatusLogItem]
 	// layouts caches each event's layout (eventID → layout), fixed at
@@ -117,6 +118,7 @@ var (
 	_ asyncevent.SweepStore     = (*Store)(nil)
 	_ asyncevent.CapacityReader = (*Store)(nil)
 	_ asyncevent.LockJobStore   = (*Store)(nil)
+	_ asyncevent.LineStore      = (*Store)(nil)
 )
 
 // New returns a Store on table, a DB's table with Schema (or
@@ -147,6 +149,7 @@ func newStore(t *ddb.Table) *Store {
 			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
 		}),
 		caps:    ddb.NewEntity(t, "CAPACITY", func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
+		lines:   ddb.NewEntity(t, "EVENT_LINE", func(l *LineItem) ddb.Key { return lineKey(l.EventID) }),
 		configs: ddb.NewEntity(t, "EVENT_CONFIG", func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
 		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *StatusLogItem) ddb.Key {
 			return ddb.Key{PK: requestPK.Build(l.RequestID), SK: logSK.Build(ddb.Millis(l.OccurredAt), string(l.ToStatus))}

@@ -46,7 +46,8 @@ var Access = map[string][]stack.Grant{
 		// the allocator's candidates behind the narrow event index (GSI2);
 		// PutItem, UpdateItem, ConditionCheckItem: the items of its
 		// transactions (a decision's log, the seat, a rejection conditional
-		// on the event having sold out); ChangeMessageVisibility
+		// on the event having sold out) and, PutItem alone, the events'
+		// lines (LineKeeper); ChangeMessageVisibility
 		// (ChangeMessageVisibilityBatch): a candidate's message whose
 		// continuations are spent comes back when its decision is due;
 		// SendMessage on the DLQ: a dead letter tagged with its class.

@@ -220,9 +220,9 @@ func (b *bareAPI) poll(w http.ResponseWriter, r *http.Request) {
 	if inm != "" {
 		// A candidate's tag, ahead of its pollAt by more than the skew:
 		// unchanged, without a read.
-		if tag, at := b.tags.pollAt(user, id, inm); at > 0 && time.Now().UnixMilli() < at-500 {
+		if tag, g, ok := b.tags.parse(user, id, inm); ok && time.Now().UnixMilli() < g.pollAt-500 {
 			w.Header().Set("ETag", tag)
-			w.Header().Set("Retry-After", asyncevent.RetryAfter(time.Duration(at-time.Now().UnixMilli())*time.Millisecond))
+			w.Header().Set("Retry-After", asyncevent.RetryAfter(time.Duration(g.pollAt-time.Now().UnixMilli())*time.Millisecond))
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -265,7 +265,7 @@ func (b *bareAPI) poll(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := json.Marshal(v)
 	sum := sha256.Sum256(body)
-	tag := b.tags.format(user, id, strconv.FormatInt(pollAt, 36), tagEncoding.EncodeToString(sum[:12]))
+	tag := b.tags.format(user, id, tagged{pollAt: pollAt, event: req.EventID}, tagEncoding.EncodeToString(sum[:12]))
 	w.Header().Set("ETag", tag)
 	if inm != "" && matches(inm, tag) {
 		w.WriteHeader(http.StatusNotModified)

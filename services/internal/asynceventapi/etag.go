@@ -13,16 +13,20 @@ import (
 // pollTags issues and checks the ETags of request polls (GET
 // /requests/{requestId}). A tag is
 //
-//	"<pollAt, base 36>.<hash of the view>.<MAC>"
+//	"<pollAt, base 36>.<eventId>.<place version>.<hash of the view>.<MAC>"
 //
 // where pollAt is asyncevent.Query.PollAt of the request read (0 unless
-// it is an arrival candidate), the hash covers the JSON the answer shows,
+// it is an arrival candidate), the place version names the line the
+// answer's place was read from (asyncevent.Place.Version; empty without
+// a place), the hash covers the JSON the answer shows, place included,
 // and the MAC (HMAC-SHA256 under a key derived from the cursor key) binds
-// the three to the caller and the request id. The same view read by the
-// same caller has the same tag, so a poll that reads the request answers
-// 304 when nothing it shows changed; and a tag whose pollAt is still
-// ahead (asyncevent.Query.Unchanged) answers 304 without reading the
-// table at all: only the caller the tag was issued to can present it.
+// them to the caller and the request id. The same view read by the same
+// caller has the same tag, so a poll that reads the request answers 304
+// when nothing it shows changed; and a tag whose pollAt is still ahead
+// (asyncevent.Query.Unchanged) and whose place version is still the
+// event's (asyncevent.Query.LineVersion, kept in memory) answers 304
+// without reading the request at all: only the caller the tag was issued
+// to can present it.
 type pollTags struct {
 	key []byte
 }
@@ -43,46 +47,53 @@ func newPollTags(key []byte) pollTags {
 // entity tag (no quote, no backslash).
 var tagEncoding = base64.RawURLEncoding
 
-// tag is the quoted ETag of view, read by caller, with pollAt.
-func (t pollTags) tag(caller, requestID string, pollAt int64, view RequestView) string {
+// tagged is what a tag says besides its view's hash.
+type tagged struct {
+	pollAt           int64
+	event, placeVers string
+}
+
+// tag is the quoted ETag of view, read by caller, with g.
+func (t pollTags) tag(caller, requestID string, g tagged, view RequestView) string {
 	b, _ := json.Marshal(view) // plain data: cannot fail
 	sum := sha256.Sum256(b)
-	return t.format(caller, requestID, strconv.FormatInt(pollAt, 36), tagEncoding.EncodeToString(sum[:12]))
+	return t.format(caller, requestID, g, tagEncoding.EncodeToString(sum[:12]))
 }
 
 // format is the quoted tag of its parts, with their MAC.
-func (t pollTags) format(caller, requestID, pollAt, hash string) string {
-	return `"` + pollAt + "." + hash + "." + t.mac(caller, requestID, pollAt, hash) + `"`
+func (t pollTags) format(caller, requestID string, g tagged, hash string) string {
+	head := strconv.FormatInt(g.pollAt, 36) + "." + g.event + "." + g.placeVers
+	return `"` + head + "." + hash + "." + t.mac(caller, requestID, head, hash) + `"`
 }
 
-func (t pollTags) mac(caller, requestID, pollAt, hash string) string {
+func (t pollTags) mac(caller, requestID, head, hash string) string {
 	m := hmac.New(sha256.New, t.key)
-	for _, s := range []string{caller, requestID, pollAt, hash} {
+	for _, s := range []string{caller, requestID, head, hash} {
 		m.Write([]byte(s))
 		m.Write([]byte{0})
 	}
 	return tagEncoding.EncodeToString(m.Sum(nil)[:12])
 }
 
-// pollAt is the pollAt of an If-None-Match value: the first tag in it
-// that this server issued to caller for requestID (its MAC checks out),
-// or 0 when none did. W/ and quotes are ignored; "*" matches nothing
-// (a poll is never a write).
-func (t pollTags) pollAt(caller, requestID, ifNoneMatch string) (tag string, pollAt int64) {
+// parse returns the first tag in an If-None-Match value that this
+// server issued to caller for requestID (its MAC checks out) with a
+// pollAt, and what it says; ok false when none did. W/ and quotes are
+// ignored; "*" matches nothing (a poll is never a write).
+func (t pollTags) parse(caller, requestID, ifNoneMatch string) (tag string, g tagged, ok bool) {
 	for v := range strings.SplitSeq(ifNoneMatch, ",") {
 		v = strings.Trim(strings.TrimPrefix(strings.TrimSpace(v), "W/"), `"`)
-		at, rest, ok := strings.Cut(v, ".")
-		hash, mac, ok2 := strings.Cut(rest, ".")
-		if !ok || !ok2 || len(v) > 64 {
+		parts := strings.Split(v, ".")
+		if len(parts) != 5 || len(v) > 192 {
 			continue
 		}
-		n, err := strconv.ParseInt(at, 36, 64)
-		if err != nil || n <= 0 || !hmac.Equal([]byte(mac), []byte(t.mac(caller, requestID, at, hash))) {
+		head := strings.Join(parts[:3], ".")
+		n, err := strconv.ParseInt(parts[0], 36, 64)
+		if err != nil || n <= 0 || !hmac.Equal([]byte(parts[4]), []byte(t.mac(caller, requestID, head, parts[3]))) {
 			continue
 		}
-		return `"` + v + `"`, n
+		return `"` + v + `"`, tagged{pollAt: n, event: parts[1], placeVers: parts[2]}, true
 	}
-	return "", 0
+	return "", tagged{}, false
 }
 
 // matches reports whether ifNoneMatch lists tag (compared weakly, as

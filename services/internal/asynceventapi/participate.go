@@ -48,7 +48,10 @@ func (h *handlers) registerParticipation(api huma.API) {
 
 	poll := server.Op("get-request", http.MethodGet, "/requests/{requestId}", "Get a participation request", tagParticipation,
 		server.Describe("The owner (or an admin) sees the request's status, UI phase and result, timeline, and delays. To anyone else the request does not exist (404). "+
-			"While a new read cannot show a change (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: poll again after it, not sooner. "+
+			"While undecided, the answer shows the request's place (PlaceView: its approximate place in line, the seats left and the expected wait; "+
+			"for a lottery the entries and the odds), measured about once a second. "+
+			"While its decision cannot come yet (an arrival candidate is decided no sooner than MaxLateness after its queuedAt), the answer carries Retry-After: "+
+			"poll again after it for the decision (the place may move sooner). "+
 			"Every answer carries an ETag: send it back as If-None-Match and the answer is 304, with no body, while nothing it shows has changed; "+
 			"before the Retry-After has passed that answer costs no table read."),
 		server.Fails(http.StatusNotFound))

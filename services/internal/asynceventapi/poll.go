@@ -35,14 +35,14 @@ const pollCacheControl = "private, no-cache"
 
 // poll answers GET /requests/{requestId}. An If-None-Match tag this
 // server issued to the caller for the request, with its pollAt still
-// ahead (asyncevent.Query.Unchanged), is answered 304 without a read;
-// otherwise the request is read, and 304 answers a tag that matches what
-// the read shows.
+// ahead (asyncevent.Query.Unchanged) and its place read from the event's
+// current line, is answered 304 without reading the request; otherwise
+// the request is read, and 304 answers a tag that matches what the read
+// shows.
 func (h *handlers) poll(ctx context.Context, p auth.Principal, in *pollInput) (*pollOutput, error) {
 	if in.IfNoneMatch != "" {
-		if tag, at := h.tags.pollAt(p.UserID, in.RequestID, in.IfNoneMatch); h.query.Unchanged(at) {
-			return &pollOutput{Status: http.StatusNotModified, ETag: tag, CacheControl: pollCacheControl,
-				RetryAfter: asyncevent.RetryAfter(h.query.Until(at))}, nil
+		if out := h.unchanged(ctx, p, in); out != nil {
+			return out, nil
 		}
 	}
 	r, err := h.query.GetRequest(ctx, asyncevent.Caller{UserID: p.UserID, Admin: p.IsAdmin()}, in.RequestID)
@@ -50,9 +50,32 @@ func (h *handlers) poll(ctx context.Context, p auth.Principal, in *pollInput) (*
 		return nil, err
 	}
 	out := &pollOutput{Status: http.StatusOK, Body: viewOf(r, false), CacheControl: pollCacheControl, RetryAfter: asyncevent.RetryAfter(h.query.PollAfter(r))}
-	out.ETag = h.tags.tag(p.UserID, r.RequestID, h.query.PollAt(r), out.Body)
+	g := tagged{pollAt: h.query.PollAt(r), event: r.EventID}
+	place, err := h.query.Place(ctx, r)
+	if err != nil {
+		// The place is extra: the poll answers without it.
+		h.log.Warn("asyncevent-api: no place in line", "requestId", r.RequestID, "err", err)
+	} else if place != nil {
+		out.Body.Place, g.placeVers = placeViewOf(place), place.Version
+	}
+	out.ETag = h.tags.tag(p.UserID, r.RequestID, g, out.Body)
 	if in.IfNoneMatch != "" && matches(in.IfNoneMatch, out.ETag) {
 		out.Status = http.StatusNotModified
 	}
 	return out, nil
+}
+
+// unchanged is the 304 for a tag that says the request cannot have
+// changed (its pollAt ahead, its place still from the event's current
+// line), or nil.
+func (h *handlers) unchanged(ctx context.Context, p auth.Principal, in *pollInput) *pollOutput {
+	tag, g, ok := h.tags.parse(p.UserID, in.RequestID, in.IfNoneMatch)
+	if !ok || !h.query.Unchanged(g.pollAt) {
+		return nil
+	}
+	if v, err := h.query.LineVersion(ctx, g.event); err != nil || v != g.placeVers {
+		return nil
+	}
+	return &pollOutput{Status: http.StatusNotModified, ETag: tag, CacheControl: pollCacheControl,
+		RetryAfter: asyncevent.RetryAfter(h.query.Until(g.pollAt))}
 }

@@ -1,6 +1,7 @@
 package asynceventapi
 
 import (
+	"cmp"
 	"log/slog"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -73,6 +74,7 @@ type handlers struct {
 	admin   *asyncevent.Admin
 	ops     *asyncevent.Operations
 	tags    pollTags
+	log     *slog.Logger
 	problem func(error) error // the domain's errors as problems (errors.go)
 }
 
@@ -80,7 +82,7 @@ type handlers struct {
 // server.Authenticate middleware's job; operations with Security need a
 // verified bearer token (or, in dev mode only, the dev header).
 func Register(api huma.API, d Deps) {
-	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), problem: problems(d.Log).Problem}
+	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), log: cmp.Or(d.Log, slog.Default()), problem: problems(d.Log).Problem}
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)

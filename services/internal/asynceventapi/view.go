@@ -19,13 +19,16 @@ type RequestView struct {
 	QueueDelayMs int64  `json:"queueDelayMs" doc:"startedAt − queuedAt (0 until started)"`
 	E2EDelayMs   int64  `json:"e2eDelayMs" doc:"finishedAt − queuedAt (0 until finished)"`
 	// Timeline lists the steps reached so far with their times.
-	Timeline        []Step `json:"timeline"`
-	LotteryCutoffAt int64  `json:"lotteryCutoffAt,omitempty"`
-	AnnouncedAt     int64  `json:"announcedAt,omitempty" doc:"LOTTERY: when the organizer scheduled the results to be announced (set at creation)"`
-	DrawnAt         int64  `json:"drawnAt,omitempty" doc:"LOTTERY: when the draw decided this entry (its finishedAt; absent before the draw). The event's drawnAt is when the whole draw ended"`
-	FailureClass    string `json:"failureClass,omitempty" enum:"REQUEUEABLE,NON_RETRYABLE" doc:"FAILED_FINAL only: REQUEUEABLE (an operator re-queue finishes it) or NON_RETRYABLE (it cannot succeed as it is); see docs/asyncevent.md, Failure classes"`
-	ErrorCode       string `json:"errorCode,omitempty"`
-	ErrorMessage    string `json:"errorMessage,omitempty"`
+	Timeline []Step `json:"timeline"`
+	// Place is where the request stands while it is undecided (the
+	// owner's poll only).
+	Place           *PlaceView `json:"place,omitempty" doc:"While undecided (owner's poll): where the request stands in its event's line; see PlaceView"`
+	LotteryCutoffAt int64      `json:"lotteryCutoffAt,omitempty"`
+	AnnouncedAt     int64      `json:"announcedAt,omitempty" doc:"LOTTERY: when the organizer scheduled the results to be announced (set at creation)"`
+	DrawnAt         int64      `json:"drawnAt,omitempty" doc:"LOTTERY: when the draw decided this entry (its finishedAt; absent before the draw). The event's drawnAt is when the whole draw ended"`
+	FailureClass    string     `json:"failureClass,omitempty" enum:"REQUEUEABLE,NON_RETRYABLE" doc:"FAILED_FINAL only: REQUEUEABLE (an operator re-queue finishes it) or NON_RETRYABLE (it cannot succeed as it is); see docs/asyncevent.md, Failure classes"`
+	ErrorCode       string     `json:"errorCode,omitempty"`
+	ErrorMessage    string     `json:"errorMessage,omitempty"`
 
 	// Admin-only fields.
 	UserID           string `json:"userId,omitempty" doc:"admin views only"`
@@ -35,6 +38,48 @@ type RequestView struct {
 	LastErrorAt      int64  `json:"lastErrorAt,omitempty" doc:"admin views only"`
 	LotteryTicket    string `json:"lotteryTicket,omitempty" doc:"admin views only: hex SHA-256(seed || requestId)"`
 	LotteryRank      int    `json:"lotteryRank,omitempty" doc:"admin views only"`
+}
+
+// PlaceView is where an undecided request stands (asyncevent.Place):
+// for an arrival-ordered FIRST_COME event its approximate place in line,
+// the seats left and when its decision is expected; for a delivery-
+// ordered one the seats left; for a lottery the entries so far and the
+// odds. The line is measured about once a second (docs/asyncevent.md,
+// Place in line), so a place is an estimate as of asOf, within ±aheadError.
+type PlaceView struct {
+	Kind string `json:"kind" enum:"arrival,delivery,lottery" doc:"arrival: a place among the undecided requests in (queuedAt, requestId) order; delivery: the seats left only (the queue's delivery order decides); lottery: entries and odds"`
+	// Ahead is absent while the request is not yet measured.
+	Ahead       *int64  `json:"ahead,omitempty" doc:"arrival: about how many undecided requests are ahead of this one, as of asOf (absent while measuring)"`
+	AheadError  int64   `json:"aheadError,omitempty" doc:"arrival: the true number ahead, as of asOf, is within ± this of ahead"`
+	Measuring   bool    `json:"measuring,omitempty" doc:"arrival: queued after the line's last measurement, which does not place it yet (about a second)"`
+	Settling    bool    `json:"settling,omitempty" doc:"arrival: queued within MaxLateness before the measurement: requests ahead still being written may be missing from ahead (it can only be too small), until a measurement MaxLateness later"`
+	SeatsLeft   *int64  `json:"seatsLeft,omitempty" doc:"FIRST_COME: seats not yet taken"`
+	WithinSeats *bool   `json:"withinSeats,omitempty" doc:"arrival: whether ahead is below seatsLeft (an estimate: see aheadError)"`
+	OrderedAt   int64   `json:"orderedAt,omitempty" doc:"arrival: when (epoch ms) the line before this request is complete (queuedAt + MaxLateness); until then the line is being ordered and no decision comes"`
+	ExpectedAt  int64   `json:"expectedAt,omitempty" doc:"arrival: when (epoch ms) its decision is expected at the measured decision rate (absent until a rate is measured)"`
+	Rate        float64 `json:"decisionRate,omitempty" doc:"arrival: the event's decisions per second, as measured"`
+	Entries     *int64  `json:"entries,omitempty" doc:"lottery: entries so far"`
+	Winners     int     `json:"winners,omitempty" doc:"lottery: the winners the draw picks"`
+	Odds        float64 `json:"odds,omitempty" doc:"lottery: winners / entries, at most 1"`
+	AsOf        int64   `json:"asOf,omitempty" doc:"when (epoch ms) the line was measured"`
+}
+
+func placeViewOf(p *asyncevent.Place) *PlaceView {
+	v := &PlaceView{Kind: p.Kind, AsOf: p.AsOf}
+	switch p.Kind {
+	case "arrival":
+		v.SeatsLeft, v.OrderedAt, v.Measuring = &p.SeatsLeft, p.OrderedAt, p.Measuring
+		if !p.Measuring {
+			within := p.WithinSeats()
+			v.Ahead, v.AheadError, v.WithinSeats, v.ExpectedAt, v.Rate = &p.Ahead, p.AheadError, &within, p.ExpectedAt, p.Rate
+			v.Settling = p.Settling
+		}
+	case "delivery":
+		v.SeatsLeft = &p.SeatsLeft
+	case "lottery":
+		v.Entries, v.Winners, v.Odds = &p.Entries, p.Winners, p.Odds
+	}
+	return v
 }
 
 // Step is one point of a request's timeline.

@@ -114,7 +114,7 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 	return &APIRoles{
 		Ingest: asyncevent.NewIngest(asyncevent.IngestConfig{Requests: store, Events: store, Queue: q, Cache: events,
 			Log: cfg.Log, Observer: cfg.Observer}),
-		Query: asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store}),
+		Query: asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store, Lines: store, Events: store, Cache: events}),
 		Admin: asyncevent.NewAdmin(asyncevent.AdminConfig{Events: store, Requests: store, Draw: store, DeadLetters: q, Cache: events,
 			DrawGrace: cfg.DrawGrace}),
 		Operations: operations(store, q, events, cfg),
@@ -127,6 +127,7 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 type WorkerRoles struct {
 	Worker     *asyncevent.Worker
 	Allocator  *asyncevent.Allocator  // the Worker's; the process runs its Run loop
+	Line       *asyncevent.LineKeeper // the Worker's; the process runs its Run loop
 	Operations *asyncevent.Operations // the periodic sweep and lock jobs
 	Queue      *sqsqueue.Queue
 }
@@ -140,10 +141,12 @@ func OpenWorker(ctx context.Context, cfg Config) (*WorkerRoles, error) {
 	}
 	events := asyncevent.NewEventCache(cfg.EventCacheTTL)
 	alloc := asyncevent.NewAllocator(asyncevent.AllocatorConfig{Store: store, WorkerID: cfg.WorkerID, Log: cfg.Log, Observer: cfg.Decisions})
+	line := asyncevent.NewLineKeeper(asyncevent.LineKeeperConfig{Store: store, Events: store, Cache: events, Log: cfg.Log})
 	return &WorkerRoles{
-		Worker: asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: store, Events: store, Queue: q, Allocator: alloc, Cache: events,
+		Worker: asyncevent.NewWorker(asyncevent.WorkerConfig{Requests: store, Events: store, Queue: q, Allocator: alloc, Line: line, Cache: events,
 			CandidateWaits: cfg.CandidateWaits, WorkerID: cfg.WorkerID, Log: cfg.Log}),
 		Allocator:  alloc,
+		Line:       line,
 		Operations: operations(store, q, events, cfg),
 		Queue:      q,
 	}, nil

@@ -185,6 +185,11 @@ func Run(ctx context.Context, cfg Config) error {
 		defer close(allocated)
 		roles.Allocator.Run(ctx)
 	}()
+	measured := make(chan struct{})
+	go func() {
+		defer close(measured)
+		roles.Line.Run(ctx)
+	}()
 	desired := make(chan struct{})
 	go func() {
 		defer close(desired)
@@ -208,6 +213,7 @@ func Run(ctx context.Context, cfg Config) error {
 	<-swept
 	<-expired
 	<-allocated
+	<-measured
 	<-desired
 	stopOps()
 	<-opsDone

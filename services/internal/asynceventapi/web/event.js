@@ -72,6 +72,7 @@ function showRequest(v) {
     ? `LOTTERY ${v.uiPhase}` + (v.uiPhase === "COLLECTING" ? ` (entries until ${fmtTime(v.lotteryCutoffAt)}; the draw decides after that)` : "")
     : "";
   phase.dataset.phase = v.uiPhase || "";
+  showPlace(terminal.has(v.status) ? null : v.place);
   const res = $("result");
   res.dataset.ui = v.uiResult || "";
   res.dataset.code = v.resultCode || "";
@@ -85,6 +86,48 @@ function showRequest(v) {
   if (v.queueDelayMs) d.push(`queue delay ${v.queueDelayMs} ms`);
   if (v.e2eDelayMs) d.push(`end-to-end ${v.e2eDelayMs} ms`);
   $("delays").textContent = d.join(" · ");
+}
+
+// placeText is where a waiting request stands (the poll's place), as
+// words; now is the page's clock, for the countdowns.
+function placeText(p, now) {
+  const secs = (ms) => Math.max(1, Math.ceil(ms / 1000));
+  switch (p.kind) {
+    case "arrival": {
+      const parts = [];
+      if (p.measuring) {
+        parts.push("Measuring your place in line…");
+      } else {
+        parts.push(`About ${p.ahead.toLocaleString()} ahead of you` + (p.aheadError ? ` (±${p.aheadError.toLocaleString()})` : ""));
+        parts.push(p.withinSeats ? `within the ${p.seatsLeft.toLocaleString()} places left` : `${p.seatsLeft.toLocaleString()} places left`);
+      }
+      if (p.orderedAt > now) parts.push(`ordering the line: ${secs(p.orderedAt - now)} s left`);
+      else if (p.expectedAt > now) parts.push(`decision expected in about ${secs(p.expectedAt - now)} s`);
+      return parts.join(" · ");
+    }
+    case "delivery":
+      return `${p.seatsLeft.toLocaleString()} places left (served in the order the queue delivers)`;
+    case "lottery":
+      return `${p.entries.toLocaleString()} entries so far for ${p.winners.toLocaleString()} winners: odds ${Math.round(p.odds * 1000) / 10} %`;
+  }
+  return "";
+}
+
+let placeTimer = 0;
+
+// showPlace shows p (none: hidden), and keeps its countdowns running
+// between polls.
+function showPlace(p) {
+  clearInterval(placeTimer);
+  const node = $("place");
+  node.hidden = !p;
+  if (!p) return;
+  node.dataset.kind = p.kind;
+  node.dataset.ahead = p.ahead ?? "";
+  node.dataset.asOf = p.asOf || "";
+  const draw = () => { node.textContent = placeText(p, Date.now()); };
+  draw();
+  placeTimer = setInterval(draw, 1000);
 }
 
 async function poll(requestId) {

@@ -1,0 +1,248 @@
+package asyncevent_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+)
+
+// placeQuery is a Query that reads the line afresh on every call.
+func placeQuery(env *asynceventtest.Env, lateness asyncevent.Lateness) *asyncevent.Query {
+	return asyncevent.NewQuery(asyncevent.QueryConfig{Requests: env.Store, Lines: env.Store, Events: env.Store,
+		Cache: asyncevent.NewEventCache(-1), LineEvery: time.Nanosecond, Lateness: lateness})
+}
+
+// keeper measures on every call (LineEvery 1 ns) with lateness.
+func keeper(env *asynceventtest.Env, lateness asyncevent.Lateness) *asyncevent.LineKeeper {
+	return asyncevent.NewLineKeeper(asyncevent.LineKeeperConfig{Store: env.Store, Events: env.Store,
+		Cache: asyncevent.NewEventCache(-1), Lateness: lateness, LineEvery: time.Nanosecond})
+}
+
+// checkPlaces checks every undecided request of rs (the event's, in
+// index order) queued before upTo: its place is the number of undecided
+// requests before it, within the place's own error bound, which is at
+// most maxBound. It returns how many it checked.
+func checkPlaces(t *testing.T, q *asyncevent.Query, rs []*asyncevent.Request, upTo int64, maxBound int64) int {
+	t.Helper()
+	ahead, checked := int64(0), 0
+	for _, r := range rs {
+		if r.Status.Terminal() {
+			continue
+		}
+		if r.QueuedAt < upTo {
+			p, err := q.Place(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == nil || p.Kind != "arrival" || p.Measuring {
+				t.Fatalf("request %d ahead: place %+v, want a measured arrival place", ahead, p)
+			}
+			if d := p.Ahead - ahead; d < -p.AheadError || d > p.AheadError || p.AheadError > maxBound {
+				t.Errorf("request with %d undecided ahead: place %d ±%d (bound at most %d)", ahead, p.Ahead, p.AheadError, maxBound)
+			}
+			checked++
+		}
+		ahead++
+	}
+	return checked
+}
+
+// A request's place is the count of undecided requests ahead of it, read
+// from the measured line within the bound the place states (at most two
+// buckets, 100 requests), before the allocator starts and after it
+// decided a batch; the rate follows the allocator, and seats left the
+// capacity.
+func TestPlaceInLine(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	arrivalEvent(t, env, "line", 30)
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Lateness: asyncevent.Lateness{WriteTimeout: time.Minute}})
+	var wg sync.WaitGroup
+	for g := range 10 {
+		wg.Go(func() {
+			for i := range 13 {
+				participate(t, ingest, "line", fmt.Sprintf("u%d-%02d", g, i))
+			}
+		})
+	}
+	wg.Wait()
+	k, q := keeper(env, noLateness), placeQuery(env, noLateness)
+	if _, err := k.Measure(ctx, "line"); err != nil {
+		t.Fatal(err)
+	}
+	rs := env.EventRequests(t, "line")
+	if n := checkPlaces(t, q, rs, time.Now().UnixMilli(), 100); n != 130 {
+		t.Fatalf("checked %d places, want 130", n)
+	}
+
+	// The allocator decides one batch; the line moves by as many.
+	cctx, cancel := context.WithCancel(ctx)
+	store := &fenceStore{AllocStore: env.Store}
+	batches := 0
+	store.beforeAllocate = func() {
+		if batches++; batches == 2 {
+			cancel()
+		}
+	}
+	if _, err := allocator(env, store, time.Minute).Allocate(cctx, "line"); err == nil {
+		t.Log("the allocator decided everything in one batch")
+	}
+	cancel()
+	time.Sleep(20 * time.Millisecond) // a measurement a rate can be taken over
+	l, err := k.Measure(ctx, "line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs = env.EventRequests(t, "line")
+	decided := 0
+	for _, r := range rs {
+		if r.Status.Terminal() {
+			decided++
+		}
+	}
+	if decided == 0 || decided == len(rs) || l.Rate <= 0 {
+		t.Fatalf("after one batch: %d of %d decided, rate %v: want some decided, a rate", decided, len(rs), l.Rate)
+	}
+	checkPlaces(t, q, rs, time.Now().UnixMilli(), 100)
+	last := rs[len(rs)-1]
+	p, err := q.Place(ctx, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SeatsLeft != 0 || p.WithinSeats() || p.ExpectedAt < p.OrderedAt || p.OrderedAt != last.QueuedAt+noLateness.Max().Milliseconds() {
+		t.Errorf("the last request: %+v; want no seats left (30 taken), not within them, expected after ordered", p)
+	}
+}
+
+// spikeLateness is the spike test's: its ingest gives a QUEUED write up
+// after 1.5 s, so no index entry appears later than that after its
+// queuedAt.
+var spikeLateness = asyncevent.Lateness{WriteTimeout: 1500 * time.Millisecond, ClockSkew: -1, IndexLag: -1}
+
+// During a spike the line is measured while requests keep coming: the
+// places of requests queued before a measurement's settled time (its
+// time − Lateness.Max) are within their bound of a recount once the spike
+// is over; those queued later are settling and never show more ahead
+// than there are; and the measurement after the spike places every
+// request.
+func TestPlaceDuringSpike(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	arrivalEvent(t, env, "spike-line", 10)
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, Lateness: spikeLateness})
+	k, q := keeper(env, spikeLateness), placeQuery(env, spikeLateness)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 14 {
+				participate(t, ingest, "spike-line", fmt.Sprintf("s%02d-%02d", g, i))
+			}
+		})
+	}
+	type snap struct {
+		line  *asyncevent.Line
+		place map[string]*asyncevent.Place
+	}
+	var snaps []snap
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for spiking := true; spiking; {
+		select {
+		case <-done:
+			spiking = false
+		case <-time.After(600 * time.Millisecond):
+			l, err := k.Measure(ctx, "spike-line")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := snap{line: l, place: map[string]*asyncevent.Place{}}
+			for _, r := range env.EventRequests(t, "spike-line") {
+				if r.QueuedAt < l.MeasuredAt {
+					p, err := q.Place(ctx, r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.place[r.RequestID] = p
+				}
+			}
+			snaps = append(snaps, s)
+		}
+	}
+	rs := env.EventRequests(t, "spike-line")
+	if len(rs) != 16*14-int(ingest.QueuedAtUnsure()) {
+		t.Fatalf("%d requests queued, want %d", len(rs), 16*14)
+	}
+	settled := 0
+	for _, s := range snaps {
+		for i, r := range rs {
+			p := s.place[r.RequestID]
+			switch {
+			case p == nil || p.Measuring:
+			case r.QueuedAt < s.line.Settled:
+				settled++
+				if p.Settling || p.Ahead < int64(i)-p.AheadError || p.Ahead > int64(i)+p.AheadError || p.AheadError > 100 {
+					t.Errorf("measured at %d (settled %d): request %d of the recount, queued at %d, placed %+v", s.line.MeasuredAt, s.line.Settled, i, r.QueuedAt, p)
+				}
+			case !p.Settling || p.Ahead > int64(i)+p.AheadError:
+				t.Errorf("measured at %d (settled %d): settling request %d of the recount placed %+v", s.line.MeasuredAt, s.line.Settled, i, p)
+			}
+		}
+	}
+	if settled == 0 {
+		t.Fatalf("%d measurements during the spike placed no settled request: the spike was too short to test", len(snaps))
+	}
+	t.Logf("%d measurements during the spike; %d settled places checked", len(snaps), settled)
+	time.Sleep(spikeLateness.Max())
+	if _, err := k.Measure(ctx, "spike-line"); err != nil {
+		t.Fatal(err)
+	}
+	checkPlaces(t, q, rs, time.Now().UnixMilli(), 100)
+}
+
+// A lottery entry is shown the entries so far and the odds; a request of
+// a delivery-ordered event the seats left, and no line is kept for it.
+func TestPlaceOfLotteryAndDelivery(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "lot-line", EventType: asyncevent.Lottery, Winners: 4,
+		LotteryCutoffAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	firstCome(t, env, "deliv-line", 7)
+	for i := range 10 {
+		participate(t, env.Ingest, "lot-line", fmt.Sprintf("l%02d", i))
+		participate(t, env.Ingest, "deliv-line", fmt.Sprintf("d%02d", i))
+	}
+	k, q := keeper(env, noLateness), placeQuery(env, noLateness)
+	if _, err := k.Measure(ctx, "lot-line"); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := k.Measure(ctx, "deliv-line"); err != nil || l != nil {
+		t.Fatalf("a delivery event's line: %+v, %v; want none", l, err)
+	}
+	for _, c := range []struct {
+		event string
+		want  asyncevent.Place
+	}{
+		{"lot-line", asyncevent.Place{Kind: "lottery", Entries: 10, Winners: 4, Odds: 0.4}},
+		{"deliv-line", asyncevent.Place{Kind: "delivery", SeatsLeft: 7}},
+	} {
+		r := env.EventRequests(t, c.event)[3]
+		p, err := q.Place(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil || p.Kind != c.want.Kind || p.Entries != c.want.Entries || p.Winners != c.want.Winners || p.Odds != c.want.Odds || p.SeatsLeft != c.want.SeatsLeft {
+			t.Errorf("%s: place %+v, want %+v", c.event, p, c.want)
+		}
+	}
+	if line, err := env.Store.GetLine(ctx, "deliv-line"); err != nil || line != nil {
+		t.Errorf("a delivery event's stored line: %+v, %v; want none", line, err)
+	}
+}
