@@ -17,6 +17,13 @@ func placeQuery(env *asynceventtest.Env, lateness asyncevent.Lateness) *asynceve
 		Cache: asyncevent.NewEventCache(-1), LineEvery: time.Nanosecond, Lateness: lateness})
 }
 
+// snapshotQuery is a Query that reads the line once, on its first call,
+// as an API process does within a second.
+func snapshotQuery(env *asynceventtest.Env, lateness asyncevent.Lateness) *asyncevent.Query {
+	return asyncevent.NewQuery(asyncevent.QueryConfig{Requests: env.Store, Lines: env.Store, Events: env.Store,
+		LineEvery: time.Hour, Lateness: lateness})
+}
+
 // keeper measures on every call (LineEvery 1 ns) with lateness.
 func keeper(env *asynceventtest.Env, lateness asyncevent.Lateness) *asyncevent.LineKeeper {
 	return asyncevent.NewLineKeeper(asyncevent.LineKeeperConfig{Store: env.Store, Events: env.Store,
@@ -72,12 +79,12 @@ func TestPlaceInLine(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	k, q := keeper(env, noLateness), placeQuery(env, noLateness)
+	k := keeper(env, noLateness)
 	if _, err := k.Measure(ctx, "line"); err != nil {
 		t.Fatal(err)
 	}
 	rs := env.EventRequests(t, "line")
-	if n := checkPlaces(t, q, rs, time.Now().UnixMilli(), 100); n != 130 {
+	if n := checkPlaces(t, snapshotQuery(env, noLateness), rs, time.Now().UnixMilli(), 100); n != 130 {
 		t.Fatalf("checked %d places, want 130", n)
 	}
 
@@ -109,6 +116,7 @@ func TestPlaceInLine(t *testing.T) {
 	if decided == 0 || decided == len(rs) || l.Rate <= 0 {
 		t.Fatalf("after one batch: %d of %d decided, rate %v: want some decided, a rate", decided, len(rs), l.Rate)
 	}
+	q := snapshotQuery(env, noLateness)
 	checkPlaces(t, q, rs, time.Now().UnixMilli(), 100)
 	last := rs[len(rs)-1]
 	p, err := q.Place(ctx, last)
@@ -136,11 +144,23 @@ func TestPlaceDuringSpike(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	arrivalEvent(t, env, "spike-line", 10)
 	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue, Lateness: spikeLateness})
-	k, q := keeper(env, spikeLateness), placeQuery(env, spikeLateness)
+	k := keeper(env, spikeLateness)
+	// 16 clients participate (at most 60 each) until the line has been
+	// measured at 2.2, 2.9 and 3.6 s, when the first requests are settled
+	// (queued over 1.5 s before) and the spike still goes on.
+	begin, stop := time.Now(), make(chan struct{})
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
 	var wg sync.WaitGroup
 	for g := range 16 {
 		wg.Go(func() {
-			for i := range 14 {
+			for i := 0; i < 60 && !stopped(); i++ {
 				participate(t, ingest, "spike-line", fmt.Sprintf("s%02d-%02d", g, i))
 			}
 		})
@@ -150,33 +170,30 @@ func TestPlaceDuringSpike(t *testing.T) {
 		place map[string]*asyncevent.Place
 	}
 	var snaps []snap
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for spiking := true; spiking; {
-		select {
-		case <-done:
-			spiking = false
-		case <-time.After(600 * time.Millisecond):
-			l, err := k.Measure(ctx, "spike-line")
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := snap{line: l, place: map[string]*asyncevent.Place{}}
-			for _, r := range env.EventRequests(t, "spike-line") {
-				if r.QueuedAt < l.MeasuredAt {
-					p, err := q.Place(ctx, r)
-					if err != nil {
-						t.Fatal(err)
-					}
-					s.place[r.RequestID] = p
-				}
-			}
-			snaps = append(snaps, s)
+	for _, at := range []time.Duration{2200 * time.Millisecond, 2900 * time.Millisecond, 3600 * time.Millisecond} {
+		time.Sleep(time.Until(begin.Add(at)))
+		l, err := k.Measure(ctx, "spike-line")
+		if err != nil {
+			t.Fatal(err)
 		}
+		s := snap{line: l, place: map[string]*asyncevent.Place{}}
+		sq := snapshotQuery(env, spikeLateness)
+		for _, r := range env.EventRequests(t, "spike-line") {
+			if r.QueuedAt < l.MeasuredAt {
+				p, err := sq.Place(ctx, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.place[r.RequestID] = p
+			}
+		}
+		snaps = append(snaps, s)
 	}
+	close(stop)
+	wg.Wait()
 	rs := env.EventRequests(t, "spike-line")
-	if len(rs) != 16*14-int(ingest.QueuedAtUnsure()) {
-		t.Fatalf("%d requests queued, want %d", len(rs), 16*14)
+	if after := rs[len(rs)-1].QueuedAt; after <= snaps[len(snaps)-1].line.MeasuredAt {
+		t.Fatalf("no request was queued after the last measurement (%d, last queued at %d): it was not taken during a spike", snaps[len(snaps)-1].line.MeasuredAt, after)
 	}
 	settled := 0
 	for _, s := range snaps {
@@ -195,14 +212,14 @@ func TestPlaceDuringSpike(t *testing.T) {
 		}
 	}
 	if settled == 0 {
-		t.Fatalf("%d measurements during the spike placed no settled request: the spike was too short to test", len(snaps))
+		t.Fatalf("%d measurements during the spike placed no settled request: no request was queued 1.5 s before one (%d requests in all)", len(snaps), len(rs))
 	}
 	t.Logf("%d measurements during the spike; %d settled places checked", len(snaps), settled)
 	time.Sleep(spikeLateness.Max())
 	if _, err := k.Measure(ctx, "spike-line"); err != nil {
 		t.Fatal(err)
 	}
-	checkPlaces(t, q, rs, time.Now().UnixMilli(), 100)
+	checkPlaces(t, snapshotQuery(env, spikeLateness), rs, time.Now().UnixMilli(), 100)
 }
 
 // A lottery entry is shown the entries so far and the odds; a request of
