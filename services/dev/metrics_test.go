@@ -185,18 +185,20 @@ func serve(t *testing.T, ctx context.Context, what string, run func(ctx context.
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, l, func() { close(ready) }) }()
+	finished := make(chan struct{})
+	var runErr error
+	go func() { runErr = run(ctx, l, func() { close(ready) }); close(finished) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("%s: %v", what, err)
+		<-finished
+		if runErr != nil {
+			t.Errorf("%s: %v", what, runErr)
 		}
 	})
 	select {
 	case <-ready:
-	case err := <-done:
-		t.Fatalf("%s stopped: %v", what, err)
+	case <-finished:
+		t.Fatalf("%s stopped: %v", what, runErr)
 	case <-time.After(time.Minute):
 		t.Fatalf("%s not ready after a minute", what)
 	}

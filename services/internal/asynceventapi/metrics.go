@@ -11,6 +11,7 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/ratelimit"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
@@ -24,8 +25,9 @@ var participationReasons = []string{"invalid-id", "event-not-found", "event-not-
 // apiMetrics is the API's registry and the collectors Run wires before
 // the backend opens (AWS calls, participations).
 type apiMetrics struct {
-	reg  *prometheus.Registry
-	http *metrics.HTTP
+	reg     *prometheus.Registry
+	http    *metrics.HTTP
+	limited *RateLimited
 }
 
 // newMetrics registers the API's metrics and hooks the AWS and
@@ -41,7 +43,30 @@ func newMetrics(cfg *Config) *apiMetrics {
 		cfg.DDBObserver = a
 	}
 	cfg.Observer = participations{NewParticipations(m.reg, participationReasons)}
+	m.limited = NewRateLimited(m.reg)
 	return m
+}
+
+// RateLimited counts the calls the rate limits refused
+// (pacer_rate_limited_total, docs/metrics.md).
+type RateLimited struct{ c *prometheus.CounterVec }
+
+// NewRateLimited registers the counter on reg, every series at 0.
+func NewRateLimited(reg prometheus.Registerer) *RateLimited {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pacer_rate_limited_total",
+		Help: "Calls refused 429 by the rate limits, by class (participate, poll) and what limited them (user, address)."}, []string{"class", "by"})
+	reg.MustRegister(c)
+	for _, class := range []string{"participate", "poll"} {
+		for _, by := range []ratelimit.By{ratelimit.ByUser, ratelimit.ByAddress} {
+			c.WithLabelValues(class, string(by))
+		}
+	}
+	return &RateLimited{c: c}
+}
+
+// Refused counts one refusal (ratelimit.Config.Refused).
+func (r *RateLimited) Refused(class string, by ratelimit.By) {
+	r.c.WithLabelValues(class, string(by)).Inc()
 }
 
 // serve registers the queue gauge over q and the capacity invariant over

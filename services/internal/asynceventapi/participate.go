@@ -40,7 +40,7 @@ func (h *handlers) registerParticipation(api huma.API) {
 			"Fairness (FIRST_COME): the request's position is (queuedAt, requestId); on an event with ordering arrival the seats go to exactly the first N positions, "+
 			"and the request shows uiPhase ALLOCATING until the in-order allocation decides it; with ordering delivery they go in the order the queue delivers."),
 		server.Status(http.StatusAccepted), server.MaxBody(smallBody),
-		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)),
+		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
 			res, err := h.ingest.Participate(ctx, in.EventID, p.UserID)
 			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
@@ -54,7 +54,7 @@ func (h *handlers) registerParticipation(api huma.API) {
 			"poll again after it for the decision (the place may move sooner). "+
 			"Every answer carries an ETag: send it back as If-None-Match and the answer is 304, with no body, while nothing it shows has changed; "+
 			"before the Retry-After has passed that answer costs no table read."),
-		server.Fails(http.StatusNotFound))
+		server.Fails(http.StatusNotFound, http.StatusTooManyRequests))
 	poll.Responses = map[string]*huma.Response{"304": {Description: "Not modified: the request reads as the ETag sent in If-None-Match says (the answer carries the ETag and Retry-After again)."}}
 	huma.Register(api, poll, server.Handle(server.Caller, h.problem, h.poll))
 	huma.Register(api, server.Op("my-participations", http.MethodGet, "/me/participations", "List my participations, newest first", tagParticipation,

@@ -52,6 +52,7 @@ func TestParticipationPagePlace(t *testing.T) {
 
 	b := browsertest.New(t)
 	b.Navigate(srv.URL + "/ui/?event=line")
+	b.WaitFor(10*time.Second, "the dev sign-in", `!!document.querySelector("#dev-user")`)
 	signIn(b, "late-user")
 	b.WaitFor(10*time.Second, "the event", `!document.querySelector("#event").hidden`)
 	b.Click("#participate")

@@ -21,6 +21,8 @@ type Deps struct {
 	// TagKey keys the polls' ETags (pollTags): the cursor key, so that
 	// every API process issues the same tags (nil: a random key).
 	TagKey []byte
+	// Limits are the participation and poll rate limits (none when nil).
+	Limits server.Limits
 	Log    *slog.Logger // default slog.Default()
 }
 
@@ -83,6 +85,7 @@ type handlers struct {
 // verified bearer token (or, in dev mode only, the dev header).
 func Register(api huma.API, d Deps) {
 	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), log: cmp.Or(d.Log, slog.Default()), problem: problems(d.Log).Problem}
+	server.RateLimit(api, d.Limits, map[string]string{"participate": "participate", "get-request": "poll"})
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)

@@ -69,6 +69,8 @@ type Config struct {
 	EmbedOrigins server.Origins
 	// Verifier defaults to server.AuthFromEnv.
 	Verifier *auth.Verifier
+	// Limits are the participation and poll rate limits (docs/ratelimit.md).
+	Limits server.LimitSettings
 	// Ready, if set, is called once the API serves, with its base URL
 	// ("http://127.0.0.1:8081") and its Deps; an error it returns is
 	// logged, and the API keeps serving.
@@ -82,6 +84,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
+	cfg.Limits.Declare(s)
 }
 
 // Run serves the API, and its metrics on GET /metrics (see
@@ -146,8 +149,12 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	limits, err := cfg.Limits.Limits(m.limited.Refused)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Log: cfg.Log}
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
 		return nil, err

@@ -1,0 +1,116 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/ratelimit"
+)
+
+// Limits are an API's rate limits (docs/ratelimit.md): the limiter and
+// the proxies whose X-Forwarded-For names the client.
+type Limits struct {
+	Limiter *ratelimit.Limiter
+	Proxies ratelimit.Proxies
+}
+
+// RateLimit installs middleware that limits the operations classes
+// names (operation id → class) by the caller's user id and client
+// address, answering 429 problem+json with Retry-After past the budget.
+// Admins are not limited (operators' tools poll many requests). Install it
+// after Authenticate and before the operations: middlewares apply to the
+// operations registered after them. A nil Limiter limits nothing.
+func RateLimit(api huma.API, l Limits, classes map[string]string) {
+	if l.Limiter == nil {
+		return
+	}
+	api.UseMiddleware(func(ctx huma.Context, next func(huma.Context)) {
+		op := ctx.Operation()
+		class := ""
+		if op != nil {
+			class = classes[op.OperationID]
+		}
+		if class == "" {
+			next(ctx)
+			return
+		}
+		user := ""
+		if p, ok := PrincipalFrom(ctx.Context()); ok {
+			if p.Has(auth.RoleAdmin) {
+				next(ctx)
+				return
+			}
+			user = p.UserID
+		}
+		ok, after := l.Limiter.Allow(class, user, l.Proxies.ClientAddr(ctx.RemoteAddr(), ctx.Header("X-Forwarded-For")))
+		if ok {
+			next(ctx)
+			return
+		}
+		ctx.SetHeader("Retry-After", strconv.FormatInt(int64((after+time.Second-1)/time.Second), 10))
+		_ = huma.WriteErr(api, ctx, http.StatusTooManyRequests, "too many "+class+" calls from this user or address: retry after the Retry-After seconds") // the client went away; nothing to do
+	})
+}
+
+// Default budgets (deployment-wide; docs/ratelimit.md).
+const (
+	DefaultParticipateUser = "20/m"
+	DefaultPollUser        = "5/s"
+)
+
+// LimitSettings are the rate-limit settings as declared (strings as
+// ratelimit.ParseRule reads them).
+type LimitSettings struct {
+	ParticipateUser, PollUser       string
+	ParticipateAddress, PollAddress string
+	Replicas                        int
+	TrustedProxies                  string
+}
+
+// Declare declares the settings on s.
+func (ls *LimitSettings) Declare(s *config.Set) {
+	s.String(&ls.ParticipateUser, "rate-participate-user", "PACER_RATE_PARTICIPATE_USER", DefaultParticipateUser, "participations one user may make, deployment-wide (N/s, N/m, N/h or off)")
+	s.String(&ls.PollUser, "rate-poll-user", "PACER_RATE_POLL_USER", DefaultPollUser, "status polls one user may make, deployment-wide (N/s, N/m, N/h or off)")
+	s.String(&ls.ParticipateAddress, "rate-participate-address", "PACER_RATE_PARTICIPATE_ADDRESS", "off", "participations from one client address, deployment-wide (an IPv6 address counts as its /64)")
+	s.String(&ls.PollAddress, "rate-poll-address", "PACER_RATE_POLL_ADDRESS", "off", "status polls from one client address, deployment-wide")
+	s.Int(&ls.Replicas, "rate-replicas", "PACER_RATE_REPLICAS", 2, "API replicas sharing each budget: each replica allows 1/N of it")
+	s.String(&ls.TrustedProxies, "trusted-proxies", "PACER_TRUSTED_PROXIES", "", "comma-separated CIDR prefixes of the proxies whose X-Forwarded-For names the client (empty: the connection's address)")
+}
+
+// Limits parses the settings into an API's Limits; an error names the
+// setting at fault. The zero LimitSettings (a Config built without
+// Declare) limits nothing. refused, if set, hears each refusal.
+func (ls LimitSettings) Limits(refused func(class string, by ratelimit.By)) (Limits, error) {
+	rules := map[string]map[ratelimit.By]ratelimit.Rule{"participate": {}, "poll": {}}
+	for _, r := range []struct {
+		env, value, class string
+		by                ratelimit.By
+	}{
+		{"PACER_RATE_PARTICIPATE_USER", ls.ParticipateUser, "participate", ratelimit.ByUser},
+		{"PACER_RATE_POLL_USER", ls.PollUser, "poll", ratelimit.ByUser},
+		{"PACER_RATE_PARTICIPATE_ADDRESS", ls.ParticipateAddress, "participate", ratelimit.ByAddress},
+		{"PACER_RATE_POLL_ADDRESS", ls.PollAddress, "poll", ratelimit.ByAddress},
+	} {
+		rule, err := ratelimit.ParseRule(r.value)
+		if err != nil {
+			return Limits{}, fmt.Errorf("%s: %w", r.env, err)
+		}
+		if rule.Rate > 0 {
+			rules[r.class][r.by] = rule
+		}
+	}
+	if ls.Replicas < 0 {
+		return Limits{}, fmt.Errorf("PACER_RATE_REPLICAS: %d, want at least 1", ls.Replicas)
+	}
+	proxies, err := ratelimit.ParseProxies(ls.TrustedProxies)
+	if err != nil {
+		return Limits{}, fmt.Errorf("PACER_TRUSTED_PROXIES: %w", err)
+	}
+	return Limits{Limiter: ratelimit.New(ratelimit.Config{Rules: rules, Replicas: max(1, ls.Replicas), Refused: refused}), Proxies: proxies}, nil
+}
