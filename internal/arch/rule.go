@@ -17,6 +17,7 @@ var Kits = []string{
 	"services/internal/config",            // settings from flags and env, Main
 	"services/internal/metrics",           // Prometheus registry, the shared collectors, /metrics
 	"services/internal/ops",               // a background process's /metrics, /healthz, /readyz
+	"services/internal/ratelimit",         // per-user and per-address token buckets, the client address
 	"services/internal/testkit",           // tests: spectest, browsertest, smuggletest, proctest, iamtest
 	"services/internal/asynceventbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
 	"services/internal/photobackend",      // PhotoService's wiring: its pool and table, and the roles over them
