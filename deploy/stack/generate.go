@@ -36,6 +36,7 @@ func (s *Spec) Template() (t *Template, err error) {
 	s.tables(t)
 	s.queues(t)
 	s.network(t)
+	s.waf(t)
 	if err := s.analytics(t); err != nil {
 		return nil, err
 	}
@@ -78,6 +79,7 @@ func (s *Spec) parameters() map[string]Parameter {
 			Description: "CPU architecture of the tasks (Fargate RuntimePlatform): ARM64 (Graviton, cheaper) or X86_64; make images builds both"},
 	}
 	s.edgeParameters(p)
+	s.wafParameters(p)
 	s.scalingParameters(p)
 	s.warmParameters(p)
 	seen := map[string]bool{}

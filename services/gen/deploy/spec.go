@@ -139,6 +139,10 @@ var (
 	photoAPIScaling = stack.Autoscale{Min: 2, Max: 10, CPUPercent: 60, RequestsPerTask: 6000}
 )
 
+// privateNetworks are RFC 1918's: where a VPC's load balancer nodes and a
+// cluster's ingress controllers connect from.
+const privateNetworks = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
+
 // services are the four ECS services (and Deployments): each binary's
 // image, ports, size, variables, secrets and access.
 func services(d decls, n names) []stack.Service {
@@ -157,7 +161,11 @@ func services(d decls, n names) []stack.Service {
 		{
 			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
 			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 512, MemoryMiB: 1024, Autoscale: &asyncAPIScaling,
-			Env:     append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region}, asyncEnv...),
+			// The load balancer (and an ingress controller) forwards from
+			// the private networks: believe their X-Forwarded-For, so that
+			// the address limits see the client (docs/ratelimit.md).
+			Env: append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
+				env("PACER_TRUSTED_PROXIES", privateNetworks)}, asyncEnv...),
 			Secrets: jwt, Access: Access[AsyncAPI],
 		},
 		{
