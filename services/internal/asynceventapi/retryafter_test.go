@@ -12,6 +12,17 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 )
 
+// participation creates an arrival event (one seat, open an hour) as an
+// admin and returns the id of user's participation in it.
+func participation(t *testing.T, e *apiEnv, event, user string) string {
+	t.Helper()
+	expect(t, e.api.Post("/admin/events", token(t, "root", auth.RoleAdmin), map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": 1,
+		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
+	resp := e.api.Post("/events/"+event+"/participations", token(t, user))
+	expect(t, resp, http.StatusAccepted)
+	return decode[asynceventapi.Accepted](t, resp).RequestID
+}
+
 // GET /requests/{id} tells the client when a new read can show a change:
 // an arrival candidate waits for the allocator's watermark (MaxLateness,
 // 3.5 s, after its queuedAt), so its answer carries Retry-After in whole
@@ -21,13 +32,9 @@ func TestRetryAfterOnAnArrivalCandidate(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
 	adm := token(t, "root", auth.RoleAdmin)
-	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "hint", "eventType": "FIRST_COME", "capacity": 1,
-		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
-	resp := e.api.Post("/events/hint/participations", token(t, "u1"))
-	expect(t, resp, http.StatusAccepted)
-	id := decode[asynceventapi.Accepted](t, resp).RequestID
+	id := participation(t, e, "hint", "u1")
 
-	resp = e.api.Get("/requests/"+id, token(t, "u1"))
+	resp := e.api.Get("/requests/"+id, token(t, "u1"))
 	expect(t, resp, http.StatusOK)
 	if v := decode[asynceventapi.RequestView](t, resp); v.Status != "QUEUED" || resp.Header().Get("Retry-After") != "" {
 		t.Fatalf("queued request: status %s, Retry-After %q; want QUEUED and none", v.Status, resp.Header().Get("Retry-After"))
@@ -84,14 +91,10 @@ func TestPollETag(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
 	adm := token(t, "root", auth.RoleAdmin)
-	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "etag", "eventType": "FIRST_COME", "capacity": 1,
-		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
-	resp := e.api.Post("/events/etag/participations", token(t, "u1"))
-	expect(t, resp, http.StatusAccepted)
-	id := decode[asynceventapi.Accepted](t, resp).RequestID
+	id := participation(t, e, "etag", "u1")
 	path := "/requests/" + id
 
-	resp = e.api.Get(path, token(t, "u1"))
+	resp := e.api.Get(path, token(t, "u1"))
 	expect(t, resp, http.StatusOK)
 	queued := resp.Header().Get("ETag")
 	if queued == "" || resp.Header().Get("Cache-Control") != "private, no-cache" {

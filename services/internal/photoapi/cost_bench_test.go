@@ -223,30 +223,39 @@ func bareHandler(tb testing.TB, f *awsfixture.Server, url string) http.Handler {
 	return newBarePhotoAPI(awsclient.DynamoDB(f.Config()), pool, dynamostore.TableName(costStage), costSecret).handler()
 }
 
-// benchSearch runs GET path against Pacer and bare as sub-benchmarks
-// impl=pacer and impl=bare.
-func benchSearch(b *testing.B, path string) {
+// benchPair runs call against Pacer and bare as sub-benchmarks impl=pacer
+// and impl=bare, each over its own fixture (fixture) and Pacer's handler
+// (pacer, which migrates and seeds the database at url for both), once to
+// warm, then in the loop; it reports AWS calls per operation.
+func benchPair(b *testing.B, fixture func(testing.TB) *awsfixture.Server, pacer func(testing.TB, *awsfixture.Server, string) http.Handler,
+	call func(b *testing.B, h http.Handler, tok string)) {
 	url := pgtest.NewDatabase(b)
 	for _, impl := range []string{"pacer", "bare"} {
 		b.Run("impl="+impl, func(b *testing.B) {
-			f := costFixture(b)
+			f := fixture(b)
 			defer f.Close()
-			h := pacerGallery(b, f, url) // migrates and seeds the database, for both
+			h := pacer(b, f, url)
 			if impl == "bare" {
 				h = bareHandler(b, f, url)
 			}
 			tok := costToken(b)
-			searchCall(b, h, path, tok)
+			call(b, h, tok)
 			f.Reset()
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				searchCall(b, h, path, tok)
+				call(b, h, tok)
 				n++
 			}
 			b.ReportMetric(float64(f.Total())/float64(n), "aws-calls/op")
 		})
 	}
+}
+
+// benchSearch runs GET path against Pacer and bare as sub-benchmarks
+// impl=pacer and impl=bare.
+func benchSearch(b *testing.B, path string) {
+	benchPair(b, costFixture, pacerGallery, func(b *testing.B, h http.Handler, tok string) { searchCall(b, h, path, tok) })
 }
 
 // BenchmarkGalleryCost is an organizer's gallery page of 20 photos: the

@@ -102,27 +102,9 @@ func ingestCall(tb testing.TB, h http.Handler, path, tok string, body []byte, wa
 // record with a new ULID, so that every photo is created. Making the body
 // is in both sides' figures.
 func benchIngest(b *testing.B, path string, n int, batch bool, want int) {
-	url := pgtest.NewDatabase(b)
-	for _, impl := range []string{"pacer", "bare"} {
-		b.Run("impl="+impl, func(b *testing.B) {
-			f := tableFixture(b)
-			defer f.Close()
-			h := pacerIngest(b, f, url) // migrates and seeds the database, for both
-			if impl == "bare" {
-				h = bareHandler(b, f, url)
-			}
-			tok := costToken(b)
-			ingestCall(b, h, path, tok, ingestBody(n, batch), want)
-			f.Reset()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				ingestCall(b, h, path, tok, ingestBody(n, batch), want)
-				i++
-			}
-			b.ReportMetric(float64(f.Total())/float64(i), "aws-calls/op")
-		})
-	}
+	benchPair(b, tableFixture, pacerIngest, func(b *testing.B, h http.Handler, tok string) {
+		ingestCall(b, h, path, tok, ingestBody(n, batch), want)
+	})
 }
 
 // BenchmarkIngestCost is the pipeline posting one processed photo (two
