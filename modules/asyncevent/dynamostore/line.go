@@ -11,10 +11,14 @@ import (
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
-// skLine is the sort key of an event's line (EVENT#<eventId> / LINE).
+// An event's line is LINE#<eventId> / LINE: a partition of its own, so
+// that its write every second does not add to the event's partition
+// (EVENT#<eventId>), where the capacity item takes every allocation.
+var linePK = ddb.MustFormat("LINE#{eventId}")
+
 const skLine = "LINE"
 
-func lineKey(id string) ddb.Key { return ddb.Key{PK: eventPK.Build(id), SK: skLine} }
+func lineKey(id string) ddb.Key { return ddb.Key{PK: linePK.Build(id), SK: skLine} }
 
 // LineItem is an event's line (asyncevent.Line): Pacer's, not in the
 // source documents. Its points are two lists of the same length, about
