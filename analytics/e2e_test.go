@@ -51,7 +51,7 @@ func TestReportsMatchTheTable(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := g; i < participants; i += 8 {
-				p, err := env.Ingest.Participate(ctx, "race", fmt.Sprintf("runner-%03d", i))
+				p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "race", UserID: fmt.Sprintf("runner-%03d", i)})
 				if err != nil {
 					errs <- err
 					return

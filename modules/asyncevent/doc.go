@@ -27,7 +27,7 @@
 //	query := asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store})
 //	admin := asyncevent.NewAdmin(asyncevent.AdminConfig{Events: store, Requests: store, Draw: store, DeadLetters: queue, Cache: events})
 //	cfg, err := admin.CreateEvent(ctx, asyncevent.NewEvent{...})
-//	p, err := ingest.Participate(ctx, eventID, userID) // userID from a verified token
+//	p, err := ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: eventID, UserID: userID}) // userID from a verified token
 //	r, err := query.GetRequest(ctx, asyncevent.Caller{UserID: userID}, p.RequestID)
 //	res, err := admin.Draw(ctx, eventID, "") // after a lottery's cutoff
 //

@@ -28,6 +28,15 @@ var (
 	ErrRedriveRunning    = errors.New("asyncevent: a redrive is already running")
 	ErrBadMessage        = errors.New("asyncevent: malformed queue message")
 	ErrDeadClass         = errors.New("asyncevent: unknown dead-letter class")
+	// ErrHumanTokenMissing: the event requires a human check and the
+	// participation carried no token (humanToken).
+	ErrHumanTokenMissing = errors.New("asyncevent: the event requires a human check token")
+	// ErrHumanCheckFailed: the challenge provider did not pass the token.
+	ErrHumanCheckFailed = errors.New("asyncevent: the human check failed")
+	// ErrHumanCheckUnavailable: the token could not be verified (the
+	// provider could not be reached, or the deployment has no verifier)
+	// and the event's policy refuses.
+	ErrHumanCheckUnavailable = errors.New("asyncevent: the human check is unavailable")
 	// ErrLeased: another worker holds the lease of a lock job.
 	ErrLeased = errors.New("asyncevent: leased by another worker")
 	// ErrLockJobNotFound: the lock job is gone or finished.

@@ -42,6 +42,9 @@ type NewEvent struct {
 	// MaxIndexShards, default 1: one partition per event, EVENT#<eventId>
 	// (docs/asyncevent.md).
 	IndexShards int
+	// HumanCheck asks every participation for a challenge provider's token
+	// (default: none; see HumanCheck).
+	HumanCheck HumanCheck
 
 	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;
 	// Winners is K; AnnouncedAt (default: the cutoff) is when results are
@@ -76,6 +79,11 @@ func (a *Admin) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, err
 			return nil, badEvent(t.name, "%s must be 0..%d (epoch milliseconds up to the year 9999)", t.name, MaxTime)
 		}
 	}
+	policy, err := in.HumanCheck.policy()
+	if err != nil {
+		return nil, err
+	}
+	cfg.HumanCheck = policy
 	switch in.EventType {
 	case FirstCome:
 		if err := in.firstCome(cfg, now); err != nil {

@@ -35,7 +35,7 @@ func TestCloseEvent(t *testing.T) {
 	env.Calls.Reset()
 	fresh := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue})
 	for name, in := range map[string]*asyncevent.Ingest{"closing process": env.Ingest, "process without a cache": fresh} {
-		if _, err := in.Participate(ctx, "fc", "u3"); !errors.Is(err, asyncevent.ErrEventClosed) {
+		if _, err := in.Participate(ctx, asyncevent.ParticipateInput{EventID: "fc", UserID: "u3"}); !errors.Is(err, asyncevent.ErrEventClosed) {
 			t.Errorf("%s: participate after close: %v, want ErrEventClosed", name, err)
 		}
 	}
@@ -150,7 +150,7 @@ func TestCloseEventBeatsAReadInFlight(t *testing.T) {
 	admin := asyncevent.NewAdmin(asyncevent.AdminConfig{Events: env.Store, Requests: env.Store, Draw: env.Store, Cache: events})
 	done := make(chan error, 1)
 	go func() {
-		_, err := ingest.Participate(ctx, "fc", "early")
+		_, err := ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "fc", UserID: "early"})
 		done <- err
 	}()
 	<-reading
@@ -161,7 +161,7 @@ func TestCloseEventBeatsAReadInFlight(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("participation read before the close: %v", err)
 	}
-	if _, err := ingest.Participate(ctx, "fc", "late"); !errors.Is(err, asyncevent.ErrEventClosed) {
+	if _, err := ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "fc", UserID: "late"}); !errors.Is(err, asyncevent.ErrEventClosed) {
 		t.Fatalf("participation after the close: %v, want ErrEventClosed", err)
 	}
 }
@@ -188,7 +188,7 @@ func TestCloseOfAClosedEventDropsTheCache(t *testing.T) {
 	if cfg, err := aAdmin.CloseEvent(ctx, "fc"); err != nil || cfg.Status != asyncevent.EventClosed {
 		t.Fatalf("close in a: %+v %v", cfg, err)
 	}
-	if _, err := aIngest.Participate(ctx, "fc", "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+	if _, err := aIngest.Participate(ctx, asyncevent.ParticipateInput{EventID: "fc", UserID: "u2"}); !errors.Is(err, asyncevent.ErrEventClosed) {
 		t.Fatalf("participation in a after its own close returned: %v, want ErrEventClosed", err)
 	}
 }

@@ -34,7 +34,7 @@ func firstCome(t *testing.T, env *asynceventtest.Env, id string, capacity int64)
 
 func participate(t testing.TB, in *asyncevent.Ingest, eventID, userID string) asyncevent.Participation {
 	t.Helper()
-	p, err := in.Participate(ctx, eventID, userID)
+	p, err := in.Participate(ctx, asyncevent.ParticipateInput{EventID: eventID, UserID: userID})
 	if err != nil {
 		t.Fatalf("participate %s/%s: %v", eventID, userID, err)
 	}

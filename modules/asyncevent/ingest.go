@@ -41,6 +41,14 @@ type IngestConfig struct {
 	Log *slog.Logger
 	// Observer, if set, hears every Participate answer (for metrics).
 	Observer Observer
+
+	// Humans verifies the tokens of events that require a human check
+	// (EventConfig.HumanCheck). Nil: participations in such events are
+	// refused with ErrHumanCheckUnavailable (the deployment has no
+	// verifier).
+	Humans HumanVerifier
+	// HumanChecks, if set, hears how each human check ends (for metrics).
+	HumanChecks HumanCheckObserver
 }
 
 // withDefaults returns c with every unset field at its default.
@@ -63,27 +71,49 @@ func NewIngest(cfg IngestConfig) *Ingest {
 type Participation struct {
 	RequestID   string
 	IsDuplicate bool
+	// HumanCheck is HumanAdmittedUnverified when the event requires a
+	// human check that could not be made and its policy admitted the
+	// participation anyway; else "".
+	HumanCheck string
 }
 
-// Participate accepts userID's participation in eventID. userID must come
-// from a verified identity, never from the request body.
+// ParticipateInput is one participation (Ingest.Participate).
+type ParticipateInput struct {
+	// EventID is the event participated in.
+	EventID string
+	// UserID is the participant: it must come from a verified identity,
+	// never from the request body.
+	UserID string
+	// HumanToken is the challenge provider's token, for an event that
+	// requires a human check (ignored otherwise).
+	HumanToken string
+	// ClientAddr is the client's IP address, which the provider may check
+	// the token against ("" when unknown).
+	ClientAddr string
+}
+
+// Participate accepts p.UserID's participation in p.EventID.
 //
 // A new participation costs 3 AWS calls once the event's config is cached:
 // the lock + request transaction, the SendMessage, and the RECEIVED →
 // QUEUED transaction. A duplicate costs 1 and returns the stored
 // requestId. Unknown or closed events are rejected before anything is
-// written. If the enqueue fails the request becomes FAILED_FINAL /
+// written, and so is a participation failing the event's human check
+// (ErrHumanTokenMissing, ErrHumanCheckFailed, ErrHumanCheckUnavailable:
+// the check runs before the first write, and costs a call to the
+// provider). If the enqueue fails the request becomes FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
 // IngestConfig.Observer, if set, hears the answer.
-func (in *Ingest) Participate(ctx context.Context, eventID, userID string) (Participation, error) {
-	p, err := in.participate(ctx, eventID, userID)
+func (in *Ingest) Participate(ctx context.Context, p ParticipateInput) (Participation, error) {
+	a, err := in.participate(ctx, p)
 	if in.cfg.Observer != nil {
-		in.cfg.Observer.Participated(p, err)
+		in.cfg.Observer.Participated(a, err)
 	}
-	return p, err
+	return a, err
 }
 
-func (in *Ingest) participate(ctx context.Context, eventID, userID string) (Participation, error) {
+func (in *Ingest) participate(ctx context.Context, p ParticipateInput) (Participation, error) {
+	eventID, userID := p.EventID, p.UserID
 	if !ValidID(eventID) {
 		return Participation{}, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
@@ -96,6 +126,10 @@ func (in *Ingest) participate(ctx context.Context, eventID, userID string) (Part
 	}
 	now := in.cfg.Now().UnixMilli()
 	if err := admits(cfg, now); err != nil {
+		return Participation{}, err
+	}
+	human, err := in.checkHuman(ctx, cfg, p)
+	if err != nil {
 		return Participation{}, err
 	}
 	in.cfg.Cache.noteOpen(cfg)
@@ -121,12 +155,12 @@ func (in *Ingest) participate(ctx context.Context, eventID, userID string) (Part
 		return Participation{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if dup {
-		return Participation{RequestID: existing, IsDuplicate: true}, nil
+		return Participation{RequestID: existing, IsDuplicate: true, HumanCheck: human}, nil
 	}
 	if err := in.enq.enqueue(ctx, r, now+1, cfg.IndexShards); err != nil { // after the RECEIVED log
 		return Participation{}, err
 	}
-	return Participation{RequestID: r.RequestID}, nil
+	return Participation{RequestID: r.RequestID, HumanCheck: human}, nil
 }
 
 // QueuedAtUnsure is how many of this Ingest's queuedAt writes (RECEIVED

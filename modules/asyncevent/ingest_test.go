@@ -99,7 +99,7 @@ func TestDuplicateClicks(t *testing.T) {
 	for i := range results {
 		wg.Go(func() {
 			<-start
-			results[i], errs[i] = env.Ingest.Participate(ctx, "ev", "clicker")
+			results[i], errs[i] = env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: "clicker"})
 		})
 	}
 	close(start)
@@ -154,7 +154,7 @@ func TestParticipateRefusesClosedEvents(t *testing.T) {
 		{future, "fc", asyncevent.ErrEventClosed},
 		{env.Ingest, "bad#id", asyncevent.ErrInvalidID},
 	} {
-		if _, err := c.ingest.Participate(ctx, c.eventID, "u1"); !errors.Is(err, c.want) {
+		if _, err := c.ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: c.eventID, UserID: "u1"}); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.eventID, err, c.want)
 		}
 	}
@@ -366,7 +366,7 @@ func TestStrandedRequestIsHealedBySweepNotRead(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := env.Ingest.Participate(ctx, "ev", "u1"); !errors.Is(err, asyncevent.ErrUnavailable) {
+	if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: "u1"}); !errors.Is(err, asyncevent.ErrUnavailable) {
 		t.Fatalf("send and mark both failed: %v, want ErrUnavailable", err)
 	}
 	env.SQS.SetSendFault(nil)
@@ -490,7 +490,7 @@ func TestEventWithoutCloseTimeEndsAndItsLocksExpire(t *testing.T) {
 	}
 	skew.Store(int64(asyncevent.MaxEventLifetime + time.Second))
 	for _, ev := range []string{"open", "legacy"} {
-		if _, err := env.Ingest.Participate(ctx, ev, "u2"); !errors.Is(err, asyncevent.ErrEventClosed) {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: ev, UserID: "u2"}); !errors.Is(err, asyncevent.ErrEventClosed) {
 			t.Errorf("%s after its end: %v, want ErrEventClosed", ev, err)
 		}
 	}

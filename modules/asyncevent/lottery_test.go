@@ -87,7 +87,7 @@ func TestLottery(t *testing.T) {
 	}
 	shift.Store(int64(time.Hour + 2*time.Second))
 	// After the cutoff entries are refused with a clear error.
-	if _, err := env.Ingest.Participate(ctx, "lotto", "late"); !errors.Is(err, asyncevent.ErrLotteryClosed) {
+	if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "lotto", UserID: "late"}); !errors.Is(err, asyncevent.ErrLotteryClosed) {
 		t.Fatalf("late entry: %v", err)
 	}
 

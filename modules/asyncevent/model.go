@@ -148,6 +148,10 @@ type EventConfig struct {
 	// docs/capacity.md), and readers merge the N back in index order.
 	// Fixed at creation.
 	IndexShards int
+	// HumanCheck, when not "", makes every participation carry a token a
+	// challenge provider passes, and is the policy when the provider cannot
+	// be reached (see HumanPolicy). Fixed at creation.
+	HumanCheck HumanPolicy
 
 	// LOTTERY settings.
 	LotteryCutoffAt int64

@@ -9,6 +9,13 @@ type Observer interface {
 	Participated(p Participation, err error)
 }
 
+// HumanCheckObserver hears how each human check Ingest makes ends
+// (IngestConfig.HumanChecks), for metrics. It is called synchronously:
+// it must be fast and must not block.
+type HumanCheckObserver interface {
+	HumanChecked(o HumanOutcome)
+}
+
 // DecisionObserver hears each request the arrival allocator decides
 // (AllocatorConfig.Observer), once, after the decision's transaction
 // committed (a delivery decision is reported by Worker.Process's Outcome

@@ -352,6 +352,17 @@ type Transition struct {
 	RequireEventOpen bool
 }
 
+// HumanVerifier verifies a challenge provider's token (Cloudflare
+// Turnstile, hCaptcha, reCAPTCHA: their siteverify) for Ingest, when the
+// event asks for a human check. services/internal/humancheck implements
+// it.
+type HumanVerifier interface {
+	// Verify asks the provider about token, from the client at remoteIP
+	// ("" when unknown). An error means the provider could not be reached
+	// or did not answer sensibly: no verdict.
+	Verify(ctx context.Context, token, remoteIP string) (HumanVerdict, error)
+}
+
 // Queue sends participation messages: ingest's and the re-queues'
 // (Ingest, Operations). sqsqueue implements it.
 type Queue interface {

@@ -97,7 +97,7 @@ func TestIdentityProviderUserIDs(t *testing.T) {
 		t.Fatalf("a#b's second page: %+v, %v", next, err)
 	}
 	for _, bad := range []string{"", "a\nb", strings.Repeat("a", 256)} {
-		if _, err := env.Ingest.Participate(ctx, "ev", bad); !errors.Is(err, asyncevent.ErrInvalidID) {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: bad}); !errors.Is(err, asyncevent.ErrInvalidID) {
 			t.Errorf("Participate(%q): %v, want ErrInvalidID", bad, err)
 		}
 		if _, err := env.Query.MyRequests(ctx, bad, 20, ""); !errors.Is(err, asyncevent.ErrInvalidID) {

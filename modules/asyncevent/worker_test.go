@@ -349,7 +349,7 @@ func TestFirstCome500(t *testing.T) {
 	for i := range ids {
 		wg.Go(func() {
 			<-start
-			p, err := env.Ingest.Participate(ctx, "spike", fmt.Sprintf("user%03d", i))
+			p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "spike", UserID: fmt.Sprintf("user%03d", i)})
 			ids[i], errs[i] = p.RequestID, err
 		})
 	}
@@ -567,7 +567,7 @@ func TestObserverHearsParticipations(t *testing.T) {
 	firstCome(t, env, "ev", 1)
 	participate(t, env.Ingest, "ev", "u1")
 	participate(t, env.Ingest, "ev", "u1")
-	if _, err := env.Ingest.Participate(ctx, "nope", "u1"); err == nil {
+	if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "nope", UserID: "u1"}); err == nil {
 		t.Fatal("participation in a missing event accepted")
 	}
 	obs.mu.Lock()

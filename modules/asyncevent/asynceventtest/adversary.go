@@ -170,7 +170,7 @@ func (e *Env) RunAdversarial(t testing.TB, eventID string, a Adversarial) Advers
 	for range a.Ingesters {
 		ing.Go(func() {
 			for u := range users {
-				if _, err := ingest.Participate(context.Background(), eventID, fmt.Sprintf("user-%04d", u)); err != nil {
+				if _, err := ingest.Participate(context.Background(), asyncevent.ParticipateInput{EventID: eventID, UserID: fmt.Sprintf("user-%04d", u)}); err != nil {
 					t.Errorf("asynceventtest: participate user-%04d: %v", u, err)
 				}
 			}

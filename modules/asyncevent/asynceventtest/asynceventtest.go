@@ -413,7 +413,7 @@ func (e *Env) Strand(t testing.TB, eventID string, users ...string) {
 		e.Dynamo.SetTxFault(nil)
 	}()
 	for _, u := range users {
-		if _, err := e.Ingest.Participate(context.Background(), eventID, u); !errors.Is(err, asyncevent.ErrUnavailable) {
+		if _, err := e.Ingest.Participate(context.Background(), asyncevent.ParticipateInput{EventID: eventID, UserID: u}); !errors.Is(err, asyncevent.ErrUnavailable) {
 			t.Fatalf("asynceventtest: stranding %s's participation: %v, want ErrUnavailable", u, err)
 		}
 	}

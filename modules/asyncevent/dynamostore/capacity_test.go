@@ -54,7 +54,7 @@ func measure(t *testing.T, seed bool) map[string]capacity.Usage {
 		return env.Worker.Process(ctx, asyncevent.Delivery{Body: body, ReceiveCount: 1, SentAt: time.Now()})
 	}
 	join := func(eventID, user string) string {
-		p, err := env.Ingest.Participate(ctx, eventID, user)
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: eventID, UserID: user})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestNarrowIndexReadsAsProjectAll(t *testing.T) {
 	}
 	const n = 23
 	for i := range n {
-		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("user-%02d", i))
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("user-%02d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}

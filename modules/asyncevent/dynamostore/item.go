@@ -73,9 +73,10 @@ type EventConfigItem struct {
 	OpensAt  int64 `dynamodbav:"opensAt,omitempty"`
 	ClosesAt int64 `dynamodbav:"closesAt,omitempty"`
 
-	CapacityTotal int64               `dynamodbav:"capacityTotal,omitempty"`
-	Ordering      asyncevent.Ordering `dynamodbav:"ordering,omitempty"`
-	IndexShards   int                 `dynamodbav:"indexShards,omitempty"`
+	CapacityTotal int64                  `dynamodbav:"capacityTotal,omitempty"`
+	Ordering      asyncevent.Ordering    `dynamodbav:"ordering,omitempty"`
+	IndexShards   int                    `dynamodbav:"indexShards,omitempty"`
+	HumanCheck    asyncevent.HumanPolicy `dynamodbav:"humanCheck,omitempty"`
 
 	LotteryCutoffAt int64  `dynamodbav:"lotteryCutoffAt,omitempty"`
 	Winners         int    `dynamodbav:"winners,omitempty"`

@@ -39,7 +39,7 @@ func TestShardedIndexReads(t *testing.T) {
 		var ids []string
 		for i := range n {
 			user := fmt.Sprintf("user-%02d", i)
-			p, err := env.Ingest.Participate(ctx, event, user)
+			p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: event, UserID: user})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,7 +75,7 @@ func spike(t *testing.T, seed bool, shards int, rate float64, d time.Duration, w
 	for i := range n {
 		time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * float64(time.Second)))))
 		wg.Go(func() {
-			if _, err := env.Ingest.Participate(ctx, event, fmt.Sprintf("user-%05d", i)); err != nil {
+			if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: event, UserID: fmt.Sprintf("user-%05d", i)}); err != nil {
 				errs <- err
 			}
 		})

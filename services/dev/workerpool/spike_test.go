@@ -60,7 +60,7 @@ func TestSpikeScalesOutDrainsAndScalesIn(t *testing.T) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := env.Ingest.Participate(ctx, "spike", fmt.Sprintf("u%03d", i))
+			p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "spike", UserID: fmt.Sprintf("u%03d", i)})
 			if err != nil {
 				t.Error(err)
 				return

@@ -50,7 +50,7 @@ func TestShardedEventListPagesToItsEnd(t *testing.T) {
 	}
 	const n = 300
 	for i := range n {
-		if _, err := e.Ingest.Participate(context.Background(), "wide", fmt.Sprintf("user-%04d", i)); err != nil {
+		if _, err := e.Ingest.Participate(context.Background(), asyncevent.ParticipateInput{EventID: "wide", UserID: fmt.Sprintf("user-%04d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -182,7 +182,7 @@ func TestOpsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		if _, err := env.Ingest.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ops", UserID: fmt.Sprint("u", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -225,7 +225,7 @@ func TestOpsPageReadsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := env.Ingest.Participate(ctx, "ops", fmt.Sprint("u", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ops", UserID: fmt.Sprint("u", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -285,7 +285,7 @@ func TestMyParticipationsPaging(t *testing.T) {
 		if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: ev, EventType: asyncevent.FirstCome, Capacity: 5}); err != nil {
 			t.Fatal(err)
 		}
-		p, err := env.Ingest.Participate(ctx, ev, "pager")
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: ev, UserID: "pager"})
 		if err != nil {
 			t.Fatal(err)
 		}

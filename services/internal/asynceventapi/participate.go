@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
@@ -42,7 +43,7 @@ func (h *handlers) registerParticipation(api huma.API) {
 		server.Status(http.StatusAccepted), server.MaxBody(smallBody),
 		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
-			res, err := h.ingest.Participate(ctx, in.EventID, p.UserID)
+			res, err := h.ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: in.EventID, UserID: p.UserID})
 			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
 		}))
 

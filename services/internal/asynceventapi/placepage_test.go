@@ -44,7 +44,7 @@ func TestParticipationPagePlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 60 { // the line ahead: queued, no worker runs
-		if _, err := env.Ingest.Participate(ctx, "line", fmt.Sprintf("early-%02d", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "line", UserID: fmt.Sprintf("early-%02d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -102,7 +102,7 @@ func TestNoEventLostWhenThePublisherIsKilled(t *testing.T) {
 	doomed := map[string]bool{}
 	var ids []string
 	for i := range 60 {
-		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%02d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func BenchmarkWorkerDrain(b *testing.B) {
 				}
 				var ids []string
 				for u := range 100 {
-					p, err := env.Ingest.Participate(context.Background(), "ev", fmt.Sprintf("u%03d", u))
+					p, err := env.Ingest.Participate(context.Background(), asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%03d", u)})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -47,7 +47,7 @@ func TestEventsNameTheDecidingWorker(t *testing.T) {
 		}
 		for i := range 6 {
 			user := fmt.Sprintf("u%d", i)
-			p, err := env.Ingest.Participate(ctx, ev, user)
+			p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: ev, UserID: user})
 			if err != nil {
 				t.Fatal(err)
 			}

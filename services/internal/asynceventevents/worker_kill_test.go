@@ -46,7 +46,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	var ids []string
 	participate := func(from, to int) {
 		for i := from; i < to; i++ {
-			p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+			p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%02d", i)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -110,7 +110,7 @@ func workerKilledMidFlight(t *testing.T, ordering asyncevent.Ordering) {
 	}
 	var ids []string
 	for i := range 60 {
-		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i))
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%02d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestGracefulStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		if _, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%02d", i)); err != nil {
+		if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%02d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

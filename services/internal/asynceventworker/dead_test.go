@@ -153,7 +153,7 @@ func TestDeadLetterByClass(t *testing.T) {
 	}
 	var ids []string
 	for i := range 8 {
-		p, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%d", i))
+		p, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func drain(b *testing.B, concurrency, batch int) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := env.Ingest.Participate(ctx, "ev", fmt.Sprintf("u%05d", i)); err != nil {
+			if _, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: fmt.Sprintf("u%05d", i)}); err != nil {
 				b.Error(err)
 			}
 		})

@@ -34,11 +34,11 @@ func TestLostLastReceiveIsCounted(t *testing.T) {
 		Ordering: asyncevent.OrderDelivery, ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
 		t.Fatal(err)
 	}
-	lost, err := env.Ingest.Participate(ctx, "ev", "lost")
+	lost, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: "lost"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	decided, err := env.Ingest.Participate(ctx, "ev", "decided")
+	decided, err := env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: "decided"})
 	if err != nil {
 		t.Fatal(err)
 	}
