@@ -18,6 +18,7 @@ var Kits = []string{
 	"services/internal/metrics",           // Prometheus registry, the shared collectors, /metrics
 	"services/internal/ops",               // a background process's /metrics, /healthz, /readyz
 	"services/internal/ratelimit",         // per-user and per-address token buckets, the client address
+	"services/internal/humancheck",        // a challenge provider's siteverify (Turnstile, hCaptcha, reCAPTCHA)
 	"services/internal/testkit",           // tests: spectest, browsertest, smuggletest, proctest, iamtest
 	"services/internal/asynceventbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
 	"services/internal/photobackend",      // PhotoService's wiring: its pool and table, and the roles over them

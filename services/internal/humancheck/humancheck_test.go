@@ -1,0 +1,75 @@
+package humancheck_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pacerhq/pacer/services/internal/humancheck"
+)
+
+// A local siteverify on loopback: it passes the token "good" sent with
+// the secret "s3cret" as a form, and records the remote address sent.
+func siteverify(t *testing.T, remote *string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+			http.Error(w, "want a form POST", http.StatusBadRequest)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		*remote = r.PostForm.Get("remoteip")
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.PostForm.Get("secret") != "s3cret":
+			_, _ = w.Write([]byte(`{"success":false,"error-codes":["invalid-input-secret"]}`))
+		case r.PostForm.Get("response") == "good":
+			_, _ = w.Write([]byte(`{"success":true,"error-codes":[]}`))
+		case r.PostForm.Get("response") == "slow":
+			time.Sleep(500 * time.Millisecond)
+		case r.PostForm.Get("response") == "garbled":
+			_, _ = w.Write([]byte(`<html>`))
+		default:
+			_, _ = w.Write([]byte(`{"success":false,"error-codes":["invalid-input-response"]}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestVerify(t *testing.T) {
+	var remote string
+	srv := siteverify(t, &remote)
+	v, err := humancheck.New(humancheck.Config{URL: srv.URL, Secret: "s3cret", Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if a, err := v.Verify(ctx, "good", "192.0.2.1"); err != nil || !a.Success || remote != "192.0.2.1" {
+		t.Fatalf("good: %+v %v (remoteip %q)", a, err, remote)
+	}
+	a, err := v.Verify(ctx, "bad", "")
+	if err != nil || a.Success || len(a.ErrorCodes) != 1 || a.ErrorCodes[0] != "invalid-input-response" || remote != "" {
+		t.Fatalf("bad: %+v %v (remoteip %q)", a, err, remote)
+	}
+	for _, tok := range []string{"slow", "garbled"} {
+		if _, err := v.Verify(ctx, tok, ""); err == nil {
+			t.Errorf("%s: no error", tok)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error shows the secret: %v", tok, err)
+		}
+	}
+	srv.Close()
+	if _, err := v.Verify(ctx, "good", ""); err == nil {
+		t.Fatal("closed server: no error")
+	}
+	if _, err := humancheck.New(humancheck.Config{}); err == nil {
+		t.Fatal("no secret: no error")
+	}
+}
