@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/dev/workerpool"
@@ -38,14 +39,15 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	asynceventevents.NewLag(reg)
 	p := asynceventapi.NewParticipations(reg, []string{"event-closed"})
 	rl := asynceventapi.NewRateLimited(reg)
+	hc := asynceventapi.NewHumanChecks(reg)
 	ph := photoapi.NewPhotoMetrics(reg)
 	workerpool.NewMetrics(reg).Desired(3)
 	asynceventbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-	if n := len(metricstest.Contracts(t)); n != 21 {
-		t.Fatalf("read %d metrics from docs/metrics.md, want its 21", n)
+	if n := len(metricstest.Contracts(t)); n != 22 {
+		t.Fatalf("read %d metrics from docs/metrics.md, want its 22", n)
 	}
 	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
@@ -63,6 +65,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		{"pacer_worker_dead_lettered_total", []string{"class", "ALLOCATING"}},
 		{"pacer_worker_decided_total", []string{"event_type", "FIRST_COME"}},
 		{"pacer_rate_limited_total", []string{"class", "poll", "by", "address"}},
+		{"pacer_human_checks_total", []string{"outcome", "unavailable_admitted"}},
 	} {
 		if v := before.Value(c.name, c.labels...); v != 0 {
 			t.Errorf("%s%v starts at %v, want 0", c.name, c.labels, v)
@@ -85,6 +88,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	d.E2E("FIRST_COME", 1000, 2500)
 	p.Accepted(false)
 	rl.Refused("participate", "user")
+	hc.HumanChecked(asyncevent.HumanOutcomeFailed)
 	ph.Searched("bib", time.Millisecond)
 	ph.Ingested(3, 2)
 
@@ -94,7 +98,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
 		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running",
-		"pacer_events_publisher_lag_seconds", "pacer_rate_limited_total")
+		"pacer_events_publisher_lag_seconds", "pacer_rate_limited_total", "pacer_human_checks_total")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
@@ -110,6 +114,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		{"pacer_worker_messages_total", []string{"outcome", "succeeded"}, 1},
 		{"pacer_worker_dead_lettered_total", []string{"class", "THROTTLED"}, 1},
 		{"pacer_rate_limited_total", []string{"class", "participate", "by", "user"}, 1},
+		{"pacer_human_checks_total", []string{"outcome", "failed"}, 1},
 		{"pacer_worker_decided_total", []string{"event_type", "LOTTERY"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "ingested"}, 2},

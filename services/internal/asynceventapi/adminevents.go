@@ -28,6 +28,15 @@ type NewEventBody struct {
 	Winners         int    `json:"winners,omitempty" minimum:"1" maximum:"100000" doc:"LOTTERY (required there): K, the number of winners"`
 	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: when results are announced (default: the cutoff)"`
 	SeedCommitment  string `json:"seedCommitment,omitempty" pattern:"^[0-9a-f]{64}$" doc:"LOTTERY: hex SHA-256 of a seed you keep and reveal to the draw. Omit to let the server generate the seed and publish only its commitment until the draw."`
+	// Both types
+	HumanCheck *HumanCheckBody `json:"humanCheck,omitempty" doc:"Ask every participation for a challenge provider's token (default: none). Fixed at creation."`
+}
+
+// HumanCheckBody is an event's human check (docs/ratelimit.md, Human
+// check).
+type HumanCheckBody struct {
+	Required      bool   `json:"required,omitempty" doc:"Every participation must carry humanToken, which the deployment's challenge provider (PACER_HUMAN_CHECK_URL) must pass"`
+	OnUnavailable string `json:"onUnavailable,omitempty" enum:"refuse,admit" doc:"When the provider cannot be reached: refuse (default: 503 human-check-unavailable) or admit (202, the answer's humanCheck says admitted-unverified). Only with required."`
 }
 
 type createEventInput struct {
@@ -167,7 +176,16 @@ func (b NewEventBody) event() asyncevent.NewEvent {
 		EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
 		Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
 		IndexShards: b.IndexShards, LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
+		HumanCheck: b.HumanCheck.humanCheck(),
 	}
+}
+
+// humanCheck is the human check b asks for: none when absent.
+func (b *HumanCheckBody) humanCheck() asyncevent.HumanCheck {
+	if b == nil {
+		return asyncevent.HumanCheck{}
+	}
+	return asyncevent.HumanCheck{Required: b.Required, OnUnavailable: asyncevent.HumanPolicy(b.OnUnavailable)}
 }
 
 // seed is the seed b reveals: none when the body or the seed is absent.

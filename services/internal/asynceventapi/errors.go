@@ -35,6 +35,9 @@ var problemTypes = []server.ProblemType{
 	{Err: asyncevent.ErrDeadClass, Status: http.StatusUnprocessableEntity, Name: "invalid-dead-class", Field: "query.class"},
 	{Err: asyncevent.ErrRedriveRunning, Status: http.StatusConflict, Name: "redrive-running", Detail: "a redrive is already running; retry once it has finished"},
 	{Err: asyncevent.ErrNoDLQ, Status: http.StatusNotImplemented, Name: "no-dlq", Detail: "no dead-letter queue is configured"},
+	{Err: asyncevent.ErrHumanTokenMissing, Status: http.StatusUnprocessableEntity, Name: "human-token-missing", Field: "body.humanToken"},
+	{Err: asyncevent.ErrHumanCheckFailed, Status: http.StatusUnprocessableEntity, Name: "human-check-failed", Field: "body.humanToken"},
+	{Err: asyncevent.ErrHumanCheckUnavailable, Status: http.StatusServiceUnavailable, Name: "human-check-unavailable"},
 	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"},
 }
 

@@ -20,7 +20,8 @@ const Job = "asyncevent-api"
 
 // participationReasons are the problem codes a participation may be
 // refused with (see problems).
-var participationReasons = []string{"invalid-id", "event-not-found", "event-not-open", "event-closed", "lottery-closed", "unavailable", "internal"}
+var participationReasons = []string{"invalid-id", "event-not-found", "event-not-open", "event-closed", "lottery-closed",
+	"human-token-missing", "human-check-failed", "human-check-unavailable", "unavailable", "internal"}
 
 // apiMetrics is the API's registry and the collectors Run wires before
 // the backend opens (AWS calls, participations).
@@ -44,6 +45,7 @@ func newMetrics(cfg *Config) *apiMetrics {
 	}
 	cfg.Observer = participations{NewParticipations(m.reg, participationReasons)}
 	m.limited = NewRateLimited(m.reg)
+	cfg.HumanChecks = NewHumanChecks(m.reg)
 	return m
 }
 
@@ -68,6 +70,25 @@ func NewRateLimited(reg prometheus.Registerer) *RateLimited {
 func (r *RateLimited) Refused(class string, by ratelimit.By) {
 	r.c.WithLabelValues(class, string(by)).Inc()
 }
+
+// HumanChecks counts the participations' human checks by outcome
+// (pacer_human_checks_total, docs/metrics.md): the domain's
+// HumanCheckObserver.
+type HumanChecks struct{ c *prometheus.CounterVec }
+
+// NewHumanChecks registers the counter on reg, every outcome at 0.
+func NewHumanChecks(reg prometheus.Registerer) *HumanChecks {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pacer_human_checks_total",
+		Help: "Human checks of participations in events that require one, by outcome (passed, failed, missing, unavailable_refused, unavailable_admitted)."}, []string{"outcome"})
+	reg.MustRegister(c)
+	for _, o := range asyncevent.HumanOutcomes {
+		c.WithLabelValues(string(o))
+	}
+	return &HumanChecks{c: c}
+}
+
+// HumanChecked counts one check (asyncevent.HumanCheckObserver).
+func (h *HumanChecks) HumanChecked(o asyncevent.HumanOutcome) { h.c.WithLabelValues(string(o)).Inc() }
 
 // serve registers the queue gauge over q and the capacity invariant over
 // ops, mounts GET /metrics on mux

@@ -11,10 +11,20 @@ import (
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
-// ParticipationBody is the optional body of a participation. It has no
-// fields: the user is the token's subject, never a body field, and any
-// field (such as userId) is rejected.
-type ParticipationBody struct{}
+// ParticipationBody is the optional body of a participation. The user is
+// the token's subject, never a body field, and any other field (such as
+// userId) is rejected.
+type ParticipationBody struct {
+	HumanToken string `json:"humanToken,omitempty" maxLength:"2048" doc:"The challenge provider's token (Cloudflare Turnstile, hCaptcha or reCAPTCHA, as the deployment is configured), required when the event's humanCheck.required is true; ignored otherwise"`
+}
+
+// humanToken is the token b carries: none when the body is absent.
+func (b *ParticipationBody) humanToken() string {
+	if b == nil {
+		return ""
+	}
+	return b.HumanToken
+}
 
 type participateInput struct {
 	EventPath
@@ -25,6 +35,7 @@ type participateInput struct {
 type Accepted struct {
 	RequestID   string `json:"requestId" doc:"Poll GET /requests/{requestId} for the outcome"`
 	IsDuplicate bool   `json:"isDuplicate" doc:"true when this user already participated; requestId is the original one"`
+	HumanCheck  string `json:"humanCheck,omitempty" enum:"admitted-unverified" doc:"admitted-unverified: the event requires a human check, the challenge provider could not be reached, and the event's humanCheck.onUnavailable admitted the participation anyway"`
 }
 
 type acceptedOutput struct {
@@ -37,14 +48,18 @@ func (h *handlers) registerParticipation(api huma.API) {
 	huma.Register(api, server.Op("participate", http.MethodPost, "/events/{eventId}/participations", "Participate in an event", tagParticipation,
 		server.Describe("Accepts the caller's participation at once and answers 202 with a requestId; a queue and workers decide the outcome. "+
 			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true. "+
-			"The user is the token's subject; the body, if any, must be empty. "+
+			"The user is the token's subject; the body, if any, carries only humanToken. "+
+			"An event whose humanCheck.required is true needs humanToken, a challenge provider's token verified before anything is written: "+
+			"422 human-token-missing without it, 422 human-check-failed when the provider does not pass it, "+
+			"and, when the provider cannot be reached, 503 human-check-unavailable (onUnavailable refuse) or 202 with humanCheck admitted-unverified (onUnavailable admit). "+
 			"Fairness (FIRST_COME): the request's position is (queuedAt, requestId); on an event with ordering arrival the seats go to exactly the first N positions, "+
 			"and the request shows uiPhase ALLOCATING until the in-order allocation decides it; with ordering delivery they go in the order the queue delivers."),
 		server.Status(http.StatusAccepted), server.MaxBody(smallBody),
 		server.Fails(http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *participateInput) (*acceptedOutput, error) {
-			res, err := h.ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: in.EventID, UserID: p.UserID})
-			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate}}, err
+			res, err := h.ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: in.EventID, UserID: p.UserID,
+				HumanToken: in.Body.humanToken(), ClientAddr: server.ClientIPFrom(ctx)})
+			return &acceptedOutput{Body: Accepted{RequestID: res.RequestID, IsDuplicate: res.IsDuplicate, HumanCheck: res.HumanCheck}}, err
 		}))
 
 	poll := server.Op("get-request", http.MethodGet, "/requests/{requestId}", "Get a participation request", tagParticipation,

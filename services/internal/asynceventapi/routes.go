@@ -86,6 +86,7 @@ type handlers struct {
 func Register(api huma.API, d Deps) {
 	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), log: cmp.Or(d.Log, slog.Default()), problem: problems(d.Log).Problem}
 	server.RateLimit(api, d.Limits, map[string]string{"participate": "participate", "get-request": "poll"})
+	server.ClientIP(api, d.Limits.Proxies) // the participation's, for the human check
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)

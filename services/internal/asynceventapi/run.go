@@ -71,6 +71,8 @@ type Config struct {
 	Verifier *auth.Verifier
 	// Limits are the participation and poll rate limits (docs/ratelimit.md).
 	Limits server.LimitSettings
+	// HumanCheck configures the human check of the events requiring one.
+	HumanCheck HumanCheckSettings
 	// Ready, if set, is called once the API serves, with its base URL
 	// ("http://127.0.0.1:8081") and its Deps; an error it returns is
 	// logged, and the API keeps serving.
@@ -85,6 +87,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	cfg.Limits.Declare(s)
+	cfg.HumanCheck.Declare(s)
 }
 
 // Run serves the API, and its metrics on GET /metrics (see
@@ -145,6 +148,11 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 		return nil, err
 	}
 	m := newMetrics(cfg)
+	humans, err := cfg.HumanCheck.verifier()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Humans = humans
 	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
 	if err != nil {
 		return nil, err

@@ -148,7 +148,9 @@ type EventView struct {
 	DrawnAt         int64  `json:"drawnAt,omitempty"`
 	DrawEntries     int    `json:"drawEntries,omitempty"`
 	DrawWinners     int    `json:"drawWinners,omitempty"`
-	CreatedAt       int64  `json:"createdAt"`
+	// HumanCheck is absent when the event requires none.
+	HumanCheck *HumanCheckBody `json:"humanCheck,omitempty" doc:"Present when participations must carry humanToken (see create-event)"`
+	CreatedAt  int64           `json:"createdAt"`
 }
 
 func eventViewOf(c *asyncevent.EventConfig) EventView {
@@ -162,6 +164,15 @@ func eventViewOf(c *asyncevent.EventConfig) EventView {
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,
-		CreatedAt: c.CreatedAt,
+		HumanCheck: humanCheckView(c.HumanCheck), CreatedAt: c.CreatedAt,
 	}
+}
+
+// humanCheckView is an event's human check as the answer shows it: nil
+// when it requires none.
+func humanCheckView(p asyncevent.HumanPolicy) *HumanCheckBody {
+	if p == "" {
+		return nil
+	}
+	return &HumanCheckBody{Required: true, OnUnavailable: string(p)}
 }

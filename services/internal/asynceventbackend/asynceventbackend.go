@@ -46,6 +46,11 @@ type Config struct {
 	DDBObserver ddb.Observer
 	Observer    asyncevent.Observer
 	Decisions   asyncevent.DecisionObserver
+	// Humans verifies the human check tokens of the API's Ingest (nil: no
+	// verifier; see asyncevent.IngestConfig.Humans), and HumanChecks hears
+	// their outcomes.
+	Humans      asyncevent.HumanVerifier
+	HumanChecks asyncevent.HumanCheckObserver
 	// ConsumedCapacity says whether the API and the worker set
 	// DDBObserver, which makes every DynamoDB call ask for its consumed
 	// capacity; they declare it (metrics.DeclareConsumedCapacity).
@@ -113,7 +118,7 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 	events := asyncevent.NewEventCache(cfg.EventCacheTTL)
 	return &APIRoles{
 		Ingest: asyncevent.NewIngest(asyncevent.IngestConfig{Requests: store, Events: store, Queue: q, Cache: events,
-			Log: cfg.Log, Observer: cfg.Observer}),
+			Log: cfg.Log, Observer: cfg.Observer, Humans: cfg.Humans, HumanChecks: cfg.HumanChecks}),
 		Query: asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store, Lines: store, Events: store, Cache: events}),
 		Admin: asyncevent.NewAdmin(asyncevent.AdminConfig{Events: store, Requests: store, Draw: store, DeadLetters: q, Cache: events,
 			DrawGrace: cfg.DrawGrace}),

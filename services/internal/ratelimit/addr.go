@@ -45,18 +45,40 @@ func (ps Proxies) trusts(a netip.Addr) bool {
 	return false
 }
 
-// ClientAddr is the client address a request is limited by: the
-// connection's peer (remoteAddr, "host:port"), or, when that peer is a
-// trusted proxy, the rightmost address of X-Forwarded-For (forwarded) that
-// is not one (a client can write whatever it likes to the left of what
-// the proxies appended, never to the right). An IPv6 address counts as
-// its /64, which one client controls whole. "" when nothing parses.
+// ClientAddr is the client address a request is limited by: its
+// ClientIP, an IPv6 address counted as its /64, which one client
+// controls whole. "" when nothing parses.
 func (ps Proxies) ClientAddr(remoteAddr, forwarded string) string {
+	a := ps.client(remoteAddr, forwarded)
+	if !a.IsValid() {
+		return ""
+	}
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// ClientIP is the client's IP address: the connection's peer
+// (remoteAddr, "host:port"), or, when that peer is a trusted proxy, the
+// rightmost address of X-Forwarded-For (forwarded) that is not one (a
+// client can write whatever it likes to the left of what the proxies
+// appended, never to the right). "" when nothing parses.
+func (ps Proxies) ClientIP(remoteAddr, forwarded string) string {
+	if a := ps.client(remoteAddr, forwarded); a.IsValid() {
+		return a.String()
+	}
+	return ""
+}
+
+// client is ClientIP as an address (the zero Addr when nothing parses).
+func (ps Proxies) client(remoteAddr, forwarded string) netip.Addr {
 	ap, err := netip.ParseAddrPort(remoteAddr)
 	a := ap.Addr()
 	if err != nil {
 		if a, err = netip.ParseAddr(remoteAddr); err != nil {
-			return ""
+			return netip.Addr{}
 		}
 	}
 	a = a.Unmap()
@@ -73,9 +95,5 @@ func (ps Proxies) ClientAddr(remoteAddr, forwarded string) string {
 			}
 		}
 	}
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.String()
-	}
-	return a.String()
+	return a
 }

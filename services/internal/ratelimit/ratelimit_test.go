@@ -131,6 +131,16 @@ func TestClientAddr(t *testing.T) {
 			t.Errorf("ClientAddr(%q, %q) = %q, want %q", c.remote, c.xff, got, c.want)
 		}
 	}
+	// ClientIP is the same client, its whole address.
+	if got := ps.ClientIP("[2001:db8:1:2:3::9]:443", ""); got != "2001:db8:1:2:3::9" {
+		t.Errorf("ClientIP of an IPv6 peer = %q, want its whole address", got)
+	}
+	if got := ps.ClientIP("10.0.3.4:80", "1.1.1.1, 198.51.100.2"); got != "198.51.100.2" {
+		t.Errorf("ClientIP behind a proxy = %q, want 198.51.100.2", got)
+	}
+	if got := ps.ClientIP("not an address", ""); got != "" {
+		t.Errorf("ClientIP of garbage = %q", got)
+	}
 	if _, err := ratelimit.ParseProxies("10.0.0.0/33"); err == nil {
 		t.Error("a bad prefix accepted")
 	}

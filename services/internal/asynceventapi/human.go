@@ -1,0 +1,75 @@
+package asynceventapi
+
+import (
+	"context"
+	"os"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
+	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/humancheck"
+)
+
+// HumanCheckSecretEnv holds the challenge provider's secret key: from the
+// environment only, as every secret (docs/settings.md). Unset: the API has
+// no verifier, and refuses the participations of events that require a
+// human check (503 human-check-unavailable).
+const HumanCheckSecretEnv = "PACER_HUMAN_CHECK_SECRET"
+
+// HumanCheckSettings configure the human check of the events that require
+// one (docs/ratelimit.md, Human check): the provider's siteverify endpoint
+// and, for the participation page, its site key. The secret is
+// HumanCheckSecretEnv's.
+type HumanCheckSettings struct {
+	// URL is the siteverify endpoint (default humancheck.TurnstileURL).
+	URL string
+	// SiteKey is the provider's site key, which the page's widget shows.
+	SiteKey string
+	// Secret is the provider's secret key ("" : no verifier). Run reads it
+	// from HumanCheckSecretEnv when it is unset.
+	Secret string
+}
+
+// Declare declares the settings on s (the secret is not one: it comes from
+// the environment only).
+func (hs *HumanCheckSettings) Declare(s *config.Set) {
+	s.String(&hs.URL, "human-check-url", "PACER_HUMAN_CHECK_URL", humancheck.TurnstileURL,
+		"the challenge provider's siteverify endpoint (Turnstile's by default; hCaptcha's and reCAPTCHA's take the same form), for events that require a human check; its secret is "+HumanCheckSecretEnv)
+	s.String(&hs.SiteKey, "human-check-site-key", "PACER_HUMAN_CHECK_SITE_KEY", "", "the challenge provider's site key, which the participation page's widget shows")
+}
+
+// verifier is the domain's HumanVerifier over the settings: nil when there
+// is no secret (from hs, else the environment).
+func (hs HumanCheckSettings) verifier() (asyncevent.HumanVerifier, error) {
+	if hs.Secret == "" {
+		hs.Secret = os.Getenv(HumanCheckSecretEnv)
+	}
+	if hs.Secret == "" {
+		return nil, nil
+	}
+	v, err := humancheck.New(humancheck.Config{URL: hs.URL, Secret: hs.Secret})
+	if err != nil {
+		return nil, err
+	}
+	return humans{v}, nil
+}
+
+// humans adapts a humancheck.Verifier to the domain's HumanVerifier.
+type humans struct{ v *humancheck.Verifier }
+
+// Verify asks the provider: passed when it answers success.
+func (h humans) Verify(ctx context.Context, token, remoteIP string) (asyncevent.HumanVerdict, error) {
+	a, err := h.v.Verify(ctx, token, remoteIP)
+	switch {
+	case err != nil:
+		return "", err
+	case a.Success:
+		return asyncevent.HumanPassed, nil
+	}
+	return asyncevent.HumanFailed, nil
+}
+
+// NewHumanVerifier is the domain's HumanVerifier over a siteverify
+// endpoint with secret (for tests and tools wiring an Ingest themselves).
+func NewHumanVerifier(url, secret string) (asyncevent.HumanVerifier, error) {
+	return HumanCheckSettings{URL: url, Secret: secret}.verifier()
+}
