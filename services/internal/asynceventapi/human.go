@@ -1,12 +1,14 @@
 package asynceventapi
 
 import (
+	"cmp"
 	"context"
 	"os"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/humancheck"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // HumanCheckSecretEnv holds the challenge provider's secret key: from the
@@ -14,6 +16,12 @@ import (
 // no verifier, and refuses the participations of events that require a
 // human check (503 human-check-unavailable).
 const HumanCheckSecretEnv = "PACER_HUMAN_CHECK_SECRET"
+
+// TurnstileScript is Cloudflare Turnstile's widget script, rendered
+// explicitly by the participation page (hCaptcha's
+// https://js.hcaptcha.com/1/api.js?render=explicit and reCAPTCHA's
+// https://www.google.com/recaptcha/api.js?render=explicit work the same way).
+const TurnstileScript = "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit"
 
 // HumanCheckSettings configure the human check of the events that require
 // one (docs/ratelimit.md, Human check): the provider's siteverify endpoint
@@ -24,6 +32,9 @@ type HumanCheckSettings struct {
 	URL string
 	// SiteKey is the provider's site key, which the page's widget shows.
 	SiteKey string
+	// Script is the provider's widget script, which the page loads (default
+	// TurnstileScript).
+	Script string
 	// Secret is the provider's secret key ("" : no verifier). Run reads it
 	// from HumanCheckSecretEnv when it is unset.
 	Secret string
@@ -34,7 +45,16 @@ type HumanCheckSettings struct {
 func (hs *HumanCheckSettings) Declare(s *config.Set) {
 	s.String(&hs.URL, "human-check-url", "PACER_HUMAN_CHECK_URL", humancheck.TurnstileURL,
 		"the challenge provider's siteverify endpoint (Turnstile's by default; hCaptcha's and reCAPTCHA's take the same form), for events that require a human check; its secret is "+HumanCheckSecretEnv)
-	s.String(&hs.SiteKey, "human-check-site-key", "PACER_HUMAN_CHECK_SITE_KEY", "", "the challenge provider's site key, which the participation page's widget shows")
+	s.String(&hs.SiteKey, "human-check-site-key", "PACER_HUMAN_CHECK_SITE_KEY", "", "the challenge provider's site key, which the participation page's widget shows (empty: the page shows no widget)")
+	s.String(&hs.Script, "human-check-script", "PACER_HUMAN_CHECK_SCRIPT", TurnstileScript, "the challenge provider's widget script, which the participation page loads (its origin is allowed by the pages' Content-Security-Policy)")
+}
+
+// Widget is the page's challenge widget: nil without a site key.
+func (hs HumanCheckSettings) Widget() *server.Widget {
+	if hs.SiteKey == "" {
+		return nil
+	}
+	return &server.Widget{Script: cmp.Or(hs.Script, TurnstileScript), SiteKey: hs.SiteKey}
 }
 
 // verifier is the domain's HumanVerifier over the settings: nil when there

@@ -21,11 +21,12 @@ var web embed.FS
 // the admin stats; /ui/dlq.html lists the DLQ). They call the API's own
 // operations and are not in its spec. dev offers the dev
 // sign-in picker; only the service itself and embedOrigins may frame the
-// pages.
-func RegisterPages(mux *http.ServeMux, dev bool, embedOrigins server.Origins) error {
+// pages. widget, if set, is the challenge provider's widget the
+// participation page shows for an event that requires a human check.
+func RegisterPages(mux *http.ServeMux, dev bool, embedOrigins server.Origins, widget *server.Widget) error {
 	site, err := fs.Sub(web, "web")
 	if err != nil {
 		return err
 	}
-	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev, EmbedOrigins: embedOrigins})
+	return server.Pages(mux, server.PageConfig{Site: site, Dev: dev, EmbedOrigins: embedOrigins, HumanWidget: widget})
 }

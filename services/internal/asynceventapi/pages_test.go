@@ -43,7 +43,7 @@ func pagesMux(t *testing.T, env *asynceventtest.Env, dev bool, embed server.Orig
 	}
 	mux := http.NewServeMux()
 	asynceventapi.NewAPI(mux, deps(env), v, dev)
-	if err := asynceventapi.RegisterPages(mux, dev, embed); err != nil {
+	if err := asynceventapi.RegisterPages(mux, dev, embed, nil); err != nil {
 		t.Fatal(err)
 	}
 	return mux

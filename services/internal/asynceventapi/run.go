@@ -164,7 +164,7 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	mux := http.NewServeMux()
 	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
-	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins); err != nil {
+	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins, cfg.HumanCheck.Widget()); err != nil {
 		return nil, err
 	}
 	return &handler{handler: m.serve(mux, roles.Operations, roles.Queue, cfg.Log), deps: d, metrics: m}, nil

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,18 @@ type PageConfig struct {
 	// mode); /ui/config.json lists them. None by default: only the
 	// service's own origin may frame its pages.
 	EmbedOrigins Origins
+	// HumanWidget, if set, is the challenge provider's widget the pages
+	// show where an operation asks for a human check: /ui/config.json
+	// gives its script and site key, and the Content-Security-Policy
+	// allows the script's origin (its script, its frame and its calls).
+	HumanWidget *Widget
+}
+
+// Widget is a third-party widget the pages load: its script's URL
+// (absolute https, or http on loopback for tests) and its site key.
+type Widget struct {
+	Script  string `json:"script"`
+	SiteKey string `json:"siteKey"`
 }
 
 // Origins is a list of web origins (scheme://host[:port]), set from a
@@ -108,6 +121,7 @@ type pageConfig struct {
 	Dev          bool     `json:"dev"`
 	ImageBaseURL string   `json:"imageBaseUrl"`
 	EmbedOrigins []string `json:"embedOrigins"`
+	HumanWidget  *Widget  `json:"humanWidget,omitempty"`
 }
 
 // Pages serves cfg's pages under PagesPrefix on mux, each answer with a
@@ -134,9 +148,21 @@ func Pages(mux *http.ServeMux, cfg PageConfig) error {
 		frameAncestors += " " + origin
 		embedders = append(embedders, origin)
 	}
-	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + imgSrc +
-		"; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors " + frameAncestors
-	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/"), EmbedOrigins: embedders})
+	widget := ""
+	if w := cfg.HumanWidget; w != nil {
+		u, err := url.Parse(w.Script)
+		if err != nil {
+			return fmt.Errorf("server: pages: widget script: %w", err)
+		}
+		origin, err := parseOrigin(u.Scheme + "://" + u.Host)
+		if err != nil {
+			return fmt.Errorf("server: pages: widget script %q: %w", w.Script, err)
+		}
+		widget = " " + origin
+	}
+	csp := "default-src 'none'; script-src 'self'" + widget + "; style-src 'self'; img-src " + imgSrc +
+		"; connect-src 'self'" + widget + "; frame-src" + cmp.Or(widget, " 'none'") + "; base-uri 'none'; form-action 'self'; frame-ancestors " + frameAncestors
+	conf, err := json.Marshal(pageConfig{Dev: cfg.Dev, ImageBaseURL: strings.TrimSuffix(cfg.ImageBaseURL, "/"), EmbedOrigins: embedders, HumanWidget: cfg.HumanWidget})
 	if err != nil {
 		return err
 	}

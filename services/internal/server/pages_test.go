@@ -49,3 +49,41 @@ func TestPagesFrameAncestors(t *testing.T) {
 		}
 	}
 }
+
+// A human check widget's origin may load its script, frame and calls;
+// /ui/config.json names the script and site key. Without one, no frame may
+// load. A widget script that is not an http(s) URL of a plain origin is
+// refused.
+func TestPagesHumanWidget(t *testing.T) {
+	site := fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}
+	mux := http.NewServeMux()
+	w := &server.Widget{Script: "https://challenges.example.com/v0/api.js?render=explicit", SiteKey: "site-1"}
+	if err := server.Pages(mux, server.PageConfig{Site: site, HumanWidget: w}); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, server.PagesPrefix+"config.json", nil))
+	csp := rec.Header().Get("Content-Security-Policy")
+	for _, want := range []string{"script-src 'self' https://challenges.example.com;", "connect-src 'self' https://challenges.example.com;", "frame-src https://challenges.example.com;"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if body := rec.Body.String(); !strings.Contains(body, `"humanWidget":{"script":"https://challenges.example.com/v0/api.js?render=explicit","siteKey":"site-1"}`) {
+		t.Errorf("config.json %s lacks the widget", body)
+	}
+	mux = http.NewServeMux()
+	if err := server.Pages(mux, server.PageConfig{Site: site}); err != nil {
+		t.Fatal(err)
+	}
+	rec = httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, server.PagesPrefix, nil))
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src 'none';") || strings.Contains(rec.Body.String(), "humanWidget") {
+		t.Errorf("without a widget: CSP %q", csp)
+	}
+	for _, bad := range []string{"api.js", "javascript:alert(1)", "https://a.example;script-src */api.js", "https://*.example/api.js", "ftp://a.example/api.js"} {
+		if err := server.Pages(http.NewServeMux(), server.PageConfig{Site: site, HumanWidget: &server.Widget{Script: bad}}); err == nil {
+			t.Errorf("Pages took the widget script %q", bad)
+		}
+	}
+}

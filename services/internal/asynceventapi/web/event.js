@@ -7,11 +7,13 @@
 // is DONE (a terminal status; a lottery entry stays PROCESSING while the
 // lottery is COLLECTING and is DONE once ANNOUNCED).
 import { $, api, el, fmtTime, NetworkError, onSignIn, problemName, problemText, say, settings, sleep, start, user } from "./pacer.js";
+import { humanToken, setupHumanCheck, spendHumanToken } from "./human.js";
 
 const eventId = new URLSearchParams(location.search).get("event") || "";
 const terminal = new Set(["SUCCEEDED", "REJECTED", "FAILED_FINAL"]);
 let pollRun = 0; // bumps to stop an older poll loop
 let mineCursor = "";
+let humanCheckRequired = false; // the event's humanCheck.required
 
 const storeKey = () => `pacer.request.${user()}.${eventId}`;
 
@@ -25,7 +27,10 @@ function showEvent(ev) {
   $("event-meta").textContent = meta.join(" · ");
   if (ev.status !== "OPEN") say(ev.eventType === "LOTTERY" && ev.status === "ANNOUNCED"
     ? "The lottery has been drawn: entries are closed." : "This event is closed: it takes no new participations.", "warn");
+  humanCheckRequired = !!(ev.humanCheck && ev.humanCheck.required);
+  if (ev.status === "OPEN") setupHumanCheck(ev).then((problem) => { if (problem) say(problem, "error"); });
 }
+
 
 async function loadEvent() {
   const r = await api(`/events/${encodeURIComponent(eventId)}`, { onRetry: retrying });
@@ -174,12 +179,19 @@ async function poll(requestId) {
 }
 
 async function participate() {
+  if (humanCheckRequired && !humanToken()) {
+    say("Complete the human check above first.", "warn");
+    return;
+  }
   const b = $("participate");
   b.disabled = true;
+  const body = humanCheckRequired ? { humanToken: humanToken() } : undefined;
   try {
-    const r = await api(`/events/${encodeURIComponent(eventId)}/participations`, { method: "POST", onRetry: retrying });
+    const r = await api(`/events/${encodeURIComponent(eventId)}/participations`, { method: "POST", body, onRetry: retrying });
+    if (humanCheckRequired) spendHumanToken();
     if (r.status === 202) {
-      say(r.body.isDuplicate ? "You had already participated: this is your request." : "");
+      say(r.body.isDuplicate ? "You had already participated: this is your request."
+        : r.body.humanCheck === "admitted-unverified" ? "The human check could not be made just now; your participation was accepted anyway." : "");
       localStorage.setItem(storeKey(), r.body.requestId);
       $("request").hidden = false;
       $("request-id").textContent = r.body.requestId;
@@ -191,6 +203,9 @@ async function participate() {
       "lottery-closed": "The lottery is closed: entries ended at its cutoff.",
       "event-not-open": "This event is not open yet.",
       "event-not-found": `There is no event "${eventId}".`,
+      "human-token-missing": "Complete the human check above first.",
+      "human-check-failed": "The human check did not pass: complete it again, then participate.",
+      "human-check-unavailable": "The human check cannot be made just now: try again in a moment.",
     }[problemName(r.body)];
     say(why || problemText(r.body), "error");
   } catch (e) {

@@ -90,7 +90,8 @@ export class NetworkError extends Error {}
  * api calls the service (same origin) and resolves to {status, body}.
  * Network failures, 502, 503 and 504 are retried with backoff
  * (opts.retries times, default 4); onRetry(attempt, delayMs) is told.
- * After the last retry it throws NetworkError.
+ * After the last retry it throws NetworkError. opts.body, if set, is
+ * sent as JSON.
  */
 export async function api(path, opts = {}) {
   const retries = opts.retries ?? 4;
@@ -98,7 +99,12 @@ export async function api(path, opts = {}) {
   for (let attempt = 0; ; attempt++) {
     let res = null;
     try {
-      res = await fetch(path, { method: opts.method || "GET", headers: headers() });
+      const init = { method: opts.method || "GET", headers: headers() };
+      if (opts.body !== undefined) {
+        init.headers["Content-Type"] = "application/json";
+        init.body = JSON.stringify(opts.body);
+      }
+      res = await fetch(path, init);
     } catch {
       res = null;
     }
