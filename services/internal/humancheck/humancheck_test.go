@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 )
 
 // A local siteverify on loopback: it passes the token "good" sent with
-// the secret "s3cret" as a form, and records the remote address sent.
-func siteverify(t *testing.T, remote *string) *httptest.Server {
+// the secret "s3cret" as a form, and records the remote address sent
+// (under a lock: a "slow" call the client gave up on is still answering
+// when the next one comes).
+func siteverify(t *testing.T, remote *lastRemote) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
@@ -24,7 +27,7 @@ func siteverify(t *testing.T, remote *string) *httptest.Server {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		*remote = r.PostForm.Get("remoteip")
+		remote.set(r.PostForm.Get("remoteip"))
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.PostForm.Get("secret") != "s3cret":
@@ -43,20 +46,30 @@ func siteverify(t *testing.T, remote *string) *httptest.Server {
 	return srv
 }
 
+// lastRemote is the remote address a siteverify call sent last.
+type lastRemote struct {
+	mu sync.Mutex
+	v  string
+}
+
+func (l *lastRemote) set(v string) { l.mu.Lock(); l.v = v; l.mu.Unlock() }
+
+func (l *lastRemote) get() string { l.mu.Lock(); defer l.mu.Unlock(); return l.v }
+
 func TestVerify(t *testing.T) {
-	var remote string
+	var remote lastRemote
 	srv := siteverify(t, &remote)
 	v, err := humancheck.New(humancheck.Config{URL: srv.URL, Secret: "s3cret", Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if a, err := v.Verify(ctx, "good", "192.0.2.1"); err != nil || !a.Success || remote != "192.0.2.1" {
-		t.Fatalf("good: %+v %v (remoteip %q)", a, err, remote)
+	if a, err := v.Verify(ctx, "good", "192.0.2.1"); err != nil || !a.Success || remote.get() != "192.0.2.1" {
+		t.Fatalf("good: %+v %v (remoteip %q)", a, err, remote.get())
 	}
 	a, err := v.Verify(ctx, "bad", "")
-	if err != nil || a.Success || len(a.ErrorCodes) != 1 || a.ErrorCodes[0] != "invalid-input-response" || remote != "" {
-		t.Fatalf("bad: %+v %v (remoteip %q)", a, err, remote)
+	if err != nil || a.Success || len(a.ErrorCodes) != 1 || a.ErrorCodes[0] != "invalid-input-response" || remote.get() != "" {
+		t.Fatalf("bad: %+v %v (remoteip %q)", a, err, remote.get())
 	}
 	for _, tok := range []string{"slow", "garbled"} {
 		if _, err := v.Verify(ctx, tok, ""); err == nil {
