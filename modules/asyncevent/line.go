@@ -1,6 +1,7 @@
 package asyncevent
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -63,7 +64,7 @@ func (l *Line) countAt(t int64) (n, bound int64, ok bool) {
 	if t <= ps[0].At {
 		return ps[0].Count, 0, true
 	}
-	i, found := slices.BinarySearchFunc(ps, t, func(p LinePoint, t int64) int { return cmpInt(p.At, t) })
+	i, found := slices.BinarySearchFunc(ps, t, func(p LinePoint, t int64) int { return cmp.Compare(p.At, t) })
 	if found {
 		// On a point: the requests of t's own millisecond are in the
 		// bucket after it, those of the millisecond before in the one
@@ -82,16 +83,6 @@ func (l *Line) countAt(t int64) (n, bound int64, ok bool) {
 	a, b := ps[i-1], ps[i]
 	span := b.Count - a.Count
 	return a.Count + span*(t-a.At)/(b.At-a.At), span, true
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // bucketPoints turns the ascending queuedAt times read from `from` into

@@ -22,6 +22,10 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 )
 
+// lateness is the product's default Lateness, which the baseline's
+// pollAt follows (asyncevent.PollAt, Query.Unchanged).
+var lateness = asyncevent.Lateness{WriteTimeout: 2 * time.Second, ClockSkew: 500 * time.Millisecond, IndexLag: time.Second}
+
 // bareAPI is the baseline Pacer's API is measured against (the cost
 // benchmarks, cost_bench_test.go): the same HTTP requests handled by
 // net/http, the JWT verified with golang-jwt, bodies decoded with
@@ -220,7 +224,7 @@ func (b *bareAPI) poll(w http.ResponseWriter, r *http.Request) {
 	if inm != "" {
 		// A candidate's tag, ahead of its pollAt by more than the skew:
 		// unchanged, without a read.
-		if tag, g, ok := b.tags.parse(user, id, inm); ok && time.Now().UnixMilli() < g.pollAt-500 {
+		if tag, g, ok := b.tags.parse(user, id, inm); ok && time.Now().UnixMilli() < g.pollAt-lateness.ClockSkew.Milliseconds() {
 			w.Header().Set("ETag", tag)
 			w.Header().Set("Retry-After", asyncevent.RetryAfter(time.Duration(g.pollAt-time.Now().UnixMilli())*time.Millisecond))
 			w.WriteHeader(http.StatusNotModified)
@@ -258,7 +262,7 @@ func (b *bareAPI) poll(w http.ResponseWriter, r *http.Request) {
 	}
 	var pollAt int64
 	if req.Status == "PROCESSING" && req.UIPhase == "ALLOCATING" && req.QueuedAt > 0 {
-		pollAt = req.QueuedAt + 3500
+		pollAt = req.QueuedAt + lateness.Max().Milliseconds()
 		if ra := asyncevent.RetryAfter(time.Duration(pollAt-time.Now().UnixMilli()) * time.Millisecond); ra != "" {
 			w.Header().Set("Retry-After", ra)
 		}

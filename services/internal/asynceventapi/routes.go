@@ -85,8 +85,8 @@ type handlers struct {
 // verified bearer token (or, in dev mode only, the dev header).
 func Register(api huma.API, d Deps) {
 	h := &handlers{ingest: d.Ingest, query: d.Query, admin: d.Admin, ops: d.Operations, tags: newPollTags(d.TagKey), log: cmp.Or(d.Log, slog.Default()), problem: problems(d.Log).Problem}
+	server.ClientIP(api, d.Limits.Proxies) // for the rate limits and the human check: found once
 	server.RateLimit(api, d.Limits, map[string]string{"participate": "participate", "get-request": "poll"})
-	server.ClientIP(api, d.Limits.Proxies) // the participation's, for the human check
 	h.registerParticipation(api)
 	h.registerEvents(api)
 	h.registerAdminEvents(api)

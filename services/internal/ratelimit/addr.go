@@ -49,8 +49,14 @@ func (ps Proxies) trusts(a netip.Addr) bool {
 // ClientIP, an IPv6 address counted as its /64, which one client
 // controls whole. "" when nothing parses.
 func (ps Proxies) ClientAddr(remoteAddr, forwarded string) string {
-	a := ps.client(remoteAddr, forwarded)
-	if !a.IsValid() {
+	return AddressKey(ps.ClientIP(remoteAddr, forwarded))
+}
+
+// AddressKey is the key an address is limited by: an IPv4 address as it
+// is, an IPv6 address as its /64; "" for "" or what does not parse.
+func AddressKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
 		return ""
 	}
 	if a.Is6() {

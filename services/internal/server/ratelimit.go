@@ -48,7 +48,11 @@ func RateLimit(api huma.API, l Limits, classes map[string]string) {
 			}
 			user = p.UserID
 		}
-		ok, after := l.Limiter.Allow(class, user, l.Proxies.ClientAddr(ctx.RemoteAddr(), ctx.Header("X-Forwarded-For")))
+		ip := ClientIPFrom(ctx.Context()) // ClientIP's, when it runs first
+		if ip == "" {
+			ip = l.Proxies.ClientIP(ctx.RemoteAddr(), ctx.Header("X-Forwarded-For"))
+		}
+		ok, after := l.Limiter.Allow(class, user, ratelimit.AddressKey(ip))
 		if ok {
 			next(ctx)
 			return
