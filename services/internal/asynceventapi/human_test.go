@@ -21,11 +21,27 @@ import (
 
 // siteverify is a challenge provider's siteverify on loopback: it passes
 // the token "good" sent with the secret "s3cret", and records the client
-// addresses it was told.
+// addresses it was told. While down is set it answers 502, as a provider
+// that cannot be reached does.
 type siteverify struct {
 	*httptest.Server
 	mu      sync.Mutex
 	remotes []string
+	down    bool
+}
+
+// setDown makes the provider unreachable (true) or reachable again.
+func (sv *siteverify) setDown(down bool) {
+	sv.mu.Lock()
+	sv.down = down
+	sv.mu.Unlock()
+}
+
+// calls is how many verifications the provider was asked for.
+func (sv *siteverify) calls() int {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return len(sv.remotes)
 }
 
 func newSiteverify(t *testing.T) *siteverify {
@@ -38,7 +54,12 @@ func newSiteverify(t *testing.T) *siteverify {
 		}
 		sv.mu.Lock()
 		sv.remotes = append(sv.remotes, r.PostForm.Get("remoteip"))
+		down := sv.down
 		sv.mu.Unlock()
+		if down {
+			http.Error(w, "provider down", http.StatusBadGateway)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if r.PostForm.Get("secret") == "s3cret" && r.PostForm.Get("response") == "good" {
 			_, _ = w.Write([]byte(`{"success":true,"error-codes":[]}`))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,7 +56,13 @@ func TestHumanCheckPage(t *testing.T) {
 	if err := asynceventapi.RegisterPages(mux, true, nil, &server.Widget{Script: widget.URL + "/api.js?render=explicit", SiteKey: "site-1"}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mux)
+	var downPosts atomic.Int32 // participations sent to the event whose provider is down
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/events/human-down/participations" {
+			downPosts.Add(1)
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	env.StartWorkers(t, 1, consumer.Config{})
 	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "human", EventType: asyncevent.FirstCome, Capacity: 5,
@@ -78,6 +85,25 @@ func TestHumanCheckPage(t *testing.T) {
 	b.WaitFor(30*time.Second, "SUCCESS", `document.querySelector("#result").dataset.code === "SUCCESS"`)
 	if resets := browsertest.Eval[int](b, `window.__resets || 0`); resets < 1 {
 		t.Errorf("the spent token's widget was not reset")
+	}
+
+	// With the provider down and the event refusing then, the page says so
+	// after one participation: a 503 human-check-unavailable is not
+	// retried (a retry would send the same token again, and the user would
+	// wait for the retries to run out only to read "cannot be reached").
+	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent.NewEvent{EventID: "human-down", EventType: asyncevent.FirstCome, Capacity: 5,
+		ClosesAt: time.Now().Add(time.Hour).UnixMilli(), HumanCheck: asyncevent.HumanCheck{Required: true}}); err != nil {
+		t.Fatal(err)
+	}
+	sv.setDown(true)
+	b.Navigate(srv.URL + "/ui/?event=human-down")
+	b.WaitFor(10*time.Second, "the challenge widget", `!!document.querySelector("#human #fake-challenge") && !document.querySelector("#human").hidden`)
+	b.Click("#fake-challenge")
+	b.WaitFor(5*time.Second, "the widget's token", `document.querySelector("#human").dataset.state === "ready"`)
+	b.Click("#participate")
+	b.WaitText(5*time.Second, "#message", "cannot be made just now")
+	if n := downPosts.Load(); n != 1 {
+		t.Errorf("the page sent %d participations for one click with the provider down, want 1 (no retry of human-check-unavailable)", n)
 	}
 	b.NoErrors()
 }

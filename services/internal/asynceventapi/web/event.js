@@ -187,7 +187,7 @@ async function participate() {
   b.disabled = true;
   const body = humanCheckRequired ? { humanToken: humanToken() } : undefined;
   try {
-    const r = await api(`/events/${encodeURIComponent(eventId)}/participations`, { method: "POST", body, onRetry: retrying });
+    const r = await api(`/events/${encodeURIComponent(eventId)}/participations`, { method: "POST", body, onRetry: retrying, final: ["human-check-unavailable"] });
     if (humanCheckRequired) spendHumanToken();
     if (r.status === 202) {
       say(r.body.isDuplicate ? "You had already participated: this is your request."

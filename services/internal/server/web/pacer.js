@@ -90,8 +90,10 @@ export class NetworkError extends Error {}
  * api calls the service (same origin) and resolves to {status, body}.
  * Network failures, 502, 503 and 504 are retried with backoff
  * (opts.retries times, default 4); onRetry(attempt, delayMs) is told.
- * After the last retry it throws NetworkError. opts.body, if set, is
- * sent as JSON.
+ * After the last retry it throws NetworkError. A 5xx problem named in
+ * opts.final (e.g. ["human-check-unavailable"]: a retry would send a
+ * challenge token again, and the user must be told) is answered as is,
+ * never retried. opts.body, if set, is sent as JSON.
  */
 export async function api(path, opts = {}) {
   const retries = opts.retries ?? 4;
@@ -108,7 +110,7 @@ export async function api(path, opts = {}) {
     } catch {
       res = null;
     }
-    if (res && ![502, 503, 504].includes(res.status)) {
+    if (res) {
       if (res.status === 401 && !config.dev) askForToken();
       const text = await res.text();
       let body = null;
@@ -117,7 +119,9 @@ export async function api(path, opts = {}) {
       } catch {
         body = { detail: text };
       }
-      return { status: res.status, body, headers: res.headers };
+      if (![502, 503, 504].includes(res.status) || (opts.final || []).includes(problemName(body))) {
+        return { status: res.status, body, headers: res.headers };
+      }
     }
     if (attempt >= retries) throw new NetworkError("the server cannot be reached");
     if (opts.onRetry) opts.onRetry(attempt + 1, delay);
