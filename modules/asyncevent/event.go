@@ -45,6 +45,9 @@ type NewEvent struct {
 	// HumanCheck asks every participation for a challenge provider's token
 	// (default: none; see HumanCheck).
 	HumanCheck HumanCheck
+	// Limits are the event's own rate limits (default: the deployment's
+	// only; see EventLimits).
+	Limits EventLimits
 
 	// LOTTERY: LotteryCutoffAt (required, in the future) ends entries;
 	// Winners is K; AnnouncedAt (default: the cutoff) is when results are
@@ -84,6 +87,10 @@ func (a *Admin) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, err
 		return nil, err
 	}
 	cfg.HumanCheck = policy
+	if err := in.Limits.check(); err != nil {
+		return nil, err
+	}
+	cfg.AddressLimit = in.Limits.ParticipationsPerAddress
 	switch in.EventType {
 	case FirstCome:
 		if err := in.firstCome(cfg, now); err != nil {

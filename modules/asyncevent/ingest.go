@@ -49,6 +49,10 @@ type IngestConfig struct {
 	Humans HumanVerifier
 	// HumanChecks, if set, hears how each human check ends (for metrics).
 	HumanChecks HumanCheckObserver
+	// Limiter applies the events' own budgets (EventConfig.AddressLimit).
+	// Nil: events' budgets are not applied (the deployment's still are, by
+	// the API).
+	Limiter EventLimiter
 }
 
 // withDefaults returns c with every unset field at its default.
@@ -101,7 +105,8 @@ type ParticipateInput struct {
 // written, and so is a participation failing the event's human check
 // (ErrHumanTokenMissing, ErrHumanCheckFailed, ErrHumanCheckUnavailable:
 // the check runs before the first write, and costs a call to the
-// provider). If the enqueue fails the request becomes FAILED_FINAL /
+// provider), and one past the event's own budget (ErrRateLimited, as a
+// *RateLimitedError; checked before the provider is asked). If the enqueue fails the request becomes FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
 // IngestConfig.Observer, if set, hears the answer.
 func (in *Ingest) Participate(ctx context.Context, p ParticipateInput) (Participation, error) {
@@ -126,6 +131,9 @@ func (in *Ingest) participate(ctx context.Context, p ParticipateInput) (Particip
 	}
 	now := in.cfg.Now().UnixMilli()
 	if err := admits(cfg, now); err != nil {
+		return Participation{}, err
+	}
+	if err := in.checkLimits(cfg, p.ClientAddr); err != nil { // before the provider is asked
 		return Participation{}, err
 	}
 	human, err := in.checkHuman(ctx, cfg, p)

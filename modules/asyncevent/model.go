@@ -152,6 +152,10 @@ type EventConfig struct {
 	// challenge provider passes, and is the policy when the provider cannot
 	// be reached (see HumanPolicy). Fixed at creation.
 	HumanCheck HumanPolicy
+	// AddressLimit is the event's own budget of participations per client
+	// address (EventLimits.ParticipationsPerAddress; "" none). Fixed at
+	// creation.
+	AddressLimit Budget
 
 	// LOTTERY settings.
 	LotteryCutoffAt int64

@@ -77,6 +77,7 @@ type EventConfigItem struct {
 	Ordering      asyncevent.Ordering    `dynamodbav:"ordering,omitempty"`
 	IndexShards   int                    `dynamodbav:"indexShards,omitempty"`
 	HumanCheck    asyncevent.HumanPolicy `dynamodbav:"humanCheck,omitempty"`
+	AddressLimit  asyncevent.Budget      `dynamodbav:"addressLimit,omitempty"`
 
 	LotteryCutoffAt int64  `dynamodbav:"lotteryCutoffAt,omitempty"`
 	Winners         int    `dynamodbav:"winners,omitempty"`

@@ -29,7 +29,14 @@ type NewEventBody struct {
 	AnnouncedAt     int64  `json:"announcedAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"LOTTERY: when results are announced (default: the cutoff)"`
 	SeedCommitment  string `json:"seedCommitment,omitempty" pattern:"^[0-9a-f]{64}$" doc:"LOTTERY: hex SHA-256 of a seed you keep and reveal to the draw. Omit to let the server generate the seed and publish only its commitment until the draw."`
 	// Both types
-	HumanCheck *HumanCheckBody `json:"humanCheck,omitempty" doc:"Ask every participation for a challenge provider's token (default: none). Fixed at creation."`
+	HumanCheck *HumanCheckBody  `json:"humanCheck,omitempty" doc:"Ask every participation for a challenge provider's token (default: none). Fixed at creation."`
+	Limits     *EventLimitsBody `json:"limits,omitempty" doc:"The event's own rate limits, applied on top of the deployment's (default: the deployment's only). Fixed at creation."`
+}
+
+// EventLimitsBody is an event's own rate limits (docs/ratelimit.md, Per
+// event).
+type EventLimitsBody struct {
+	ParticipationsPerAddress string `json:"participationsPerAddress,omitempty" pattern:"^[1-9][0-9]{0,5}/[smh]$" maxLength:"9" doc:"Participations in this event one client address may make: N/s, N/m or N/h (N up to 999999), a whole unit's worth at once. Past it: 429 rate-limited with Retry-After. Shared by the API replicas as the deployment's budgets are (PACER_RATE_REPLICAS)."`
 }
 
 // HumanCheckBody is an event's human check (docs/ratelimit.md, Human
@@ -176,8 +183,16 @@ func (b NewEventBody) event() asyncevent.NewEvent {
 		EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
 		Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
 		IndexShards: b.IndexShards, LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
-		HumanCheck: b.HumanCheck.humanCheck(),
+		HumanCheck: b.HumanCheck.humanCheck(), Limits: b.Limits.limits(),
 	}
+}
+
+// limits are the limits b asks for: none when absent.
+func (b *EventLimitsBody) limits() asyncevent.EventLimits {
+	if b == nil {
+		return asyncevent.EventLimits{}
+	}
+	return asyncevent.EventLimits{ParticipationsPerAddress: asyncevent.Budget(b.ParticipationsPerAddress)}
 }
 
 // humanCheck is the human check b asks for: none when absent.

@@ -38,7 +38,18 @@ var problemTypes = []server.ProblemType{
 	{Err: asyncevent.ErrHumanTokenMissing, Status: http.StatusUnprocessableEntity, Name: "human-token-missing", Field: "body.humanToken"},
 	{Err: asyncevent.ErrHumanCheckFailed, Status: http.StatusUnprocessableEntity, Name: "human-check-failed", Field: "body.humanToken"},
 	{Err: asyncevent.ErrHumanCheckUnavailable, Status: http.StatusServiceUnavailable, Name: "human-check-unavailable"},
+	{Err: asyncevent.ErrRateLimited, Status: http.StatusTooManyRequests, Name: "rate-limited", Headers: retryAfter},
 	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"},
+}
+
+// retryAfter is a RateLimitedError's Retry-After, in whole seconds
+// rounded up.
+func retryAfter(err error) http.Header {
+	var rl *asyncevent.RateLimitedError
+	if !errors.As(err, &rl) {
+		return nil
+	}
+	return http.Header{"Retry-After": {server.RetryAfterSeconds(rl.RetryAfter)}}
 }
 
 // problems maps the domain's errors to problems, logging to log.

@@ -37,12 +37,6 @@ func (sv *siteverify) setDown(down bool) {
 	sv.mu.Unlock()
 }
 
-// calls is how many verifications the provider was asked for.
-func (sv *siteverify) calls() int {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	return len(sv.remotes)
-}
 
 func newSiteverify(t *testing.T) *siteverify {
 	t.Helper()

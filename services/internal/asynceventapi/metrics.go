@@ -21,7 +21,7 @@ const Job = "asyncevent-api"
 // participationReasons are the problem codes a participation may be
 // refused with (see problems).
 var participationReasons = []string{"invalid-id", "event-not-found", "event-not-open", "event-closed", "lottery-closed",
-	"human-token-missing", "human-check-failed", "human-check-unavailable", "unavailable", "internal"}
+	"human-token-missing", "human-check-failed", "human-check-unavailable", "rate-limited", "unavailable", "internal"}
 
 // apiMetrics is the API's registry and the collectors Run wires before
 // the backend opens (AWS calls, participations).
@@ -56,13 +56,14 @@ type RateLimited struct{ c *prometheus.CounterVec }
 // NewRateLimited registers the counter on reg, every series at 0.
 func NewRateLimited(reg prometheus.Registerer) *RateLimited {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pacer_rate_limited_total",
-		Help: "Calls refused 429 by the rate limits, by class (participate, poll) and what limited them (user, address)."}, []string{"class", "by"})
+		Help: "Calls refused 429 by the rate limits, by class (participate, poll) and what limited them (user, address; event_address: an event's own budget)."}, []string{"class", "by"})
 	reg.MustRegister(c)
 	for _, class := range []string{"participate", "poll"} {
 		for _, by := range []ratelimit.By{ratelimit.ByUser, ratelimit.ByAddress} {
 			c.WithLabelValues(class, string(by))
 		}
 	}
+	c.WithLabelValues("participate", string(ratelimit.ByEventAddress))
 	return &RateLimited{c: c}
 }
 

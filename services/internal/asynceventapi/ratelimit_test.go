@@ -4,11 +4,16 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
@@ -60,5 +65,72 @@ func TestRateLimits(t *testing.T) {
 	expect(t, api.Get("/requests/"+id, u1), http.StatusTooManyRequests)
 	for range 5 {
 		expect(t, api.Get("/requests/"+id, adm), http.StatusOK)
+	}
+}
+
+// An event's own budget (limits.participationsPerAddress) limits the
+// participations in that event from one client address, on top of the
+// deployment's: past it, 429 rate-limited problem+json with Retry-After,
+// nothing written, counted by pacer_rate_limited_total{by=event_address}.
+// Another address, and another event from the same address, are not
+// touched; a budget that does not parse is 422 naming the field, and
+// creates nothing.
+func TestEventRateLimits(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	limited := asynceventapi.NewRateLimited(reg)
+	// humatest's requests come from 127.0.0.1: trusted, their
+	// X-Forwarded-For names the client.
+	limits, err := server.LimitSettings{Replicas: 1, TrustedProxies: "127.0.0.1/32"}.Limits(limited.Refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := asynceventtest.New(t, asynceventtest.Options{Ingest: asyncevent.IngestConfig{Limiter: asynceventapi.NewEventLimiter(limits.Limiter)}})
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deps(env)
+	d.Limits = limits
+	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), d, v, false))
+	adm := token(t, "root", auth.RoleAdmin)
+
+	for _, bad := range []string{"0/m", "2/d", "two/m", "1000000/m", "02/m", " 2/m", "2/m/s"} {
+		resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el-bad", "eventType": "FIRST_COME", "capacity": 5,
+			"limits": map[string]any{"participationsPerAddress": bad}})
+		expect(t, resp, http.StatusUnprocessableEntity)
+		if !strings.Contains(resp.Body.String(), "body.limits.participationsPerAddress") {
+			t.Errorf("budget %q: the 422 does not name body.limits.participationsPerAddress: %s", bad, resp.Body)
+		}
+	}
+	expect(t, api.Get("/admin/events/el-bad", adm), http.StatusNotFound)
+
+	resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el", "eventType": "FIRST_COME", "capacity": 50,
+		"limits": map[string]any{"participationsPerAddress": "2/m"}})
+	expect(t, resp, http.StatusCreated)
+	if ev := decode[asynceventapi.EventView](t, resp); ev.Limits == nil || ev.Limits.ParticipationsPerAddress != "2/m" {
+		t.Fatalf("the event's view shows limits %+v, want participationsPerAddress 2/m", ev.Limits)
+	}
+	expect(t, api.Post("/admin/events", adm, map[string]any{"eventId": "el-open", "eventType": "FIRST_COME", "capacity": 50}), http.StatusCreated)
+
+	from := func(addr string) string { return "X-Forwarded-For: " + addr }
+	for _, u := range []string{"u1", "u2"} {
+		expect(t, api.Post("/events/el/participations", token(t, u), from("203.0.113.5")), http.StatusAccepted)
+	}
+	resp = api.Post("/events/el/participations", token(t, "u3"), from("203.0.113.5"))
+	expect(t, resp, http.StatusTooManyRequests)
+	if ra, err := strconv.Atoi(resp.Header().Get("Retry-After")); err != nil || ra < 1 || ra > 30 {
+		t.Errorf("Retry-After %q, want 1..30 s (2 a minute: one back in 30 s)", resp.Header().Get("Retry-After"))
+	}
+	if ct := resp.Header().Get("Content-Type"); ct != "application/problem+json" || !strings.Contains(resp.Body.String(), server.ProblemBase+"rate-limited") {
+		t.Errorf("the 429 is %q: %s; want a rate-limited problem", ct, resp.Body)
+	}
+	expect(t, api.Post("/events/el/participations", token(t, "u3"), from("203.0.113.6")), http.StatusAccepted)
+	expect(t, api.Post("/events/el-open/participations", token(t, "u4"), from("203.0.113.5")), http.StatusAccepted)
+	if st, err := env.Admin.EventStats(context.Background(), "el"); err != nil || st.Total != 3 {
+		t.Errorf("event el holds %+v (%v), want 3 requests: the refused one wrote", st, err)
+	}
+	if n := metricstest.Gather(t, reg).Value("pacer_rate_limited_total", "class", "participate", "by", "event_address"); n != 1 {
+		t.Errorf("pacer_rate_limited_total{participate, event_address} = %v, want 1", n)
 	}
 }

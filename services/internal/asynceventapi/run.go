@@ -153,11 +153,12 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 		return nil, err
 	}
 	cfg.Humans = humans
-	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
+	limits, err := cfg.Limits.Limits(m.limited.Refused)
 	if err != nil {
 		return nil, err
 	}
-	limits, err := cfg.Limits.Limits(m.limited.Refused)
+	cfg.EventLimiter = NewEventLimiter(limits.Limiter)
+	roles, err := asynceventbackend.OpenAPI(ctx, cfg.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -150,7 +150,9 @@ type EventView struct {
 	DrawWinners     int    `json:"drawWinners,omitempty"`
 	// HumanCheck is absent when the event requires none.
 	HumanCheck *HumanCheckBody `json:"humanCheck,omitempty" doc:"Present when participations must carry humanToken (see create-event)"`
-	CreatedAt  int64           `json:"createdAt"`
+	// Limits are absent when the event has none of its own.
+	Limits    *EventLimitsBody `json:"limits,omitempty" doc:"The event's own rate limits, when it has any (see create-event)"`
+	CreatedAt int64            `json:"createdAt"`
 }
 
 func eventViewOf(c *asyncevent.EventConfig) EventView {
@@ -164,8 +166,17 @@ func eventViewOf(c *asyncevent.EventConfig) EventView {
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,
-		HumanCheck: humanCheckView(c.HumanCheck), CreatedAt: c.CreatedAt,
+		HumanCheck: humanCheckView(c.HumanCheck), Limits: limitsView(c), CreatedAt: c.CreatedAt,
 	}
+}
+
+// limitsView is an event's own limits as the answer shows them: nil when
+// it has none.
+func limitsView(c *asyncevent.EventConfig) *EventLimitsBody {
+	if c.AddressLimit == "" {
+		return nil
+	}
+	return &EventLimitsBody{ParticipationsPerAddress: string(c.AddressLimit)}
 }
 
 // humanCheckView is an event's human check as the answer shows it: nil

@@ -51,6 +51,9 @@ type Config struct {
 	// their outcomes.
 	Humans      asyncevent.HumanVerifier
 	HumanChecks asyncevent.HumanCheckObserver
+	// EventLimiter applies the events' own budgets in the API's Ingest
+	// (nil: not applied; see asyncevent.IngestConfig.Limiter).
+	EventLimiter asyncevent.EventLimiter
 	// ConsumedCapacity says whether the API and the worker set
 	// DDBObserver, which makes every DynamoDB call ask for its consumed
 	// capacity; they declare it (metrics.DeclareConsumedCapacity).
@@ -118,7 +121,7 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 	events := asyncevent.NewEventCache(cfg.EventCacheTTL)
 	return &APIRoles{
 		Ingest: asyncevent.NewIngest(asyncevent.IngestConfig{Requests: store, Events: store, Queue: q, Cache: events,
-			Log: cfg.Log, Observer: cfg.Observer, Humans: cfg.Humans, HumanChecks: cfg.HumanChecks}),
+			Log: cfg.Log, Observer: cfg.Observer, Humans: cfg.Humans, HumanChecks: cfg.HumanChecks, Limiter: cfg.EventLimiter}),
 		Query: asyncevent.NewQuery(asyncevent.QueryConfig{Requests: store, Lines: store, Events: store, Cache: events}),
 		Admin: asyncevent.NewAdmin(asyncevent.AdminConfig{Events: store, Requests: store, Draw: store, DeadLetters: q, Cache: events,
 			DrawGrace: cfg.DrawGrace}),

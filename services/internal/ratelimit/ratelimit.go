@@ -23,6 +23,9 @@ type By string
 const (
 	ByUser    By = "user"
 	ByAddress By = "address"
+	// ByEventAddress keys an event's own budget by the event and the
+	// client address (AllowRule).
+	ByEventAddress By = "event_address"
 )
 
 // Rule is a deployment-wide budget: Rate calls a second, in bursts of up
@@ -94,22 +97,16 @@ func (l *Limiter) Allow(class, user, addr string) (ok bool, retryAfter time.Dura
 		if k.id == "" {
 			continue
 		}
-		b := l.bucket(k, now)
+		b := l.bucket(k, l.cfg.Rules[k.class][k.by], now)
 		if b == nil {
 			continue
 		}
-		r := b.lim.ReserveN(now, 1)
-		if d := r.DelayFrom(now); !r.OK() || d > 0 {
-			r.CancelAt(now)
+		r, d := reserve(b, now)
+		if r == nil {
 			for _, t := range taken {
 				t.CancelAt(now)
 			}
-			if l.cfg.Refused != nil {
-				l.cfg.Refused(class, k.by)
-			}
-			if !r.OK() {
-				d = time.Minute
-			}
+			l.refused(class, k.by)
 			return false, d
 		}
 		taken = append(taken, r)
@@ -117,11 +114,50 @@ func (l *Limiter) Allow(class, user, addr string) (ok bool, retryAfter time.Dura
 	return true, 0
 }
 
-// bucket returns k's bucket, made when first seen; nil if k's class has
-// no budget by k.by.
-func (l *Limiter) bucket(k bucketKey, now time.Time) *bucket {
-	rule, ok := l.cfg.Rules[k.class][k.by]
-	if !ok || rule.Rate <= 0 {
+// AllowRule takes a token from the bucket of class, by and id, whose
+// budget is rule (deployment-wide, like Config.Rules'; the zero Rule
+// allows everything): for budgets that are not the deployment's, such as
+// an event's own. It returns ok, or how long until the call would be
+// allowed; a refused call takes no token. A bucket keeps the rule it was
+// made with, so a key's rule must not change.
+func (l *Limiter) AllowRule(class string, by By, id string, rule Rule) (ok bool, retryAfter time.Duration) {
+	now := l.cfg.Now()
+	b := l.bucket(bucketKey{class, by, id}, rule, now)
+	if b == nil {
+		return true, 0
+	}
+	if r, d := reserve(b, now); r == nil {
+		l.refused(class, by)
+		return false, d
+	}
+	return true, 0
+}
+
+// reserve takes a token from b at now: its reservation, or nil and how
+// long until one would be available (a minute if never: a burst of 0).
+func reserve(b *bucket, now time.Time) (*rate.Reservation, time.Duration) {
+	r := b.lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); !r.OK() || d > 0 {
+		r.CancelAt(now)
+		if !r.OK() {
+			d = time.Minute
+		}
+		return nil, d
+	}
+	return r, 0
+}
+
+// refused tells Config.Refused of a refusal.
+func (l *Limiter) refused(class string, by By) {
+	if l.cfg.Refused != nil {
+		l.cfg.Refused(class, by)
+	}
+}
+
+// bucket returns k's bucket, made with rule when first seen; nil if rule
+// is no budget.
+func (l *Limiter) bucket(k bucketKey, rule Rule, now time.Time) *bucket {
+	if rule.Rate <= 0 {
 		return nil
 	}
 	l.mu.Lock()

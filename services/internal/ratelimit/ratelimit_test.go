@@ -71,6 +71,39 @@ func TestBuckets(t *testing.T) {
 	}
 }
 
+// AllowRule keeps a bucket per key with the rule it is given (a budget
+// that is not the deployment's, like an event's own), shared by the
+// replicas as Config.Rules' are; the zero Rule allows everything.
+func TestAllowRule(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	var refused []string
+	l := ratelimit.New(ratelimit.Config{Replicas: 2, Now: c.now,
+		Refused: func(class string, by ratelimit.By) { refused = append(refused, class+"/"+string(by)) }})
+	rule := ratelimit.Rule{Rate: 6.0 / 60, Burst: 6} // 6/m: 3 at once on each of 2 replicas
+	for i := range 3 {
+		if ok, _ := l.AllowRule("participate", ratelimit.ByEventAddress, "e1 10.0.0.1", rule); !ok {
+			t.Fatalf("call %d refused within the replica's burst of 3", i)
+		}
+	}
+	ok, after := l.AllowRule("participate", ratelimit.ByEventAddress, "e1 10.0.0.1", rule)
+	if ok || after != 20*time.Second {
+		t.Fatalf("the 4th call: ok %v, retry after %v; want refused for 20 s (3 a minute on this replica)", ok, after)
+	}
+	if ok, _ := l.AllowRule("participate", ratelimit.ByEventAddress, "e2 10.0.0.1", rule); !ok {
+		t.Error("another key refused")
+	}
+	if ok, _ := l.AllowRule("participate", ratelimit.ByEventAddress, "e1 10.0.0.1", ratelimit.Rule{}); !ok {
+		t.Error("the zero Rule refused")
+	}
+	c.t = c.t.Add(20 * time.Second)
+	if ok, _ := l.AllowRule("participate", ratelimit.ByEventAddress, "e1 10.0.0.1", rule); !ok {
+		t.Error("refused after waiting what it said")
+	}
+	if len(refused) != 1 || refused[0] != "participate/event_address" {
+		t.Errorf("refusals heard: %v", refused)
+	}
+}
+
 // Past MaxBuckets the buckets that are full again go first; a dropped
 // bucket starts full (the limit fails open).
 func TestEviction(t *testing.T) {

@@ -30,6 +30,8 @@ type ProblemType struct {
 	Detail string
 	// Field, when set, is the request location the problem names.
 	Field string
+	// Headers, when set, are the answer's headers for err (Retry-After).
+	Headers func(err error) http.Header
 }
 
 // The types every service shares: a failed dependency and a bug.
@@ -104,6 +106,9 @@ func (e Errors) answer(t ProblemType, err error) error {
 		if d := e.Fields(err); d != nil {
 			m.Errors = d
 		}
+	}
+	if t.Headers != nil {
+		return huma.ErrorWithHeaders(m, t.Headers(err))
 	}
 	return m
 }

@@ -57,9 +57,15 @@ func RateLimit(api huma.API, l Limits, classes map[string]string) {
 			next(ctx)
 			return
 		}
-		ctx.SetHeader("Retry-After", strconv.FormatInt(int64((after+time.Second-1)/time.Second), 10))
+		ctx.SetHeader("Retry-After", RetryAfterSeconds(after))
 		_ = huma.WriteErr(api, ctx, http.StatusTooManyRequests, "too many "+class+" calls from this user or address: retry after the Retry-After seconds") // the client went away; nothing to do
 	})
+}
+
+// RetryAfterSeconds is d as a Retry-After value: whole seconds, rounded
+// up.
+func RetryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 // Default budgets (deployment-wide; docs/ratelimit.md).
