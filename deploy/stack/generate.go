@@ -78,6 +78,9 @@ func (s *Spec) parameters() map[string]Parameter {
 		ParamCPU: {Type: "String", Default: str(CPUArm64), AllowedValues: []string{CPUArm64, CPUX86},
 			Description: "CPU architecture of the tasks (Fargate RuntimePlatform): ARM64 (Graviton, cheaper) or X86_64; make images builds both"},
 	}
+	for name, par := range s.Params {
+		p[name] = par
+	}
 	s.edgeParameters(p)
 	s.wafParameters(p)
 	s.scalingParameters(p)

@@ -17,6 +17,10 @@ type Spec struct {
 	Scaling   autoscale.Config // the worker pool's, from the worker's settings
 	Alarms    alarm.Config     // thresholds and runbook base of deploy/alarm
 	Analytics Analytics
+	// Params are the template parameters the services' variables name
+	// (${Name} in EnvVar.CFN) beyond the stack's own: settings an
+	// operator chooses per stack.
+	Params map[string]Parameter
 }
 
 // Table is one DynamoDB table of the stack.

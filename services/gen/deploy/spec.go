@@ -54,7 +54,8 @@ func declarations() map[string]map[string]config.Setting {
 
 // serverEnv are the variables the services' shared kit reads directly
 // (server.AuthFromEnv, server.CursorKeyFromEnv), not through a Set.
-var serverEnv = map[string]bool{"PACER_JWKS_URL": true, "PACER_JWT_SECRET": true, "PACER_JWT_ISSUER": true, "PACER_JWT_AUDIENCE": true, "PACER_CURSOR_KEY": true}
+var serverEnv = map[string]bool{"PACER_JWKS_URL": true, "PACER_JWT_SECRET": true, "PACER_JWT_ISSUER": true, "PACER_JWT_AUDIENCE": true, "PACER_CURSOR_KEY": true,
+	asynceventapi.HumanCheckSecretEnv: true}
 
 // Build fills the deployment's spec from the code's declarations; root is
 // the repository root (analytics/ is read from there).
@@ -101,6 +102,7 @@ func Build(root string) (*stack.Spec, error) {
 		Scaling:  alarms.Scaling,
 		Alarms:   alarms,
 		Services: services(d, n),
+		Params:   d.params(AsyncAPI, asyncAPISettings),
 	}
 	if err := d.checkEnv(spec.Services); err != nil {
 		return nil, err
@@ -164,9 +166,13 @@ func services(d decls, n names) []stack.Service {
 			// The load balancer (and an ingress controller) forwards from
 			// the private networks: believe their X-Forwarded-For, so that
 			// the address limits see the client (docs/ratelimit.md).
-			Env: append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
-				env("PACER_TRUSTED_PROXIES", privateNetworks)}, asyncEnv...),
-			Secrets: jwt, Access: Access[AsyncAPI],
+			// Each replica allows 1/PACER_RATE_REPLICAS of each budget:
+			// the fewest tasks that run.
+			Env: append(append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
+				env("PACER_TRUSTED_PROXIES", privateNetworks),
+				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(asyncAPISettings)...),
+			Secrets: append([]stack.Secret{{Name: asynceventapi.HumanCheckSecretEnv, Param: "HumanCheckSecretArn", Key: "human-check-secret", Optional: true}}, jwt...),
+			Access:  Access[AsyncAPI],
 		},
 		{
 			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,

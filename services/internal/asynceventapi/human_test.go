@@ -37,7 +37,6 @@ func (sv *siteverify) setDown(down bool) {
 	sv.mu.Unlock()
 }
 
-
 func newSiteverify(t *testing.T) *siteverify {
 	t.Helper()
 	sv := &siteverify{}
