@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,7 +33,10 @@ func init() {
 					return err
 				}
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, &env.AWS, env.Log
+				devLimits(&cfg.Limits, os.Getenv)
 				env.advertise("asyncevent.table", cfg.Table)
+				env.advertise("asyncevent.ratePollUser", cfg.Limits.PollUser)
+				env.advertise("asyncevent.rateReplicas", strconv.Itoa(cfg.Limits.Replicas))
 				cfg.Ready = func(_ context.Context, base string, _ asynceventapi.Deps) error {
 					fmt.Fprint(os.Stdout, asynceventBanner(base))
 					env.Ready()
@@ -95,4 +99,19 @@ func asynceventBanner(base string) string {
 	fmt.Fprintf(&b, "  API reference: %s/docs\n", base)
 	fmt.Fprintf(&b, "Pages: participate %s/ui/?event=demo · ops (admin) %s/ui/ops.html?event=demo · DLQ %s/ui/dlq.html\n\n", base, base, base)
 	return b.String()
+}
+
+// devLimits are make run's rate-limit settings where the environment
+// sets none: one API process (PACER_RATE_REPLICAS 1, so each budget is
+// the process's whole), and X-Forwarded-For believed from loopback
+// (PACER_TRUSTED_PROXIES), where only the developer's own tools connect
+// from: the load tool's scripted-client scenario gives each simulated
+// person an address of its own with it (docs/ratelimit.md).
+func devLimits(ls *server.LimitSettings, getenv func(string) string) {
+	if getenv("PACER_RATE_REPLICAS") == "" {
+		ls.Replicas = 1
+	}
+	if getenv("PACER_TRUSTED_PROXIES") == "" {
+		ls.TrustedProxies = "127.0.0.1/32,::1/128"
+	}
 }

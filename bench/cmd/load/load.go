@@ -41,9 +41,41 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := write(cfg.Out, reports, rounds); err != nil {
 		return err
 	}
-	if failed(reports) || stopped != nil {
+	scriptedFailed := false
+	if cfg.Scripted.People > 0 && stopped == nil {
+		sc, err := scripted(ctx, c, cfg.Scripted, s.st, runID)
+		if err != nil {
+			return err
+		}
+		if th != nil {
+			sc.Check(th.MaxScriptedP95Ratio)
+		} else {
+			sc.Check(0)
+		}
+		fmt.Print(sc.Summary())
+		if err := writeScripted(cfg.Out, sc); err != nil {
+			return err
+		}
+		for _, f := range sc.Failed {
+			fmt.Printf("FAIL: scripted clients: %s\n", f)
+			scriptedFailed = true
+		}
+	}
+	if failed(reports) || stopped != nil || scriptedFailed {
 		return errFailed
 	}
+	return nil
+}
+
+// writeScripted writes the scripted-client scenario's report to
+// <out>/scripted.json.
+func writeScripted(out string, sc *Scripted) error {
+	b, _ := json.MarshalIndent(sc, "", "  ") // plain data
+	path := filepath.Join(out, "scripted.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("Wrote %s\n", path)
 	return nil
 }
 

@@ -5,6 +5,13 @@
 // sees it), the queue depth sampled over time (the drain curve) and the
 // exact-N check on the event's stats. It uses vegeta as a library.
 //
+// Last, a scripted-client scenario (-scripted-people, 0: off): people
+// alone, then the same number of people beside one user hammering polls
+// and many user ids participating from one address (X-Forwarded-For,
+// which make run believes from loopback); the report shows what the rate
+// limits let the scripted clients through against their budgets, and
+// the people's p95 in both phases (<out>/scripted.json).
+//
 // Scenarios: closed-model runs with a fixed number of concurrent users
 // (-closed 200,500), each issuing one participation per user id, and an
 // open-model spike at a fixed arrival rate (-spike-rate, -spike-for). Each
@@ -71,6 +78,9 @@ type Thresholds struct {
 	// checked). Nothing may be lost: a message reaches the DLQ only after
 	// its retries failed, so the goal is 0.
 	MaxDead *int `json:"maxDead,omitempty"`
+	// MaxScriptedP95Ratio is how much the people's p95 may rise beside
+	// the scripted clients (and by 20 ms; 0: not checked).
+	MaxScriptedP95Ratio float64 `json:"maxScriptedP95Ratio"`
 }
 
 // Config is the command's flags: the target, the plans, the raw rates'
@@ -97,6 +107,7 @@ type Config struct {
 	PollDuring    bool
 	WorkerMetrics string
 	Repeat        int
+	Scripted      ScriptedConfig
 }
 
 // parseFlags reads the command line into a Config.
@@ -123,6 +134,11 @@ func parseFlags() Config {
 	flag.BoolVar(&cfg.PollDuring, "poll-during", true, "poll requests while the attack runs (false: polls start when it ends, so ingest and its ratio are measured without the clients' reads)")
 	flag.StringVar(&cfg.WorkerMetrics, "worker-metrics", "", "one worker's ops /metrics URL for the drain rate and its concurrency (default: every worker the stack lists at -dev, summed)")
 	flag.IntVar(&cfg.Repeat, "repeat", 1, "run the plans this many rounds (closed-200, closed-500, spike, then again): every run must meet the thresholds of its own (errors, exact N, DLQ, p95Ms), the ratio thresholds are checked on each plan's median over the rounds; writes <out>/rounds.json")
+	flag.IntVar(&cfg.Scripted.People, "scripted-people", 100, "scripted-client scenario: people per phase, each from an address of its own (0: no scenario)")
+	flag.DurationVar(&cfg.Scripted.For, "scripted-for", 10*time.Second, "scripted-client scenario: each phase's length")
+	flag.IntVar(&cfg.Scripted.HammerRate, "hammer-rate", 200, "scripted-client scenario: one user's polls a second")
+	flag.IntVar(&cfg.Scripted.CrowdRate, "crowd-rate", 50, "scripted-client scenario: participations a second from one address, each a new user id")
+	flag.StringVar(&cfg.Scripted.CrowdBudget, "crowd-budget", "30/m", "scripted-client scenario: the event's own budget of participations per address")
 	flag.Parse()
 	return cfg
 }

@@ -69,6 +69,18 @@ func (c *client) admin(ctx context.Context, method, path string, body any, out a
 // do sends a request as the dev admin, with body as JSON (if not nil)
 // and the headers hdr, and returns the answer.
 func (c *client) do(ctx context.Context, method, path string, body any, hdr http.Header) (int, http.Header, []byte, error) {
+	return c.send(ctx, method, path, body, hdr, "load-admin", "admin")
+}
+
+// as sends a request without a body as the dev user user from the
+// client address addr (X-Forwarded-For, which make run believes from
+// loopback).
+func (c *client) as(ctx context.Context, user, addr, method, path string) (int, http.Header, []byte, error) {
+	return c.send(ctx, method, path, nil, http.Header{"X-Forwarded-For": {addr}}, user, "")
+}
+
+// send sends a request as the dev user user with roles (dev headers).
+func (c *client) send(ctx context.Context, method, path string, body any, hdr http.Header, user, roles string) (int, http.Header, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body) // plain data
@@ -81,8 +93,10 @@ func (c *client) do(ctx context.Context, method, path string, body any, hdr http
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
-	req.Header.Set("X-Pacer-Dev-User", "load-admin")
-	req.Header.Set("X-Pacer-Dev-Roles", "admin")
+	req.Header.Set("X-Pacer-Dev-User", user)
+	if roles != "" {
+		req.Header.Set("X-Pacer-Dev-Roles", roles)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -14,6 +14,7 @@ type session struct {
 	cfg     Config
 	c       *client
 	runID   string
+	st      *stack         // the stack at -dev; nil when nothing needs it
 	workers *workerSampler // nil: the drain rate is not measured
 	sis     *standins      // nil: no raw rates (-raw=false)
 	// perWorker is a worker's concurrency (pacer_worker_concurrency; 10,
@@ -30,12 +31,13 @@ func newSession(ctx context.Context, cfg Config, c *client, runID string) (*sess
 	s := &session{cfg: cfg, c: c, runID: runID}
 	devURL := strings.TrimSuffix(cfg.Dev, "/")
 	var st *stack
-	if cfg.Raw || cfg.WorkerMetrics == "" {
+	if cfg.Raw || cfg.WorkerMetrics == "" || cfg.Scripted.People > 0 {
 		var err error
 		if st, err = readStack(ctx, c.http, devURL); err != nil {
-			return nil, usage("-dev: %w (the stack's health endpoint names the stand-ins, the table and the workers; or pass -raw=false and -worker-metrics)", err)
+			return nil, usage("-dev: %w (the stack's health endpoint names the stand-ins, the table, the workers and the rate limits; or pass -raw=false, -worker-metrics and -scripted-people 0)", err)
 		}
 	}
+	s.st = st
 	switch {
 	case cfg.WorkerMetrics != "":
 		s.workers = &workerSampler{http: c.http, fixed: cfg.WorkerMetrics}
