@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
@@ -65,6 +66,13 @@ func TestRateLimits(t *testing.T) {
 	expect(t, api.Get("/requests/"+id, u1), http.StatusTooManyRequests)
 	for range 5 {
 		expect(t, api.Get("/requests/"+id, adm), http.StatusOK)
+	}
+	// The spec says what a 429 carries.
+	paths := api.OpenAPI().Paths
+	for name, op := range map[string]*huma.Operation{"participate": paths["/events/{eventId}/participations"].Post, "get-request": paths["/requests/{requestId}"].Get} {
+		if r := op.Responses["429"]; r == nil || r.Headers["Retry-After"] == nil {
+			t.Errorf("%s: the spec's 429 does not document Retry-After", name)
+		}
 	}
 }
 

@@ -92,6 +92,7 @@ func Register(api huma.API, d Deps) {
 	h.registerAdminEvents(api)
 	h.registerAdminRequests(api)
 	h.registerDLQ(api)
+	server.DocumentRetryAfter(api)
 }
 
 // requestOut returns a function that answers a request as admin (or its

@@ -62,6 +62,25 @@ func RateLimit(api huma.API, l Limits, classes map[string]string) {
 	})
 }
 
+// DocumentRetryAfter documents the Retry-After header of every 429
+// answer in api's spec (Huma writes the error responses without it): call
+// it once the operations are registered.
+func DocumentRetryAfter(api huma.API) {
+	for _, item := range api.OpenAPI().Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch} {
+			if op == nil || op.Responses["429"] == nil {
+				continue
+			}
+			r := op.Responses["429"]
+			r.Description = "Too Many Requests: past a rate limit (docs/ratelimit.md); nothing was done. Retry after Retry-After seconds."
+			r.Headers = map[string]*huma.Param{"Retry-After": {Description: "Whole seconds until a call would be allowed",
+				Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: ptrFloat(1)}}}
+		}
+	}
+}
+
+func ptrFloat(f float64) *float64 { return &f }
+
 // RetryAfterSeconds is d as a Retry-After value: whole seconds, rounded
 // up.
 func RetryAfterSeconds(d time.Duration) string {
