@@ -206,6 +206,7 @@ async function participate() {
       "human-token-missing": "Complete the human check above first.",
       "human-check-failed": "The human check did not pass: complete it again, then participate.",
       "human-check-unavailable": "The human check cannot be made just now: try again in a moment.",
+      "rate-limited": `Too many participations in this event from your network just now: try again in ${r.headers.get("Retry-After") || "a few"} s.`,
     }[problemName(r.body)];
     say(why || problemText(r.body), "error");
   } catch (e) {
