@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,9 +55,10 @@ type Place struct {
 // seats left.
 func (p *Place) WithinSeats() bool { return p.Ahead < p.SeatsLeft }
 
-// snapshot is what a Query read of an event's place, kept LineEvery.
+// snapshot is what a Query read of an event's place, kept LineEvery. It
+// is never changed once made: a reader holds it without a lock while a
+// newer one replaces it.
 type snapshot struct {
-	mu      sync.Mutex
 	read    time.Time
 	cfg     *EventConfig
 	line    *Line
@@ -64,35 +66,37 @@ type snapshot struct {
 	version string
 }
 
-// places keeps each event's snapshot.
-type places struct {
-	mu     sync.Mutex
-	events map[string]*snapshot
+// placeEntry is one event's latest snapshot, and the lock its refresh
+// takes so that concurrent callers share one read.
+type placeEntry struct {
+	refresh sync.Mutex
+	latest  atomic.Pointer[snapshot]
 }
 
-func (ps *places) entry(eventID string) *snapshot {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.events == nil {
-		ps.events = map[string]*snapshot{}
+// places keeps each event's snapshot (eventId → *placeEntry). A poll
+// takes no lock while its event's snapshot is fresh.
+type places struct{ events sync.Map }
+
+func (ps *places) entry(eventID string) *placeEntry {
+	if e, ok := ps.events.Load(eventID); ok {
+		return e.(*placeEntry)
 	}
-	s := ps.events[eventID]
-	if s == nil {
-		s = &snapshot{}
-		ps.events[eventID] = s
-	}
-	return s
+	e, _ := ps.events.LoadOrStore(eventID, &placeEntry{})
+	return e.(*placeEntry)
 }
 
 // snapshot returns eventID's snapshot, read again when older than
 // LineEvery: the event (through the cache), its line and, for FIRST_COME,
 // its capacity item. Concurrent callers share one read.
 func (q *Query) snapshot(ctx context.Context, eventID string) (*snapshot, error) {
-	s := q.places.entry(eventID)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cfg != nil && q.cfg.Now().Sub(s.read) < q.cfg.LineEvery {
+	e := q.places.entry(eventID)
+	if s := e.latest.Load(); s != nil && q.cfg.Now().Sub(s.read) < q.cfg.LineEvery {
 		return s, nil
+	}
+	e.refresh.Lock()
+	defer e.refresh.Unlock()
+	if s := e.latest.Load(); s != nil && q.cfg.Now().Sub(s.read) < q.cfg.LineEvery {
+		return s, nil // read by the caller this one waited for
 	}
 	cfg, err := q.cfg.Cache.get(ctx, q.cfg.Events, eventID)
 	if err != nil {
@@ -108,14 +112,14 @@ func (q *Query) snapshot(ctx context.Context, eventID string) (*snapshot, error)
 			return nil, err
 		}
 	}
-	s.read, s.cfg, s.line, s.cap = q.cfg.Now(), cfg, line, c
-	s.version = "0"
+	s := &snapshot{read: q.cfg.Now(), cfg: cfg, line: line, cap: c, version: "0"}
 	if line != nil {
 		s.version = strconv.FormatInt(line.MeasuredAt, 36)
 	}
 	if c != nil {
 		s.version += "-" + strconv.FormatInt(c.CapacityRemaining, 36)
 	}
+	e.latest.Store(s)
 	return s, nil
 }
 

@@ -269,3 +269,42 @@ func TestPlaceOfLotteryAndDelivery(t *testing.T) {
 		t.Errorf("a delivery event's stored line: %+v, %v; want none", line, err)
 	}
 }
+
+// Polls read an event's place while its snapshot is being replaced
+// (LineEvery 1 ns: every call refreshes it): each holds a snapshot no one
+// changes (-race catches a reader and a refresh touching one), and every
+// place is whole.
+func TestPlaceSnapshotsUnderConcurrentPolls(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	arrivalEvent(t, env, "polls", 5)
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Lateness: asyncevent.Lateness{WriteTimeout: time.Minute}})
+	for i := range 3 {
+		participate(t, ingest, "polls", fmt.Sprintf("u%d", i))
+	}
+	if _, err := keeper(env, noLateness).Measure(ctx, "polls"); err != nil {
+		t.Fatal(err)
+	}
+	rs := env.EventRequests(t, "polls")
+	q := asyncevent.NewQuery(asyncevent.QueryConfig{Requests: env.Store, Lines: env.Store, Events: env.Store,
+		LineEvery: time.Nanosecond, Lateness: noLateness})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				r := rs[(g+i)%len(rs)]
+				p, err := q.Place(ctx, r)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if p == nil || p.Kind != "arrival" || p.SeatsLeft != 5 || p.Version == "" {
+					t.Errorf("place of %s: %+v", r.RequestID, p)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
