@@ -42,12 +42,15 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	hc := asynceventapi.NewHumanChecks(reg)
 	ph := photoapi.NewPhotoMetrics(reg)
 	workerpool.NewMetrics(reg).Desired(3)
+	var unsure, late int64
+	asynceventbackend.NewUnsureWrites(reg, func() int64 { return unsure })
+	asynceventbackend.NewLateArrivals(reg, func() int64 { return late })
 	asynceventbackend.NewQueueGauge(reg, func(context.Context) (sqsqueue.Counts, sqsqueue.Counts, error) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-	if n := len(metricstest.Contracts(t)); n != 22 {
-		t.Fatalf("read %d metrics from docs/metrics.md, want its 22", n)
+	if n := len(metricstest.Contracts(t)); n != 24 {
+		t.Fatalf("read %d metrics from docs/metrics.md, want its 24", n)
 	}
 	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
@@ -66,6 +69,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		{"pacer_worker_decided_total", []string{"event_type", "FIRST_COME"}},
 		{"pacer_rate_limited_total", []string{"class", "poll", "by", "address"}},
 		{"pacer_human_checks_total", []string{"outcome", "unavailable_admitted"}},
+		{"pacer_queued_at_unsure_total", nil},
+		{"pacer_late_arrivals_total", nil},
 	} {
 		if v := before.Value(c.name, c.labels...); v != 0 {
 			t.Errorf("%s%v starts at %v, want 0", c.name, c.labels, v)
@@ -91,6 +96,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	hc.HumanChecked(asyncevent.HumanOutcomeFailed)
 	ph.Searched("bib", time.Millisecond)
 	ph.Ingested(3, 2)
+	unsure, late = 2, 1
 
 	fams := metricstest.Gather(t, reg)
 	metricstest.Check(t, fams, "pacer_http_request_duration_seconds", "pacer_queue_messages", "pacer_worker_messages_total",
@@ -98,7 +104,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		"pacer_queue_delay_seconds", "pacer_e2e_delay_seconds", "pacer_aws_calls_total",
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
 		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running",
-		"pacer_events_publisher_lag_seconds", "pacer_rate_limited_total", "pacer_human_checks_total")
+		"pacer_events_publisher_lag_seconds", "pacer_rate_limited_total", "pacer_human_checks_total",
+		"pacer_queued_at_unsure_total", "pacer_late_arrivals_total")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
@@ -119,6 +126,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "refused"}, 1},
 		{"pacer_photo_ingest_photos_total", []string{"outcome", "ingested"}, 2},
 		{"pacer_event_capacity_invariant_ok", nil, 1},
+		{"pacer_queued_at_unsure_total", nil, 2},
+		{"pacer_late_arrivals_total", nil, 1},
 	} {
 		if v := fams.Value(c.name, c.labels...); v != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, v, c.want)

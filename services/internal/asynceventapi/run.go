@@ -162,6 +162,7 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	asynceventbackend.NewUnsureWrites(m.reg, roles.Ingest.QueuedAtUnsure)
 	mux := http.NewServeMux()
 	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log}
 	NewAPI(mux, d, cfg.Verifier, cfg.Dev)

@@ -157,6 +157,8 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		return err
 	}
+	asynceventbackend.NewUnsureWrites(reg, roles.Worker.QueuedAtUnsure)
+	asynceventbackend.NewLateArrivals(reg, roles.Allocator.LateArrivals)
 	q := roles.Queue
 	octx, stopOps := context.WithCancel(ctx)
 	defer stopOps()
