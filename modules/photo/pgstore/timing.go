@@ -63,7 +63,7 @@ func (s *Store) SetPosition(ctx context.Context, org string, p photo.Position) (
 	case !assigned:
 		return photo.Position{}, photo.NotFound("assignment", id)
 	case others >= photo.MaxPositions:
-		return photo.Position{}, photo.Invalid("photographerId", fmt.Sprintf("the event has %d positioned photographers, the most a search reads", photo.MaxPositions), nil)
+		return photo.Position{}, photo.Invalid("eventId", fmt.Sprintf("has %d positioned photographers, the most a search by passing time reads", photo.MaxPositions), nil)
 	}
 	point := &p.PointID
 	if p.PointID == "" {

@@ -104,11 +104,27 @@ func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
 		}
 		return rs, nil, nil
 	}
+	recs, lines, err := readCSV(b.CSV, 2, "bib", photo.MaxRunnersImport, "runners")
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := make([]photo.Runner, len(recs))
+	for i, rec := range recs {
+		rs[i] = photo.Runner{Bib: rec[0], Name: rec[1]}
+	}
+	return rs, lines, nil
+}
+
+// readCSV reads an import's CSV text: rows of n fields, trimmed, with each
+// row's line; a first row whose first field is header (any case) is
+// skipped. A malformed file, one with more than max rows or none, is an
+// error naming csv (what names the rows in it).
+func readCSV(text string, n int, header string, max int, what string) ([][]string, []int, error) {
 	// Spreadsheets save UTF-8 CSV with a byte order mark.
-	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(b.CSV, "\ufeff")))
-	cr.FieldsPerRecord = 2
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(text, "\ufeff")))
+	cr.FieldsPerRecord = n
 	cr.TrimLeadingSpace = true
-	var rs []photo.Runner
+	var recs [][]string
 	var lines []int
 	for first := true; ; first = false {
 		rec, err := cr.Read()
@@ -122,29 +138,36 @@ func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
 		if err != nil {
 			return nil, nil, photo.Invalid("csv", err.Error(), nil)
 		}
-		if first && strings.EqualFold(strings.TrimSpace(rec[0]), "bib") {
+		if first && strings.EqualFold(strings.TrimSpace(rec[0]), header) {
 			continue
 		}
 		line, _ := cr.FieldPos(0)
-		rs = append(rs, photo.Runner{Bib: strings.TrimSpace(rec[0]), Name: strings.TrimSpace(rec[1])})
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		recs = append(recs, rec)
 		lines = append(lines, line)
-		if len(rs) > photo.MaxRunnersImport {
-			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
+		if len(recs) > max {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d %s", max, what), nil)
 		}
 	}
-	if len(rs) == 0 {
-		return nil, nil, photo.Invalid("csv", "holds no runners", nil)
+	if len(recs) == 0 {
+		return nil, nil, photo.Invalid("csv", "holds no "+what, nil)
 	}
-	return rs, lines, nil
+	return recs, lines, nil
 }
 
-// runnerField matches the domain's field names for an imported runner.
-var runnerField = regexp.MustCompile(`^runners\[(\d+)\]\.(\w+)$`)
+// listField matches the domain's field names for an imported row
+// ("runners[3].bib", "splits[0].at").
+var listField = regexp.MustCompile(`^\w+\[(\d+)\]\.(\w+)$`)
 
-// csvProblems rewrites the domain's problems with imported runners
-// ("runners[3].bib") to name where they are in a CSV import ("csv", "line
-// 5: bib ..."), since the request had no runners list. Other errors, and
-// JSON imports (lines is nil), pass unchanged.
+// listRef finds a row named in a message ("repeats runners[0].bib").
+var listRef = regexp.MustCompile(`\w+\[(\d+)\]\.\w+\.?$`)
+
+// csvProblems rewrites the domain's problems with imported rows
+// ("runners[3].bib", "splits[3].at") to name where they are in a CSV
+// import ("csv", "line 5: bib ..."), since the request had no list. Other
+// errors, and JSON imports (lines is nil), pass unchanged.
 func csvProblems(err error, lines []int) error {
 	var ve *photo.ValidationError
 	if lines == nil || !errors.As(err, &ve) {
@@ -152,14 +175,12 @@ func csvProblems(err error, lines []int) error {
 	}
 	out := &photo.ValidationError{Problems: make([]photo.Problem, len(ve.Problems))}
 	for i, p := range ve.Problems {
-		if m := runnerField.FindStringSubmatch(p.Field); m != nil {
+		if m := listField.FindStringSubmatch(p.Field); m != nil {
 			if n, _ := strconv.Atoi(m[1]); n < len(lines) {
 				msg := p.Message
-				if j := strings.Index(msg, "runners["); j >= 0 { // "repeats runners[0].bib"
-					if k := runnerField.FindStringSubmatch(strings.TrimSuffix(msg[j:], ".")); k != nil {
-						if o, _ := strconv.Atoi(k[1]); o < len(lines) {
-							msg = msg[:j] + fmt.Sprintf("the bib of line %d", lines[o])
-						}
+				if k := listRef.FindStringSubmatchIndex(msg); k != nil {
+					if o, _ := strconv.Atoi(msg[k[2]:k[3]]); o < len(lines) {
+						msg = msg[:k[0]] + fmt.Sprintf("the %s of line %d", m[2], lines[o])
 					}
 				}
 				p = photo.Problem{Field: "csv", Message: fmt.Sprintf("line %d: %s %s", lines[n], m[2], msg), Value: p.Value}
