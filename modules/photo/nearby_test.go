@@ -70,6 +70,7 @@ func TestNearbyFindsPhotosByPassingTime(t *testing.T) {
 	e.post("o1", "p1", 161)         // 61 s late: outside
 	// p2 at 7500 m, halfway from 5k (base+50) to 10k (base+100): base+75.
 	mid := e.post("o1", "p2", 76)
+	mid2 := e.post("o1", "p2", 105)
 	e.post("o1", "p2", 10) // 65 s before p2 expects the runner
 
 	pg := must(e.search.Nearby(e.ctx, "o1", "e1", "1000", time.Minute, photo.PageRequest{}))(t)
@@ -91,20 +92,21 @@ func TestNearbyFindsPhotosByPassingTime(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{mid, noBib, withBib, late}; !slices.Equal(got, want) {
+	if want := []string{mid, noBib, withBib, mid2, late}; !slices.Equal(got, want) {
 		t.Fatalf("found %v, want %v (earliest first)", got, want)
 	}
 	if pg.Cursor != "" {
 		t.Errorf("cursor %q on the only page", pg.Cursor)
 	}
 	// p1's camera runs 30 s slow: its photos were taken 30 s later than
-	// they say, so base+35 (really +65) is in and base+90 (+120) still in,
+	// they say, so base+35 (really +65) is in, base+90 (+120) still in but
+	// now after p2's base+105,
 	// base+155 (+185) is out; before (+65) now comes ahead of p2's base+76.
 	if err := e.timing.SetClock(e.ctx, "o1", "p1o1", 30); err != nil {
 		t.Fatal(err)
 	}
 	got = e.nearbyIDs("o1", "1000", time.Minute, 50)
-	if want := []string{before, mid, noBib, withBib}; !slices.Equal(got, want) {
+	if want := []string{before, mid, mid2, noBib, withBib}; !slices.Equal(got, want) {
 		t.Fatalf("with p1's clock +30 s: found %v, want %v", got, want)
 	}
 	// A narrow window keeps only what is close.
