@@ -99,9 +99,9 @@ func TestNearbyFindsPhotosByPassingTime(t *testing.T) {
 		t.Errorf("cursor %q on the only page", pg.Cursor)
 	}
 	// p1's camera runs 30 s slow: its photos were taken 30 s later than
-	// they say, so base+35 (really +65) is in, base+90 (+120) still in but
-	// now after p2's base+105,
-	// base+155 (+185) is out; before (+65) now comes ahead of p2's base+76.
+	// they say, so base+35 (really +65) is in and comes ahead of p2's
+	// base+76, base+90 (+120) is still in but now after p2's base+105, and
+	// base+155 (+185) is out.
 	if err := e.timing.SetClock(e.ctx, "o1", "p1o1", 30); err != nil {
 		t.Fatal(err)
 	}
