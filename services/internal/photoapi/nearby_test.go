@@ -134,3 +134,36 @@ func TestNearbyOverHTTP(t *testing.T) {
 		t.Fatalf("the organizer finds a hidden bib: %+v", o)
 	}
 }
+
+// The timing routes act on the caller's organizer only, and refuse a
+// position that is neither or both kinds.
+func TestTimingRoutesStayInTheirOrganizer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setup("o1", "e1", "p1", true)
+	e.setup("o2", "e2", "p2", true)
+	tok, tok2 := orgToken(t, "o1"), orgToken(t, "o2")
+	e.timing(tok, "e1", "p1")
+	e.do("PUT", "/events/e1/timing-points/5k", 404, tok2, map[string]any{"name": "5 km", "distanceM": 5000})
+	e.do("GET", "/events/e1/timing-points", 404, tok2)
+	e.do("GET", "/events/e1/positions", 404, tok2)
+	e.do("PUT", "/events/e1/photographers/p1/position", 404, tok2, map[string]any{"pointId": "10k"})
+	e.do("PUT", "/events/e2/photographers/p2/position", 404, tok2, map[string]any{"pointId": "10k"}) // e1's point
+	e.do("PUT", "/photographers/p1/clock", 404, tok2, map[string]any{"offsetSeconds": 5})
+	e.do("POST", "/events/e1/splits", 404, tok2, map[string]any{"csv": "1000,10k,2024-11-09T10:31:40Z\n"})
+	for _, b := range []map[string]any{{}, {"pointId": "10k", "distanceM": 100}, {"distanceM": 100, "offsetSeconds": 5}} {
+		if r := body(e.do("PUT", "/events/e1/photographers/p1/position", 422, tok, b)); !strings.Contains(r, "body.") {
+			t.Errorf("%v: %s", b, r)
+		}
+	}
+	e.do("PUT", "/photographers/p1/clock", 200, tok, map[string]any{"offsetSeconds": -12})
+	ps := decode[struct {
+		Positions []struct {
+			PointID            string
+			ClockOffsetSeconds int
+		}
+	}](t, body(e.do("GET", "/events/e1/positions", 200, tok)))
+	if len(ps.Positions) != 1 || ps.Positions[0].PointID != "10k" || ps.Positions[0].ClockOffsetSeconds != -12 {
+		t.Fatalf("positions %+v", ps)
+	}
+}
