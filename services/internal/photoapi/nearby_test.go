@@ -31,17 +31,24 @@ func (e *env) timing(tok, event, ph string) {
 	e.do("POST", "/events/"+event+"/splits", 200, tok, map[string]any{"csv": "bib,pointId,time\n1000,10k,2024-11-09T10:31:40Z\n"})
 }
 
+// newTimedEnv sets up two organizers, o1 (e1, p1) and o2 (e2, p2), both
+// events published, and e1's race timing; it returns their tokens.
+func newTimedEnv(t *testing.T) (e *env, tok1, tok2 string) {
+	e = newEnv(t)
+	e.setup("o1", "e1", "p1", true)
+	e.setup("o2", "e2", "p2", true)
+	tok1, tok2 = orgToken(t, "o1"), orgToken(t, "o2")
+	e.timing(tok1, "e1", "p1")
+	return e, tok1, tok2
+}
+
 // The search by passing time over HTTP: the split import (a bad line
 // writes nothing and is named, a re-import writes nothing), a photo
 // without the bib found in public, bad input refused naming the field, and
 // a hidden bib answered as an unknown one.
 func TestNearbyOverHTTP(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setup("o1", "e1", "p1", true)
-	e.setup("o2", "e2", "p2", true)
-	tok, tok2 := orgToken(t, "o1"), orgToken(t, "o2")
-	e.timing(tok, "e1", "p1")
+	e, tok, tok2 := newTimedEnv(t)
 	e.timing(tok2, "e2", "p2")
 
 	bad := "bib,pointId,time\n1001,10k,2024-11-09T10:32:00Z\n1002,21k,2024-11-09T10:32:05Z\n"
@@ -139,11 +146,7 @@ func TestNearbyOverHTTP(t *testing.T) {
 // position that is neither or both kinds.
 func TestTimingRoutesStayInTheirOrganizer(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setup("o1", "e1", "p1", true)
-	e.setup("o2", "e2", "p2", true)
-	tok, tok2 := orgToken(t, "o1"), orgToken(t, "o2")
-	e.timing(tok, "e1", "p1")
+	e, tok, tok2 := newTimedEnv(t)
 	e.do("PUT", "/events/e1/timing-points/5k", 404, tok2, map[string]any{"name": "5 km", "distanceM": 5000})
 	e.do("GET", "/events/e1/timing-points", 404, tok2)
 	e.do("GET", "/events/e1/positions", 404, tok2)
