@@ -111,6 +111,10 @@ func TestOrganizerPage(t *testing.T) {
 // point; a bib hidden at the runner's request finds none.
 func TestRunnerPageNearMyTimes(t *testing.T) {
 	k, srv, d := pagesStack(t)
+	// The demo loads again unchanged (make run on a stack that has it).
+	if again, err := SeedDemo(context.Background(), k.Directory, k.Ingest, k.Timing); err != nil || again.Photos != d.Photos {
+		t.Fatalf("seeding the demo again: %d photos, %v", again.Photos, err)
+	}
 	b := browsertest.New(t)
 	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&bib=" + d.Bibs[0])
 	b.WaitFor(20*time.Second, "the photos near the runner's times", `document.querySelectorAll("#nearby-gallery figure").length >= 2`)
