@@ -65,10 +65,14 @@ type Timing struct {
 type TimingConfig struct {
 	// Store keeps the timing (pgstore).
 	Store TimingStore
+	// Now returns the time a split may not be after, give or take
+	// MaxClockSkew (default time.Now).
+	Now func() time.Time
 }
 
 // NewTiming returns a Timing.
 func NewTiming(cfg TimingConfig) *Timing {
+	cfg.Now = defaultNow(cfg.Now)
 	return &Timing{cfg: cfg}
 }
 
@@ -154,7 +158,7 @@ func (t *Timing) ImportSplits(ctx context.Context, org, event string, ss []Split
 	}
 	var ps problems
 	seen := make(map[[2]string]int, len(ss))
-	latest := time.Now().Add(MaxClockSkew)
+	latest := t.cfg.Now().Add(MaxClockSkew)
 	for i, s := range ss {
 		switch {
 		case !ValidBib(s.Bib):
