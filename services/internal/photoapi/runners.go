@@ -91,38 +91,58 @@ func (h *handlers) registerRunners(api huma.API) {
 // runnersOf reads an import body: the JSON list or the CSV text. For CSV
 // it also returns each runner's line, for csvProblems.
 func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
+	return importRows(b.Runners, b.CSV, csvImport{list: "runners", fields: 2, max: photo.MaxRunnersImport},
+		func(r runnerBody) photo.Runner { return photo.Runner{Bib: r.Bib, Name: r.Name} },
+		func(rec []string, _ int) (photo.Runner, error) { return photo.Runner{Bib: rec[0], Name: rec[1]}, nil })
+}
+
+// csvImport says what an import holds: rows of list (its JSON name, which
+// messages use too), each of fields fields in CSV, at most max of them.
+type csvImport struct {
+	list   string
+	fields int
+	max    int
+}
+
+// importRows reads an import body that gives its rows either as a JSON
+// list or as CSV text (never both, never neither): each JSON row through
+// fromJSON, each CSV record through fromCSV (with its line). For CSV it
+// also returns each row's line, for csvProblems.
+func importRows[J, T any](list []J, text string, c csvImport, fromJSON func(J) T, fromCSV func(rec []string, line int) (T, error)) ([]T, []int, error) {
 	switch {
-	case len(b.Runners) > 0 && b.CSV != "":
-		return nil, nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
-	case b.CSV == "":
-		if len(b.Runners) == 0 {
-			return nil, nil, photo.Invalid("runners", "is empty", nil)
+	case len(list) > 0 && text != "":
+		return nil, nil, photo.Invalid("csv", "give either "+c.list+" or csv, not both", nil)
+	case text == "":
+		if len(list) == 0 {
+			return nil, nil, photo.Invalid(c.list, "is empty", nil)
 		}
-		rs := make([]photo.Runner, len(b.Runners))
-		for i, r := range b.Runners {
-			rs[i] = photo.Runner{Bib: r.Bib, Name: r.Name}
+		out := make([]T, len(list))
+		for i, r := range list {
+			out[i] = fromJSON(r)
 		}
-		return rs, nil, nil
+		return out, nil, nil
 	}
-	recs, lines, err := readCSV(b.CSV, 2, "bib", photo.MaxRunnersImport, "runners")
+	recs, lines, err := readCSV(text, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	rs := make([]photo.Runner, len(recs))
+	out := make([]T, len(recs))
 	for i, rec := range recs {
-		rs[i] = photo.Runner{Bib: rec[0], Name: rec[1]}
+		if out[i], err = fromCSV(rec, lines[i]); err != nil {
+			return nil, nil, err
+		}
 	}
-	return rs, lines, nil
+	return out, lines, nil
 }
 
-// readCSV reads an import's CSV text: rows of n fields, trimmed, with each
-// row's line; a first row whose first field is header (any case) is
-// skipped. A malformed file, one with more than max rows or none, is an
-// error naming csv (what names the rows in it).
-func readCSV(text string, n int, header string, max int, what string) ([][]string, []int, error) {
+// readCSV reads an import's CSV text: rows of c.fields fields, trimmed,
+// with each row's line; a first row whose first field is "bib" (any case)
+// is a header, skipped. A malformed file, one with more than c.max rows or
+// none, is an error naming csv.
+func readCSV(text string, c csvImport) ([][]string, []int, error) {
 	// Spreadsheets save UTF-8 CSV with a byte order mark.
 	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(text, "\ufeff")))
-	cr.FieldsPerRecord = n
+	cr.FieldsPerRecord = c.fields
 	cr.TrimLeadingSpace = true
 	var recs [][]string
 	var lines []int
@@ -138,7 +158,7 @@ func readCSV(text string, n int, header string, max int, what string) ([][]strin
 		if err != nil {
 			return nil, nil, photo.Invalid("csv", err.Error(), nil)
 		}
-		if first && strings.EqualFold(strings.TrimSpace(rec[0]), header) {
+		if first && strings.EqualFold(strings.TrimSpace(rec[0]), "bib") {
 			continue
 		}
 		line, _ := cr.FieldPos(0)
@@ -147,12 +167,12 @@ func readCSV(text string, n int, header string, max int, what string) ([][]strin
 		}
 		recs = append(recs, rec)
 		lines = append(lines, line)
-		if len(recs) > max {
-			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d %s", max, what), nil)
+		if len(recs) > c.max {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d %s", c.max, c.list), nil)
 		}
 	}
 	if len(recs) == 0 {
-		return nil, nil, photo.Invalid("csv", "holds no "+what, nil)
+		return nil, nil, photo.Invalid("csv", "holds no "+c.list, nil)
 	}
 	return recs, lines, nil
 }

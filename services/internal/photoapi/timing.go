@@ -146,30 +146,13 @@ func (h *handlers) registerTiming(api huma.API) {
 // splitsOf reads a split import body: the JSON list or the CSV text. For
 // CSV it also returns each split's line, for csvProblems.
 func splitsOf(b splitsBody) ([]photo.Split, []int, error) {
-	switch {
-	case len(b.Splits) > 0 && b.CSV != "":
-		return nil, nil, photo.Invalid("csv", "give either splits or csv, not both", nil)
-	case b.CSV == "":
-		if len(b.Splits) == 0 {
-			return nil, nil, photo.Invalid("splits", "is empty", nil)
-		}
-		ss := make([]photo.Split, len(b.Splits))
-		for i, s := range b.Splits {
-			ss[i] = photo.Split{Bib: s.Bib, PointID: s.PointID, At: s.At}
-		}
-		return ss, nil, nil
-	}
-	recs, lines, err := readCSV(b.CSV, 3, "bib", photo.MaxSplitsImport, "splits")
-	if err != nil {
-		return nil, nil, err
-	}
-	ss := make([]photo.Split, len(recs))
-	for i, rec := range recs {
-		at, err := time.Parse(time.RFC3339Nano, rec[2])
-		if err != nil {
-			return nil, nil, photo.Invalid("csv", fmt.Sprintf("line %d: time must be RFC 3339, e.g. 2024-11-09T08:41:07Z", lines[i]), nil)
-		}
-		ss[i] = photo.Split{Bib: rec[0], PointID: rec[1], At: at}
-	}
-	return ss, lines, nil
+	return importRows(b.Splits, b.CSV, csvImport{list: "splits", fields: 3, max: photo.MaxSplitsImport},
+		func(s splitBody) photo.Split { return photo.Split{Bib: s.Bib, PointID: s.PointID, At: s.At} },
+		func(rec []string, line int) (photo.Split, error) {
+			at, err := time.Parse(time.RFC3339Nano, rec[2])
+			if err != nil {
+				return photo.Split{}, photo.Invalid("csv", fmt.Sprintf("line %d: time must be RFC 3339, e.g. 2024-11-09T08:41:07Z", line), nil)
+			}
+			return photo.Split{Bib: rec[0], PointID: rec[1], At: at}, nil
+		})
 }
