@@ -43,7 +43,7 @@ func TestApplyOnEmptyDatabaseAndRerun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, table := range []string{"organizers", "events", "photographers", "event_photographers", "event_runners", "hidden_bibs", "photographer_syncs"} {
+	for _, table := range []string{"organizers", "events", "photographers", "event_photographers", "event_runners", "hidden_bibs", "photographer_syncs", "timing_points", "photographer_positions", "photographer_clocks", "runner_splits"} {
 		var ok bool
 		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&ok); err != nil || !ok {
 			t.Errorf("table %s missing (%v)", table, err)

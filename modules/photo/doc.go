@@ -15,16 +15,20 @@
 //   - Directory: organizers, events, photographers, assignments, runners,
 //     and the photographers' profile copies (SyncPhotographer, Reconcile).
 //   - Privacy: photo deletes and runners' privacy requests (RemoveBib).
+//   - Timing: race timing (timing points, photographers' positions and
+//     camera clocks, runners' splits), which Search.Nearby reads to find
+//     a runner's photos by when they passed each camera.
 //
 // A process builds the roles it runs (services/internal/photobackend does
-// it for photo-api, which runs all four):
+// it for photo-api, which runs all five):
 //
 //	truth := pgstore.New(pool)
 //	index := dynamostore.New(db.Table(dynamostore.TableName(stage), &dynamostore.Schema))
 //	dir := photo.NewDirectory(photo.DirectoryConfig{Organizers: truth, Events: truth, Photographers: truth,
 //		Assignments: truth, Runners: truth, Checkpoints: truth, Photos: index, Copies: index})
 //	ing := photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index})
-//	search := photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index})
+//	search := photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: index})
+//	timing := photo.NewTiming(photo.TimingConfig{Store: truth})
 //	privacy := photo.NewPrivacy(photo.PrivacyConfig{Events: truth, Requests: truth, Index: index})
 //
 //	ev, err := dir.CreateEvent(ctx, org, photo.Event{ID: "seoul-2024", Name: "Seoul Marathon"})
@@ -34,7 +38,10 @@
 //	pub, err := search.PublicByBib(ctx, ev.ID, "1234", photo.PageRequest{}) // published events only
 //	priv, err := privacy.RemoveBib(ctx, org, ev.ID, "1234", photo.HideMode) // a runner's privacy request
 //
-// Every search is newest first, by the photo's ulid time (= createdAt).
+// A photo's createdAt is its capture time by the photographer's camera
+// clock (the ulid's time). Every search but Nearby is newest first, by it;
+// Nearby orders by the capture time corrected by the camera's clock
+// offset, earliest first.
 // Bibs not among the event's runners are kept and flagged (a nil Runner).
 // A photographer's profile change is copied to their photos by
 // Directory.SyncPhotographer; Directory.Reconcile reports and repairs

@@ -37,6 +37,7 @@ type env struct {
 	search  *photo.Search
 	dir     *photo.Directory
 	privacy *photo.Privacy
+	timing  *photo.Timing
 }
 
 func newEnv(t *testing.T) *env {
@@ -45,7 +46,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
 	return &env{t: t, ctx: ctx, ddb: k.DDB, pool: k.Pool, truth: k.Truth, store: k.Store,
-		ingest: k.Ingest, search: k.Search, dir: k.Directory, privacy: k.Privacy}
+		ingest: k.Ingest, search: k.Search, dir: k.Directory, privacy: k.Privacy, timing: k.Timing}
 }
 
 // newIngest returns an Ingest with cfg's ports, the test's truth and store

@@ -8,6 +8,8 @@ const (
 	SearchPhotographer = "photographer"
 	SearchGallery      = "gallery"
 	SearchPublicBib    = "public_bib"
+	SearchNearby       = "nearby"
+	SearchPublicNearby = "public_nearby"
 )
 
 // Observer hears ingests and searches, for metrics (the services export

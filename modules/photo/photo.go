@@ -36,7 +36,7 @@ type Photo struct {
 	PhotographerHandle      string `json:"photographerHandle,omitempty"`
 	PhotographerDisplayName string `json:"photographerDisplayName,omitempty"`
 
-	CreatedAt time.Time `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt" doc:"Capture time by the photographer's camera clock (the ulid's time)."`
 	UpdatedAt time.Time `json:"updatedAt"`
 
 	// HiddenBibs are bibs dropped from the photo at a runner's request
@@ -68,11 +68,16 @@ type Record struct {
 	Bibs             []string
 	FaceIDs          []string
 	PhotographerID   string
-	// CreatedAt is the ULID's time, to the millisecond: it defaults to it
-	// (so that re-posting a record always yields byte-identical items), a
-	// ULID generated for the record is minted at it, and a CreatedAt that
-	// differs from a given ULID's time is refused. Every search orders by
-	// this one time.
+	// CreatedAt is the photo's capture time, by the photographer's camera
+	// clock (EXIF DateTimeOriginal with its offset), to the millisecond.
+	// It is also the ULID's time: it defaults to it (so that re-posting a
+	// record always yields byte-identical items), a ULID generated for
+	// the record is minted at it, and a CreatedAt that differs from a
+	// given ULID's time is refused. The pipeline therefore mints the ULID
+	// at the capture time; without either, the ingest time stands in, and
+	// such a photo is not found by passing time. Every search orders by
+	// this one time; the search by passing time adds the photographer's
+	// camera clock offset (Timing.SetClock).
 	CreatedAt time.Time
 }
 

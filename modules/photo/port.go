@@ -84,6 +84,49 @@ type RunnerStore interface {
 	ListRunners(ctx context.Context, q RunnerQuery) ([]Runner, error)
 }
 
+// TimingStore keeps an event's timing: its timing points, its
+// photographers' positions, their camera clocks, and runners' splits.
+type TimingStore interface {
+	// PutTimingPoint creates or replaces a timing point of an event of
+	// org.
+	PutTimingPoint(ctx context.Context, org string, p TimingPoint) (TimingPoint, error)
+	// TimingPoints lists an event's timing points by distance.
+	TimingPoints(ctx context.Context, org, event string) ([]TimingPoint, error)
+	// SetPosition creates or replaces a photographer's position in an
+	// event; the photographer must be assigned to it and the timing point
+	// must be the event's (else ErrNotFound). It refuses a new position
+	// beyond MaxPositions with ErrInvalid.
+	SetPosition(ctx context.Context, org string, p Position) (Position, error)
+	// Positions lists an event's positions, with each photographer's clock
+	// offset.
+	Positions(ctx context.Context, org, event string) ([]Position, error)
+	// SetClock sets a photographer's camera clock offset.
+	SetClock(ctx context.Context, org, photographer string, seconds int) error
+	// ImportSplits upserts splits by (event, bib, point) in one statement
+	// and returns how many rows it wrote.
+	ImportSplits(ctx context.Context, org, event string, ss []Split) (int, error)
+}
+
+// NearbyPlan is what the search by passing time reads from the truth
+// about one bib of an event.
+type NearbyPlan struct {
+	// Hidden: a runner's privacy request covers the bib, so nothing is
+	// found for it.
+	Hidden bool
+	// Points are the event's timing points, Positions its photographers'
+	// (with their clock offsets), Splits the bib's.
+	Points    []TimingPoint
+	Positions []Position
+	Splits    []Split
+}
+
+// NearbyTruth is what the search by passing time reads from the truth.
+type NearbyTruth interface {
+	// NearbyPlan reads, for a bib of an event, its privacy request, its
+	// splits, and the event's timing points and positions.
+	NearbyPlan(ctx context.Context, event, bib string) (NearbyPlan, error)
+}
+
 // SearchTruth is what the searches read from the truth: the event searched
 // (a published one for the public search), the photographer and the events
 // they are assigned to, and the runner wearing a bib.
@@ -230,9 +273,30 @@ type PhotographerIndex interface {
 	ByPhotographer(ctx context.Context, q PhotographerQuery, r PageRequest) (Page, error)
 }
 
+// TimeStream is one photographer's photos taken within [From, To] by
+// their camera's clock (createdAt).
+type TimeStream struct {
+	Photographer string
+	From, To     time.Time
+	// Clock is the photographer's camera clock offset: a photo's corrected
+	// capture time is its createdAt plus Clock.
+	Clock time.Duration
+}
+
+// TimeQuery names the photos of an event that some photographers took in
+// some time ranges: one stream per photographer (at most MaxPositions).
+type TimeQuery struct {
+	Org, Event string
+	Streams    []TimeStream
+}
+
 // SearchIndex is what the searches read.
 type SearchIndex interface {
 	PhotographerIndex
+	// ByTime lists the photos of q's streams as one timeline, by corrected
+	// capture time (createdAt plus the stream's Clock), earliest first:
+	// one Query per stream that still has photos, per page.
+	ByTime(ctx context.Context, q TimeQuery, r PageRequest) (Page, error)
 	Get(ctx context.Context, org, event, ulid string) (*Photo, error)
 	// Gallery lists an event's photos, newest first.
 	Gallery(ctx context.Context, org, event string, r PageRequest) (Page, error)

@@ -7,8 +7,8 @@ import (
 )
 
 // Search is the searches' role: organizers' searches of their events'
-// photos (the gallery, one photo, by bib, by photographer) and runners'
-// public search by bib. It only reads. photo-api builds it
+// photos (the gallery, one photo, by bib, by photographer, by a runner's
+// passing time) and runners' public searches by bib and by passing time. It only reads. photo-api builds it
 // (services/internal/photobackend) for its search and public routes. It is
 // safe for concurrent use.
 type Search struct {
@@ -20,6 +20,9 @@ type SearchConfig struct {
 	// Truth holds the events, photographers and runners a search checks
 	// (pgstore).
 	Truth SearchTruth
+	// Nearby reads a bib's splits and the event's timing for the search by
+	// passing time (pgstore).
+	Nearby NearbyTruth
 	// Index holds the photos (dynamostore).
 	Index SearchIndex
 	// Observer, if set, hears every search (for metrics).

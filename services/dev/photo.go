@@ -41,7 +41,7 @@ func init() {
 			}
 			cfg.Ready = func(ctx context.Context, base string, deps photoapi.Deps) error {
 				defer env.Ready() // it serves; a demo-data failure is logged
-				d, err := photoapi.SeedDemo(ctx, deps.Directory, deps.Ingest)
+				d, err := photoapi.SeedDemo(ctx, deps.Directory, deps.Ingest, deps.Timing)
 				if err != nil {
 					return fmt.Errorf("demo data: %w", err)
 				}
@@ -86,6 +86,7 @@ func photoDemoBanner(base string, d photoapi.Demo) string {
 	fmt.Fprintf(&b, "  curl -s '%s/photographers/%s/photos?eventId=%s&limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Photographers[0], d.Event)
 	fmt.Fprintf(&b, "  curl -s '%s/events/%s/photos?limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event)
 	fmt.Fprintf(&b, "  curl -s %s/public/events/%s/bibs/%s/photos            # runners: no token, published events only\n", base, d.Event, d.Bibs[1])
+	fmt.Fprintf(&b, "  curl -s '%s/public/events/%s/bibs/%s/nearby-photos?window=60'  # photos taken when the runner passed each camera, by their split times\n", base, d.Event, d.Bibs[0])
 	fmt.Fprintf(&b, "  curl -s %s/events/%s/photos -H 'X-Pacer-Dev-User: me' -H 'X-Pacer-Dev-Roles: organizer' -H 'X-Pacer-Dev-Org: %s'  # dev-mode impersonation\n", base, d.Event, d.Org)
 	fmt.Fprintf(&b, "  API reference: %s/docs\n", base)
 	fmt.Fprintf(&b, "Pages: runners %s/ui/?event=%s&bib=%s · organizers %s/ui/organizer.html?kind=bib&event=%s&term=%s\n\n", base, d.Event, d.Bibs[0], base, d.Event, d.Bibs[0])

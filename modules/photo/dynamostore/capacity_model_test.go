@@ -24,4 +24,7 @@ var CapacityModel = []capacity.Usage{
 	{Op: "gallery (20)", Per: 1, Calls: 1, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 2.5,
 		IndexWCU: map[string]int{},
 		Keys:     map[string]float64{"R|table|ORG#": 2.5}},
+	{Op: "search by passing time (20, 2 photographers)", Per: 1, Calls: 2, Items: 0, Entries: 0, MaxItem: 0, WCU: 0, RCU: 3.5,
+		IndexWCU: map[string]int{},
+		Keys:     map[string]float64{"R|GSI2|PHOTOGRAPHER#": 3.5}},
 }

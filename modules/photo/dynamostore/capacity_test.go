@@ -64,6 +64,25 @@ func TestCapacityModel(t *testing.T) {
 		t.Fatalf("gallery: %d, %v", len(p.Photos), err)
 	}
 	take("gallery (20)", 1)
+	// The search by passing time: a second photographer at another point,
+	// with 5 photos; each stream's range covers all its photos.
+	other := make([]*photo.Photo, 5)
+	for i := range other {
+		other[i] = capacityPhoto(100+i, at.Add(time.Duration(i)*time.Second))
+		other[i].PhotographerID = "pg-000456"
+	}
+	if _, err := s.CreateBatch(ctx, "org-seoul-marathon", other); err != nil {
+		t.Fatal(err)
+	}
+	m.Take() // not measured
+	tq := photo.TimeQuery{Org: "org-seoul-marathon", Event: "2026-seoul-marathon", Streams: []photo.TimeStream{
+		{Photographer: "pg-000123", From: at.Add(-time.Minute), To: at.Add(time.Minute)},
+		{Photographer: "pg-000456", From: at.Add(-time.Minute), To: at.Add(time.Minute), Clock: 30 * time.Second},
+	}}
+	if p, err := s.ByTime(ctx, tq, r); err != nil || len(p.Photos) != 20 {
+		t.Fatalf("by time: %d, %v", len(p.Photos), err)
+	}
+	take("search by passing time (20, 2 photographers)", 1)
 
 	for _, d := range capacity.Compare(CapacityModel, got) {
 		t.Error(d)
@@ -78,6 +97,7 @@ func TestCapacityDoc(t *testing.T) {
 		{Flow: "photo (CreateBatch)", Ops: []string{"ingest batch (25 photos, 3 bibs each)"}, Keys: []string{"W|table|ORG#", "W|GSI2|PHOTOGRAPHER#"}},
 		{Flow: "search by bib", Ops: []string{"search by bib (20)"}, Keys: []string{"R|GSI1|EVT#", "R|table|ORG#"}},
 		{Flow: "gallery page", Ops: []string{"gallery (20)"}, Keys: []string{"R|table|ORG#"}},
+		{Flow: "search by passing time", Ops: []string{"search by passing time (20, 2 photographers)"}, Keys: []string{"R|GSI2|PHOTOGRAPHER#"}},
 	})}
 	missing, err := capacity.MissingFromDoc("../../../docs/capacity.md", blocks...)
 	if err != nil {

@@ -394,6 +394,37 @@ func newestPhoto(a, b *PhotoItem) int {
 	return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ULID, a.ULID))
 }
 
+// ByTime lists the photos of q's streams by corrected capture time,
+// earliest first: each stream is one photographer's GSI2 partition
+// narrowed to the event and the stream's time range with
+// BETWEEN EVT#{eventId}#TIME#{from} AND EVT#{eventId}#TIME#{to}, and a
+// ddb.Merge of the streams makes them one timeline, ordered by createdAt
+// plus the stream's clock offset (ties broken by ulid), with one cursor
+// for all. A page costs one Query per stream that still has photos (every
+// stream on the first page) and reads up to streams × (limit+1) items.
+func (s *Store) ByTime(ctx context.Context, q photo.TimeQuery, r photo.PageRequest) (photo.Page, error) {
+	v := s.scope(q.Org)
+	clock := make(map[string]time.Duration, len(q.Streams))
+	qs := make([]*ddb.Query[PhotoItem], len(q.Streams))
+	for i, st := range q.Streams {
+		clock[st.Photographer] = st.Clock
+		qs[i] = v.photos.Query("GSI2", PhotogGSI2PK.Build(st.Photographer)).
+			Between(PhotogGSI2SK.Build(q.Event, photo.ISOMillis(st.From)), PhotogGSI2SK.Build(q.Event, photo.ISOMillis(st.To)))
+	}
+	corrected := func(it *PhotoItem) time.Time { return parseTime(it.CreatedAt).Add(clock[it.PhotographerID]) }
+	earliest := func(a, b *PhotoItem) int {
+		return cmp.Or(corrected(a).Compare(corrected(b)), cmp.Compare(a.ULID, b.ULID))
+	}
+	pg, err := ddb.NewMerge(earliest, qs...).Limit(r.Limit).After(r.Cursor).Page(ctx)
+	if err != nil {
+		return photo.Page{}, translate(err)
+	}
+	return toPage(pg.Items, pg.Cursor), nil
+}
+
+// A search by passing time must fit in one merge.
+var _ [ddb.MaxMergeStreams - photo.MaxPositions]struct{}
+
 // A search across events must fit in one merge.
 var _ [ddb.MaxMergeStreams - photo.MaxSearchEvents]struct{}
 

@@ -1,6 +1,7 @@
 // Package pgstore is photo's Postgres truth: organizers, events,
-// photographers, event assignments, runners, bib privacy requests and the
-// photographer-sync checkpoints, through a pgx v5 pool. The schema is in
+// photographers, event assignments, runners, bib privacy requests, the
+// photographer-sync checkpoints and race timing (timing points,
+// photographers' positions and camera clocks, runners' splits), through a pgx v5 pool. The schema is in
 // the repository's migrations package.
 //
 // Every query that reads or writes an organizer's data names the organizer
@@ -39,6 +40,8 @@ var (
 	_ photo.IngestSource       = (*Store)(nil)
 	_ photo.PrivacyStore       = (*Store)(nil)
 	_ photo.SyncStore          = (*Store)(nil)
+	_ photo.TimingStore        = (*Store)(nil)
+	_ photo.NearbyTruth        = (*Store)(nil)
 )
 
 // New returns a Store over pool.

@@ -38,12 +38,13 @@ type Env struct {
 	Truth *pgstore.Store
 	// Store is the DynamoDB index over DDB's table.
 	Store *dynamostore.Store
-	// Ingest, Search, Directory and Privacy are the domain's roles over
-	// Truth and Store.
+	// Ingest, Search, Directory, Privacy and Timing are the domain's roles
+	// over Truth and Store.
 	Ingest    *photo.Ingest
 	Search    *photo.Search
 	Directory *photo.Directory
 	Privacy   *photo.Privacy
+	Timing    *photo.Timing
 }
 
 // New creates a migrated Postgres database and a table for t; both, and
@@ -64,7 +65,8 @@ func New(ctx context.Context, t testing.TB) *Env {
 	return &Env{
 		DDB: de, Pool: pool, Truth: truth, Store: store,
 		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: store, Copies: store}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: store}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: store}),
+		Timing: photo.NewTiming(photo.TimingConfig{Store: truth}),
 		Directory: photo.NewDirectory(photo.DirectoryConfig{
 			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
 			Photos: store, Copies: store,

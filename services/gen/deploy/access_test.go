@@ -165,7 +165,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: cfg[PhotoAPI],
 			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
 				defer close(photoReady)
-				_, err := photoapi.SeedDemo(ctx, d.Directory, d.Ingest)
+				_, err := photoapi.SeedDemo(ctx, d.Directory, d.Ingest, d.Timing)
 				return err
 			}})
 	})

@@ -2,11 +2,13 @@ package photoapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pacerhq/pacer/modules/photo"
 	"github.com/pacerhq/pacer/sdk/auth"
@@ -384,10 +386,34 @@ func TestParameterPatternsMatchTheDomain(t *testing.T) {
 		{photographerBody{}, "PhotographerID", photo.IDPattern},
 		{organizerBody{}, "OrganizerID", photo.IDPattern},
 		{runnerBody{}, "Bib", photo.BibPattern},
+		{PointPath{}, "PointID", photo.IDPattern},
+		{positionBody{}, "PointID", photo.IDPattern},
+		{splitBody{}, "Bib", photo.BibPattern},
+		{splitBody{}, "PointID", photo.IDPattern},
 	} {
 		f, _ := reflect.TypeOf(c.v).FieldByName(c.field)
 		if got := f.Tag.Get("pattern"); got != c.want {
 			t.Errorf("%T.%s pattern %q, want %q", c.v, c.field, got, c.want)
+		}
+	}
+	// The timing bounds the tags state are the domain's.
+	for _, c := range []struct {
+		v           any
+		field       string
+		lo, hi, def string // def "" has no default
+	}{
+		{NearbyQuery{}, "Window", "1", fmt.Sprint(int(photo.MaxWindow / time.Second)), fmt.Sprint(int(photo.DefaultWindow / time.Second))},
+		{clockBody{}, "OffsetSeconds", fmt.Sprint(-photo.MaxOffsetSeconds), fmt.Sprint(photo.MaxOffsetSeconds), ""},
+		{positionBody{}, "OffsetSeconds", fmt.Sprint(-photo.MaxOffsetSeconds), fmt.Sprint(photo.MaxOffsetSeconds), ""},
+		{positionBody{}, "DistanceM", "0", fmt.Sprint(photo.MaxDistanceM), ""},
+		{timingPointBody{}, "DistanceM", "0", fmt.Sprint(photo.MaxDistanceM), ""},
+	} {
+		f, _ := reflect.TypeOf(c.v).FieldByName(c.field)
+		if lo, hi := f.Tag.Get("minimum"), f.Tag.Get("maximum"); lo != c.lo || hi != c.hi {
+			t.Errorf("%T.%s bounds %s..%s, want %s..%s", c.v, c.field, lo, hi, c.lo, c.hi)
+		}
+		if d := f.Tag.Get("default"); d != c.def {
+			t.Errorf("%T.%s default %q, want %q", c.v, c.field, d, c.def)
 		}
 	}
 }

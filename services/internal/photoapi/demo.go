@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -34,9 +35,12 @@ type Demo struct {
 
 // SeedDemo loads a small demo data set so that a newcomer can search right
 // away: an organizer, a published event, two assigned photographers, 20
-// runners and 50 photos with bibs, through the directory and ingest. It is
-// idempotent: ids and ulids are fixed, and what exists is left alone.
-func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Demo, error) {
+// runners and 50 photos with bibs, through the directory and ingest; and
+// the race timing (demoTiming): timing points, where the photographers
+// stand, the runners' splits, and a few photos whose bib the recognizer
+// missed, found by passing time. It is idempotent: ids and ulids are
+// fixed, and what exists is left alone or written again unchanged.
+func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest, tim *photo.Timing) (Demo, error) {
 	d := Demo{Org: "demo-org", Event: "seoul-marathon-2024", Photographers: []string{"ph_kim", "ph_lee"}, Bibs: []string{"1001", "1007", "1013"}}
 	ignoreExists := func(err error) error {
 		if errors.Is(err, photo.ErrConflict) {
@@ -68,20 +72,11 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 	if _, err := dir.ImportRunners(ctx, d.Org, d.Event, runners); err != nil {
 		return d, err
 	}
-	start := time.Date(2024, 11, 9, 8, 0, 0, 0, time.UTC)
 	var recs []photo.Record
-	for i := range 50 {
-		at := start.Add(time.Duration(i) * 97 * time.Second)
+	record := func(i int, at time.Time, ph string, bibs []string) {
 		var entropy [10]byte
 		binary.BigEndian.PutUint64(entropy[2:], uint64(i+1))
 		id := ulid.MustNew(ulid.Timestamp(at), bytesReader(entropy[:])).String()
-		bibs := []string{fmt.Sprint(1001 + (i*7)%20)}
-		if i%3 == 0 {
-			bibs = append(bibs, fmt.Sprint(1001+(i*11+3)%20))
-		}
-		if i%17 == 5 {
-			bibs = append(bibs, "9999") // a bib not on the entry list: kept and flagged
-		}
 		key := fmt.Sprintf("%s/%s/processed/%s.jpg", d.Org, d.Event, id)
 		d.Keys = append(d.Keys, key)
 		recs = append(recs, photo.Record{
@@ -89,8 +84,27 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 			RawKey: fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i), ProcessedKey: key,
 			S3URI: "s3://pacer-demo-images/" + key, Dimensions: photo.Dimensions{Width: 3840, Height: 2160},
 			Format: "jpeg", Size: 2_000_000 + int64(i)*1000, Bibs: bibs, FaceIDs: []string{fmt.Sprintf("face-%03d", i)},
-			PhotographerID: d.Photographers[i%2], CreatedAt: at,
+			PhotographerID: ph, CreatedAt: at,
 		})
+	}
+	for i := range 50 {
+		bibs := []string{fmt.Sprint(1001 + (i*7)%20)}
+		if i%3 == 0 {
+			bibs = append(bibs, fmt.Sprint(1001+(i*11+3)%20))
+		}
+		if i%17 == 5 {
+			bibs = append(bibs, "9999") // a bib not on the entry list: kept and flagged
+		}
+		record(i, demoStart.Add(time.Duration(i)*97*time.Second), d.Photographers[i%2], bibs)
+	}
+	// Photos whose bib the recognizer missed: taken by ph_kim a few
+	// seconds after each of d.Bibs was expected at the camera (10 km + 15
+	// s); the search by passing time finds them.
+	for j, bib := range d.Bibs {
+		record(50+j, demoSplit(bib, "10k").Add(demoKimOffset+4*time.Second), "ph_kim", nil)
+	}
+	if err := demoTiming(ctx, tim, d); err != nil {
+		return d, err
 	}
 	res, err := ing.IngestBatch(ctx, d.Org, d.Event, recs)
 	if err != nil {
@@ -108,6 +122,56 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 	}
 	d.Token, err = auth.Mint([]byte(secret), auth.Principal{UserID: "demo-organizer", Roles: []string{auth.RoleOrganizer}, OrgID: d.Org}, 24*time.Hour)
 	return d, err
+}
+
+// The demo race: the gun at 8:00; ph_kim stands 15 s past the 10 km mat,
+// ph_lee at 15 km, between the 10 km and half-marathon mats.
+var demoStart = time.Date(2024, 11, 9, 8, 0, 0, 0, time.UTC)
+
+const demoKimOffset = 15 * time.Second
+
+// demoSplit is the demo runner bib's split at a timing point: runner k
+// (bib 1001+k) reaches 10 km at 8:40 + k min and the half at 9:25 + 2k
+// min and 10 s.
+func demoSplit(bib, point string) time.Time {
+	k, _ := strconv.Atoi(bib) // the demo's own bibs: numbers
+	k -= 1001
+	switch point {
+	case "10k":
+		return demoStart.Add(40*time.Minute + time.Duration(k)*time.Minute)
+	case "half":
+		return demoStart.Add(85*time.Minute + time.Duration(k)*(2*time.Minute+10*time.Second))
+	}
+	return demoStart
+}
+
+// demoTiming loads the demo race's timing: the start, 10 km and half
+// marathon mats, the photographers' positions, and every runner's splits.
+func demoTiming(ctx context.Context, tim *photo.Timing, d Demo) error {
+	for _, p := range []photo.TimingPoint{{ID: "start", Name: "Start", DistanceM: 0}, {ID: "10k", Name: "10 km", DistanceM: 10000}, {ID: "half", Name: "Half marathon", DistanceM: 21097}} {
+		p.EventID = d.Event
+		if _, err := tim.PutTimingPoint(ctx, d.Org, p); err != nil {
+			return err
+		}
+	}
+	at15k := 15000
+	for _, p := range []photo.Position{
+		{EventID: d.Event, PhotographerID: "ph_kim", PointID: "10k", OffsetSeconds: int(demoKimOffset / time.Second)},
+		{EventID: d.Event, PhotographerID: "ph_lee", DistanceM: &at15k},
+	} {
+		if _, err := tim.SetPosition(ctx, d.Org, p); err != nil {
+			return err
+		}
+	}
+	var ss []photo.Split
+	for k := range 20 {
+		bib := fmt.Sprint(1001 + k)
+		for _, pt := range []string{"start", "10k", "half"} {
+			ss = append(ss, photo.Split{Bib: bib, PointID: pt, At: demoSplit(bib, pt)})
+		}
+	}
+	_, err := tim.ImportSplits(ctx, d.Org, d.Event, ss)
+	return err
 }
 
 // bytesReader is an io.Reader over a fixed slice (deterministic ULID

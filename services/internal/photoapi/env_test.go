@@ -61,7 +61,7 @@ func newEnv(t testing.TB) *env {
 
 // kitDeps are the test kit's roles.
 func kitDeps(k *phototest.Env) Deps {
-	return Deps{Ingest: k.Ingest, Search: k.Search, Directory: k.Directory, Privacy: k.Privacy}
+	return Deps{Ingest: k.Ingest, Search: k.Search, Directory: k.Directory, Privacy: k.Privacy, Timing: k.Timing}
 }
 
 // server starts a real HTTP server on loopback for the API, its responses

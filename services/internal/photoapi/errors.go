@@ -50,6 +50,7 @@ func fields(err error) []*huma.ErrorDetail {
 var locations = map[string]string{
 	"eventId": "path.eventId", "bib": "path.bib", "limit": "query.limit",
 	"cursor": "query.cursor", "mode": "body.mode", "after": "query.after",
+	"window": "query.window",
 }
 
 // location turns a domain field ("photos[2].bibs[0]") into a Huma error

@@ -47,6 +47,8 @@ func TestMetrics(t *testing.T) {
 	e.do("GET", "/photographers/ph/photos", 200, tok)
 	e.do("GET", "/public/events/ev/bibs/1000/photos", 200)
 	e.do("GET", "/public/events/ev/bibs/1001/photos", 200)
+	e.do("GET", "/events/ev/bibs/1000/nearby-photos", 200, tok)
+	e.do("GET", "/public/events/ev/bibs/1000/nearby-photos", 200)
 	for _, path := range []string{"/healthz", "/healthz", "/nowhere"} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
@@ -69,6 +71,8 @@ func TestMetrics(t *testing.T) {
 		{"pacer_photo_search_duration_seconds", []string{"kind", "gallery"}, 1},
 		{"pacer_photo_search_duration_seconds", []string{"kind", "photographer"}, 1},
 		{"pacer_photo_search_duration_seconds", []string{"kind", "public_bib"}, 2},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "nearby"}, 1},
+		{"pacer_photo_search_duration_seconds", []string{"kind", "public_nearby"}, 1},
 		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "GET /healthz", "code_class", "2xx"}, 2},
 		{"pacer_http_request_duration_seconds", []string{"service", Job, "route", "unmatched", "code_class", "4xx"}, 1},
 	} {

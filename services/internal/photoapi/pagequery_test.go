@@ -28,7 +28,9 @@ func TestPageLimitWithinDomain(t *testing.T) {
 		{"/public/events/e1/bibs/1000/photos?", server.MaxPageLimit},
 		{"/photographers/p1/photos?", photo.MaxPageSize},
 		{"/photographers/p1/photos?eventId=e1&", photo.MaxPageSize},
-		{"/events/e1/runners?", 1000}, // RunnersQuery; the domain's ListRunners takes 1..1000
+		{"/events/e1/runners?", 1000},                       // RunnersQuery; the domain's ListRunners takes 1..1000
+		{"/events/e1/bibs/1000/nearby-photos?", 100},        // NearbyQuery
+		{"/public/events/e1/bibs/1000/nearby-photos?", 100}, // NearbyQuery
 	} {
 		e.do("GET", c.path+fmt.Sprint("limit=", c.max), 200, tok)
 		e.do("GET", c.path+fmt.Sprint("limit=", c.max+1), 422, tok)

@@ -17,11 +17,11 @@ import (
 
 // The demo data behind the pages, with images served from a folder
 // standing in for the CDN.
-func pagesStack(t *testing.T) (*photo.Directory, *httptest.Server, Demo) {
+func pagesStack(t *testing.T) (*phototest.Env, *httptest.Server, Demo) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
-	d, err := SeedDemo(ctx, k.Directory, k.Ingest)
+	d, err := SeedDemo(ctx, k.Directory, k.Ingest, k.Timing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func pagesStack(t *testing.T) (*photo.Directory, *httptest.Server, Demo) {
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return k.Directory, srv, d
+	return k, srv, d
 }
 
 // ulidsDescending is a script: the gallery's photos are newest first.
@@ -79,9 +79,9 @@ func TestRunnerPage(t *testing.T) {
 // An organizer searches by bib (the runner's hostile name shows as text),
 // by photographer, and the gallery.
 func TestOrganizerPage(t *testing.T) {
-	dir, srv, d := pagesStack(t)
+	k, srv, d := pagesStack(t)
 	const name = `<img src=x onerror="window.__xss=1"><b>Mallory</b>`
-	if _, err := dir.ImportRunners(context.Background(), d.Org, d.Event, []photo.Runner{{Bib: "1001", Name: name}}); err != nil {
+	if _, err := k.Directory.ImportRunners(context.Background(), d.Org, d.Event, []photo.Runner{{Bib: "1001", Name: name}}); err != nil {
 		t.Fatal(err)
 	}
 	b := browsertest.New(t)
@@ -102,6 +102,36 @@ func TestOrganizerPage(t *testing.T) {
 	b.WaitFor(20*time.Second, "the gallery", `document.querySelectorAll("#gallery figure").length === 10 && !document.querySelector("#more").hidden`)
 	if !browsertest.Eval[bool](b, ulidsDescending) {
 		t.Error("gallery is not newest first")
+	}
+	b.NoErrors()
+}
+
+// A runner's "photos near my times": the photos taken when the bib passed
+// each camera, those without the bib among them, each naming its timing
+// point; a bib hidden at the runner's request finds none.
+func TestRunnerPageNearMyTimes(t *testing.T) {
+	k, srv, d := pagesStack(t)
+	// The demo loads again unchanged (make run on a stack that has it).
+	if again, err := SeedDemo(context.Background(), k.Directory, k.Ingest, k.Timing); err != nil || again.Photos != d.Photos {
+		t.Fatalf("seeding the demo again: %d photos, %v", again.Photos, err)
+	}
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&bib=" + d.Bibs[0])
+	b.WaitFor(20*time.Second, "the photos near the runner's times", `document.querySelectorAll("#nearby-gallery figure").length >= 2`)
+	if !browsertest.Eval[bool](b, `[...document.querySelectorAll("#nearby-gallery figure")].some(f => f.dataset.hasBib === "false" && f.dataset.point === "10k")`) {
+		t.Error("no photo without the bib, found by time at 10 km")
+	}
+	if cap := b.Text("#nearby-gallery figcaption"); !strings.Contains(cap, "near ") || !strings.Contains(cap, "found by your time") {
+		t.Errorf("caption %q does not say how it was found", cap)
+	}
+	b.WaitFor(20*time.Second, "the images to load", `[...document.querySelectorAll("#nearby-gallery img")].every(i => i.complete && i.naturalWidth === 160)`)
+	if _, err := k.Privacy.RemoveBib(context.Background(), d.Org, d.Event, d.Bibs[0], photo.HideMode); err != nil {
+		t.Fatal(err)
+	}
+	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&bib=" + d.Bibs[0])
+	b.WaitText(20*time.Second, "#nearby-message", "No photos found.")
+	if n := browsertest.Eval[int](b, `document.querySelectorAll("#nearby-gallery figure").length`); n != 0 {
+		t.Errorf("a hidden bib shows %d photos near its times", n)
 	}
 	b.NoErrors()
 }

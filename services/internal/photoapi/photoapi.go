@@ -1,7 +1,9 @@
 // Package photoapi is PhotoService's HTTP API (Huma v2): organizers manage
 // their events, photographers, assignments and runners; the processing
 // pipeline posts processed photos; organizers search them by bib, by
-// photographer or by event; runners search published events by bib.
+// photographer, by event or by when a runner passed each camera (from the
+// race timing they import); runners search published events by bib and by
+// passing time.
 //
 // NewAPI builds the API with its routes (Register adds them to any
 // huma.API); Run wires the real dependencies and serves; the photo-api
@@ -37,6 +39,7 @@ type Deps struct {
 	Search    *photo.Search    // the organizers' searches and the public runner search
 	Directory *photo.Directory // admin, events, photographers, assignments, runners, photographer sync
 	Privacy   *photo.Privacy   // photo deletes and bib privacy requests
+	Timing    *photo.Timing    // timing points, photographers' positions and clocks, runners' splits
 	Log       *slog.Logger     // default slog.Default()
 }
 
@@ -48,6 +51,7 @@ const (
 	tagSearch    = "Organizer: search"
 	tagPrivacy   = "Organizer: deletion and privacy"
 	tagSync      = "Organizer: photographer sync"
+	tagTiming    = "Organizer: race timing"
 	tagPublic    = "Public: runner search"
 )
 
@@ -57,6 +61,7 @@ type handlers struct {
 	search  *photo.Search
 	dir     *photo.Directory
 	privacy *photo.Privacy
+	timing  *photo.Timing
 	log     *slog.Logger
 	problem func(error) error // the domain's errors as problems (errors.go)
 }
@@ -66,7 +71,7 @@ func Register(api huma.API, d Deps) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, log: d.Log, problem: problems(d.Log).Problem}
+	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, timing: d.Timing, log: d.Log, problem: problems(d.Log).Problem}
 	h.registerOrganizers(api)
 	h.registerEvents(api)
 	h.registerPhotographers(api)
@@ -76,6 +81,8 @@ func Register(api huma.API, d Deps) {
 	h.registerSearch(api)
 	h.registerPrivacy(api)
 	h.registerSync(api)
+	h.registerTiming(api)
+	h.registerNearby(api)
 	h.registerPublic(api)
 }
 

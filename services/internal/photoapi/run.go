@@ -191,5 +191,5 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 
 // rolesDeps are the routes' roles.
 func rolesDeps(r *photobackend.APIRoles, log *slog.Logger) Deps {
-	return Deps{Ingest: r.Ingest, Search: r.Search, Directory: r.Directory, Privacy: r.Privacy, Log: log}
+	return Deps{Ingest: r.Ingest, Search: r.Search, Directory: r.Directory, Privacy: r.Privacy, Timing: r.Timing, Log: log}
 }

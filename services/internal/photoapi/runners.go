@@ -91,24 +91,60 @@ func (h *handlers) registerRunners(api huma.API) {
 // runnersOf reads an import body: the JSON list or the CSV text. For CSV
 // it also returns each runner's line, for csvProblems.
 func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
+	return importRows(b.Runners, b.CSV, csvImport{list: "runners", fields: 2, max: photo.MaxRunnersImport},
+		func(r runnerBody) photo.Runner { return photo.Runner{Bib: r.Bib, Name: r.Name} },
+		func(rec []string, _ int) (photo.Runner, error) { return photo.Runner{Bib: rec[0], Name: rec[1]}, nil })
+}
+
+// csvImport says what an import holds: rows of list (its JSON name, which
+// messages use too), each of fields fields in CSV, at most max of them.
+type csvImport struct {
+	list   string
+	fields int
+	max    int
+}
+
+// importRows reads an import body that gives its rows either as a JSON
+// list or as CSV text (never both, never neither): each JSON row through
+// fromJSON, each CSV record through fromCSV (with its line). For CSV it
+// also returns each row's line, for csvProblems.
+func importRows[J, T any](list []J, text string, c csvImport, fromJSON func(J) T, fromCSV func(rec []string, line int) (T, error)) ([]T, []int, error) {
 	switch {
-	case len(b.Runners) > 0 && b.CSV != "":
-		return nil, nil, photo.Invalid("csv", "give either runners or csv, not both", nil)
-	case b.CSV == "":
-		if len(b.Runners) == 0 {
-			return nil, nil, photo.Invalid("runners", "is empty", nil)
+	case len(list) > 0 && text != "":
+		return nil, nil, photo.Invalid("csv", "give either "+c.list+" or csv, not both", nil)
+	case text == "":
+		if len(list) == 0 {
+			return nil, nil, photo.Invalid(c.list, "is empty", nil)
 		}
-		rs := make([]photo.Runner, len(b.Runners))
-		for i, r := range b.Runners {
-			rs[i] = photo.Runner{Bib: r.Bib, Name: r.Name}
+		out := make([]T, len(list))
+		for i, r := range list {
+			out[i] = fromJSON(r)
 		}
-		return rs, nil, nil
+		return out, nil, nil
 	}
+	recs, lines, err := readCSV(text, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]T, len(recs))
+	for i, rec := range recs {
+		if out[i], err = fromCSV(rec, lines[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, lines, nil
+}
+
+// readCSV reads an import's CSV text: rows of c.fields fields, trimmed,
+// with each row's line; a first row whose first field is "bib" (any case)
+// is a header, skipped. A malformed file, one with more than c.max rows or
+// none, is an error naming csv.
+func readCSV(text string, c csvImport) ([][]string, []int, error) {
 	// Spreadsheets save UTF-8 CSV with a byte order mark.
-	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(b.CSV, "\ufeff")))
-	cr.FieldsPerRecord = 2
+	cr := csv.NewReader(strings.NewReader(strings.TrimPrefix(text, "\ufeff")))
+	cr.FieldsPerRecord = c.fields
 	cr.TrimLeadingSpace = true
-	var rs []photo.Runner
+	var recs [][]string
 	var lines []int
 	for first := true; ; first = false {
 		rec, err := cr.Read()
@@ -126,25 +162,32 @@ func runnersOf(b runnersBody) ([]photo.Runner, []int, error) {
 			continue
 		}
 		line, _ := cr.FieldPos(0)
-		rs = append(rs, photo.Runner{Bib: strings.TrimSpace(rec[0]), Name: strings.TrimSpace(rec[1])})
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		recs = append(recs, rec)
 		lines = append(lines, line)
-		if len(rs) > photo.MaxRunnersImport {
-			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d runners", photo.MaxRunnersImport), nil)
+		if len(recs) > c.max {
+			return nil, nil, photo.Invalid("csv", fmt.Sprintf("holds more than %d %s", c.max, c.list), nil)
 		}
 	}
-	if len(rs) == 0 {
-		return nil, nil, photo.Invalid("csv", "holds no runners", nil)
+	if len(recs) == 0 {
+		return nil, nil, photo.Invalid("csv", "holds no "+c.list, nil)
 	}
-	return rs, lines, nil
+	return recs, lines, nil
 }
 
-// runnerField matches the domain's field names for an imported runner.
-var runnerField = regexp.MustCompile(`^runners\[(\d+)\]\.(\w+)$`)
+// listField matches the domain's field names for an imported row
+// ("runners[3].bib", "splits[0].at").
+var listField = regexp.MustCompile(`^\w+\[(\d+)\]\.(\w+)$`)
 
-// csvProblems rewrites the domain's problems with imported runners
-// ("runners[3].bib") to name where they are in a CSV import ("csv", "line
-// 5: bib ..."), since the request had no runners list. Other errors, and
-// JSON imports (lines is nil), pass unchanged.
+// listRef finds a row named in a message ("repeats runners[0].bib").
+var listRef = regexp.MustCompile(`\w+\[(\d+)\]\.\w+\.?$`)
+
+// csvProblems rewrites the domain's problems with imported rows
+// ("runners[3].bib", "splits[3].at") to name where they are in a CSV
+// import ("csv", "line 5: bib ..."), since the request had no list. Other
+// errors, and JSON imports (lines is nil), pass unchanged.
 func csvProblems(err error, lines []int) error {
 	var ve *photo.ValidationError
 	if lines == nil || !errors.As(err, &ve) {
@@ -152,14 +195,12 @@ func csvProblems(err error, lines []int) error {
 	}
 	out := &photo.ValidationError{Problems: make([]photo.Problem, len(ve.Problems))}
 	for i, p := range ve.Problems {
-		if m := runnerField.FindStringSubmatch(p.Field); m != nil {
+		if m := listField.FindStringSubmatch(p.Field); m != nil {
 			if n, _ := strconv.Atoi(m[1]); n < len(lines) {
 				msg := p.Message
-				if j := strings.Index(msg, "runners["); j >= 0 { // "repeats runners[0].bib"
-					if k := runnerField.FindStringSubmatch(strings.TrimSuffix(msg[j:], ".")); k != nil {
-						if o, _ := strconv.Atoi(k[1]); o < len(lines) {
-							msg = msg[:j] + fmt.Sprintf("the bib of line %d", lines[o])
-						}
+				if k := listRef.FindStringSubmatchIndex(msg); k != nil {
+					if o, _ := strconv.Atoi(msg[k[2]:k[3]]); o < len(lines) {
+						msg = msg[:k[0]] + fmt.Sprintf("the %s of line %d", m[2], lines[o])
 					}
 				}
 				p = photo.Problem{Field: "csv", Message: fmt.Sprintf("line %d: %s %s", lines[n], m[2], msg), Value: p.Value}

@@ -75,13 +75,18 @@ func publicBibOut(p photo.BibPage) *publicBibOutput {
 	out.Body.Bib, out.Body.NextCursor = p.Bib, p.Cursor
 	out.Body.Photos = make([]publicPhoto, len(p.Photos))
 	for i, ph := range p.Photos {
-		out.Body.Photos[i] = publicPhoto{
-			ULID: ph.ULID, EventID: ph.EventID, ProcessedKey: ph.ProcessedKey, S3URI: ph.S3URI,
-			Dimensions: ph.Dimensions, Format: ph.Format, Bibs: ph.Bibs,
-			PhotographerHandle: ph.PhotographerHandle, PhotographerDisplayName: ph.PhotographerDisplayName, CreatedAt: ph.CreatedAt,
-		}
+		out.Body.Photos[i] = toPublic(ph)
 	}
 	return out
+}
+
+// toPublic is what the public searches show of a photo.
+func toPublic(ph *photo.Photo) publicPhoto {
+	return publicPhoto{
+		ULID: ph.ULID, EventID: ph.EventID, ProcessedKey: ph.ProcessedKey, S3URI: ph.S3URI,
+		Dimensions: ph.Dimensions, Format: ph.Format, Bibs: ph.Bibs,
+		PhotographerHandle: ph.PhotographerHandle, PhotographerDisplayName: ph.PhotographerDisplayName, CreatedAt: ph.CreatedAt,
+	}
 }
 
 // newestDoc says what "newest first" means, the same in every search.

@@ -4,7 +4,7 @@
 // table (creating the table, or checking it), and builds the roles
 // (modules/photo) the API process runs over them: OpenAPI, as
 // asynceventbackend's OpenAPI and OpenWorker build each of its processes'
-// roles. photo-api runs all four.
+// roles. photo-api runs all five.
 package photobackend
 
 import (
@@ -54,12 +54,13 @@ type Config struct {
 }
 
 // APIRoles are the roles the API process (photo-api, the one process of
-// PhotoService) runs: all four, over one Postgres pool and one table.
+// PhotoService) runs: all five, over one Postgres pool and one table.
 type APIRoles struct {
 	Ingest    *photo.Ingest
 	Search    *photo.Search
 	Directory *photo.Directory
 	Privacy   *photo.Privacy
+	Timing    *photo.Timing
 
 	pool *pgxpool.Pool
 }
@@ -95,7 +96,8 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 func NewAPIRoles(truth *pgstore.Store, index *dynamostore.Store, obs photo.Observer, log *slog.Logger) *APIRoles {
 	return &APIRoles{
 		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index, Log: log, Observer: obs}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: index, Observer: obs}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: index, Observer: obs}),
+		Timing: photo.NewTiming(photo.TimingConfig{Store: truth}),
 		Directory: photo.NewDirectory(photo.DirectoryConfig{
 			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
 			Photos: index, Copies: index, Log: log,

@@ -1,57 +1,91 @@
 // The photo pages. Runners (index.html, no sign-in): a bib's photos in a
-// published event. Organizers (organizer.html): by bib or photographer,
+// published event, and the photos taken when the bib passed each camera
+// ("photos near my times", by the runner's split times; ?window= seconds). Organizers (organizer.html): by bib or photographer,
 // optionally in one event, or an event's gallery. Newest first, one page
 // at a time ("More photos" follows nextCursor). Every search is in the
 // URL's query (never a token), so a result can be linked and reloaded.
 import { $, api, el, NetworkError, onSignIn, problemText, say, settings, start } from "./pacer.js";
 
 const runner = document.body.dataset.mode === "runner";
-let next = null; // () => the next page's path, or null
-let shown = 0;
 
-function image(p) {
+function image(p, extra = [], data = {}) {
   const base = settings().imageBaseUrl;
   const cap = [new Date(p.createdAt).toLocaleString(), "bibs " + (p.bibs || []).join(", ")];
   const who = p.photographerDisplayName || p.photographerHandle || p.photographerId;
   if (who) cap.push(who);
-  const fig = el("figure", { dataset: { ulid: p.ulid } });
+  cap.push(...extra);
+  const fig = el("figure", { dataset: { ulid: p.ulid, ...data } });
   if (base) fig.append(el("img", { src: `${base}/${p.processedKey.split("/").map(encodeURIComponent).join("/")}`, alt: `photo ${p.ulid}`, loading: "lazy" }));
   else fig.append(el("div", { class: "noimage" }, p.processedKey));
   fig.append(el("figcaption", {}, cap.join(" · ")));
   return fig;
 }
 
-async function page(path, reset) {
-  if (reset) {
-    $("gallery").replaceChildren();
-    shown = 0;
-  }
-  $("more").hidden = true;
-  say("Searching…");
-  let r;
-  try {
-    r = await api(path, { onRetry: (n, d) => say(`Cannot reach the server; retry ${n} in ${d / 1000} s…`, "warn") });
-  } catch (e) {
-    if (!(e instanceof NetworkError)) throw e;
-    say("The server cannot be reached. Try again in a moment.", "error");
-    return;
-  }
-  if (r.status !== 200) {
-    say(r.status === 404 ? "No such event (or it is not published)." : problemText(r.body), "error");
-    return;
-  }
-  const b = r.body;
-  if (reset && b.runner) $("heading").textContent = `Bib ${b.bib}: ${b.runner.name}`;
-  for (const p of b.photos) $("gallery").append(image(p));
-  shown += b.photos.length;
-  say(shown ? `${shown} photo${shown === 1 ? "" : "s"}${b.nextCursor ? ", more to come" : ""}.` : "No photos found.");
-  if (b.nextCursor) {
-    const sep = path.includes("?") ? "&" : "?";
-    const base = path.replace(/[?&]cursor=[^&]*/, "");
-    next = () => `${base}${sep}cursor=${encodeURIComponent(b.nextCursor)}`;
-    $("more").hidden = false;
-  } else next = null;
+// nearImage is a photo found by the runner's passing time: which split
+// matched it, and whether the bib was recognized on it.
+function nearImage(n) {
+  const extra = [`near ${n.match.pointName}`, n.hasBib ? "your bib is on it" : "found by your time"];
+  return image(n.photo, extra, { point: n.match.pointId, hasBib: String(n.hasBib) });
 }
+
+// lister pages a search into a gallery: ids name its gallery, "more"
+// button and status line; render makes a figure of one result; tell(text,
+// kind) shows the status.
+function lister(ids, render, tell) {
+  let next = null; // () => the next page's path, or null
+  let shown = 0;
+  async function page(path, reset) {
+    if (reset) {
+      $(ids.gallery).replaceChildren();
+      shown = 0;
+    }
+    $(ids.more).hidden = true;
+    tell("Searching…");
+    let r;
+    try {
+      r = await api(path, { onRetry: (n, d) => tell(`Cannot reach the server; retry ${n} in ${d / 1000} s…`, "warn") });
+    } catch (e) {
+      if (!(e instanceof NetworkError)) throw e;
+      tell("The server cannot be reached. Try again in a moment.", "error");
+      return null;
+    }
+    if (r.status !== 200) {
+      tell(r.status === 404 ? "No such event (or it is not published)." : problemText(r.body), "error");
+      return null;
+    }
+    const b = r.body;
+    for (const p of b.photos) $(ids.gallery).append(render(p));
+    shown += b.photos.length;
+    tell(shown ? `${shown} photo${shown === 1 ? "" : "s"}${b.nextCursor ? ", more to come" : ""}.` : "No photos found.");
+    if (b.nextCursor) {
+      const sep = path.includes("?") ? "&" : "?";
+      const base = path.replace(/[?&]cursor=[^&]*/, "");
+      next = () => `${base}${sep}cursor=${encodeURIComponent(b.nextCursor)}`;
+      $(ids.more).hidden = false;
+    } else next = null;
+    return b;
+  }
+  $(ids.more).addEventListener("click", () => next && page(next(), false));
+  return page;
+}
+
+const main_ = lister({ gallery: "gallery", more: "more" }, (p) => image(p), say);
+
+// page lists the main search, and names the runner on the first page.
+async function page(path, reset) {
+  const b = await main_(path, reset);
+  if (b && reset && b.runner) $("heading").textContent = `Bib ${b.bib}: ${b.runner.name}`;
+}
+
+// The runner page's "photos near my times": photos taken when the bib
+// passed each camera, by the runner's split times.
+const near = runner
+  ? lister({ gallery: "nearby-gallery", more: "nearby-more" }, nearImage, (text, kind = "info") => {
+      const m = $("nearby-message");
+      m.textContent = text;
+      m.dataset.kind = kind;
+    })
+  : null;
 
 function search() {
   const q = new URLSearchParams(location.search);
@@ -65,6 +99,9 @@ function search() {
     $("bib").value = bib;
     if (!ev || !bib) return say("Enter the event and your bib number.");
     $("heading").textContent = `Bib ${bib}`;
+    const win = Number(q.get("window")) || 60;
+    $("nearby").hidden = false;
+    near(`/public/events/${e}/bibs/${encodeURIComponent(bib)}/nearby-photos?window=${win}&limit=${limit}`, true);
     return page(`/public/events/${e}/bibs/${encodeURIComponent(bib)}/photos?limit=${limit}`, true);
   }
   const kind = q.get("kind") || "bib";
@@ -88,7 +125,6 @@ function search() {
 
 async function main() {
   await start({ signIn: !runner, preset: 3 });
-  $("more").addEventListener("click", () => next && page(next(), false));
   if (runner) search();
   else onSignIn(search);
 }
