@@ -8,6 +8,8 @@ const (
 	SearchPhotographer = "photographer"
 	SearchGallery      = "gallery"
 	SearchPublicBib    = "public_bib"
+	SearchName         = "name"
+	SearchPublicName   = "public_name"
 )
 
 // Observer hears ingests and searches, for metrics (the services export

@@ -22,6 +22,10 @@ type SearchConfig struct {
 	Truth SearchTruth
 	// Index holds the photos (dynamostore).
 	Index SearchIndex
+	// Names finds runners by name (pgstore), and Counts counts their
+	// photos (dynamostore): the name searches need both.
+	Names  RunnerNames
+	Counts BibCounter
 	// Observer, if set, hears every search (for metrics).
 	Observer Observer
 }

@@ -39,6 +39,7 @@ var (
 	_ photo.IngestSource       = (*Store)(nil)
 	_ photo.PrivacyStore       = (*Store)(nil)
 	_ photo.SyncStore          = (*Store)(nil)
+	_ photo.RunnerNames        = (*Store)(nil)
 )
 
 // New returns a Store over pool.

@@ -64,7 +64,7 @@ func New(ctx context.Context, t testing.TB) *Env {
 	return &Env{
 		DDB: de, Pool: pool, Truth: truth, Store: store,
 		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: store, Copies: store}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: store}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Index: store, Names: truth, Counts: store}),
 		Directory: photo.NewDirectory(photo.DirectoryConfig{
 			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,
 			Photos: store, Copies: store,

@@ -171,7 +171,10 @@ func services(d decls, n names) []stack.Service {
 		{
 			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,
 			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &photoAPIScaling,
-			Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
+			// As the AsyncEvent API's: the public name search's address
+			// limit must see the client, not the load balancer.
+			Env: []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
+				env("PACER_TRUSTED_PROXIES", privateNetworks)},
 			Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
 			Access:  Access[PhotoAPI],
 		},

@@ -33,8 +33,8 @@ type Demo struct {
 }
 
 // SeedDemo loads a small demo data set so that a newcomer can search right
-// away: an organizer, a published event, two assigned photographers, 20
-// runners and 50 photos with bibs, through the directory and ingest. It is
+// away: an organizer, a published event (its public name search on), two
+// assigned photographers, 20 runners and 50 photos with bibs, through the directory and ingest. It is
 // idempotent: ids and ulids are fixed, and what exists is left alone.
 func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Demo, error) {
 	d := Demo{Org: "demo-org", Event: "seoul-marathon-2024", Photographers: []string{"ph_kim", "ph_lee"}, Bibs: []string{"1001", "1007", "1013"}}
@@ -47,7 +47,7 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 	if _, err := dir.CreateOrganizer(ctx, photo.Organizer{ID: d.Org, Name: "Demo Running Club"}); ignoreExists(err) != nil {
 		return d, err
 	}
-	if _, err := dir.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true}); ignoreExists(err) != nil {
+	if _, err := dir.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true, PublicNameSearch: true}); ignoreExists(err) != nil {
 		return d, err
 	}
 	names := map[string][2]string{"ph_kim": {"studio_kim", "Studio Kim"}, "ph_lee": {"lee.shoots", "Lee Shoots"}}
@@ -59,11 +59,19 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 			return d, err
 		}
 	}
+	// Half the runners have Hangul names, half Latin ones, for the name
+	// search (on for the public too).
 	first := []string{"Minsu", "Jiyeon", "Seojun", "Hana", "Dohyun"}
 	last := []string{"Kim", "Lee", "Park", "Choi"}
+	given := []string{"민수", "지연", "서준", "하나", "도현"}
+	family := []string{"김", "이", "박", "최"}
 	var runners []photo.Runner
 	for i := range 20 {
-		runners = append(runners, photo.Runner{Bib: fmt.Sprint(1001 + i), Name: first[i%5] + " " + last[i%4]})
+		name := first[i%5] + " " + last[i%4]
+		if i%2 == 0 {
+			name = family[i%4] + given[i%5]
+		}
+		runners = append(runners, photo.Runner{Bib: fmt.Sprint(1001 + i), Name: name})
 	}
 	if _, err := dir.ImportRunners(ctx, d.Org, d.Event, runners); err != nil {
 		return d, err

@@ -38,6 +38,8 @@ type Deps struct {
 	Directory *photo.Directory // admin, events, photographers, assignments, runners, photographer sync
 	Privacy   *photo.Privacy   // photo deletes and bib privacy requests
 	Log       *slog.Logger     // default slog.Default()
+	// Limits rate-limit the public name search (the zero Limits: none).
+	Limits server.Limits
 }
 
 // Tags group the operations in the spec.
@@ -74,9 +76,14 @@ func Register(api huma.API, d Deps) {
 	h.registerRunners(api)
 	h.registerIngest(api)
 	h.registerSearch(api)
+	h.registerNameSearch(api)
 	h.registerPrivacy(api)
 	h.registerSync(api)
+	server.ClientIP(api, d.Limits.Proxies)
+	server.RateLimit(api, d.Limits, map[string]string{"public-search-by-name": nameSearchClass})
 	h.registerPublic(api)
+	h.registerPublicEvent(api)
+	h.registerPublicNameSearch(api)
 }
 
 // refusals are the error statuses every operation with a token declares:

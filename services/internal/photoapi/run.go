@@ -58,6 +58,8 @@ type Config struct {
 	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins;
 	// PACER_EMBED_ORIGINS).
 	EmbedOrigins server.Origins
+	// Limits are the public name search's rate limit (docs/ratelimit.md).
+	Limits LimitSettings
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
@@ -77,6 +79,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
+	cfg.Limits.Declare(s)
 }
 
 // Title and version of the API in its spec.
@@ -179,8 +182,14 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if err != nil {
 		return nil, fmt.Errorf("photo-api: %w", err)
 	}
+	limits, err := cfg.Limits.Limits(nil)
+	if err != nil {
+		roles.Close()
+		return nil, fmt.Errorf("photo-api: %w", err)
+	}
 	mux := http.NewServeMux()
 	d := rolesDeps(roles, cfg.Log)
+	d.Limits = limits
 	NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		roles.Close()
