@@ -14,7 +14,7 @@ import (
 // similarity, for one word of a longer name).
 const (
 	similarityThreshold     = "0.25"
-	wordSimilarityThreshold = "0.5"
+	wordSimilarityThreshold = "0.6"
 )
 
 // findRunners ranks an event's runners against a query key (migration

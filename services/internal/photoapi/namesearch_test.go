@@ -32,7 +32,7 @@ func (r nameResp) bibs() []string {
 var nameRunners = [][2]string{
 	{"1", "김민수"}, {"2", "김민주"}, {"3", "이서연"}, {"4", "박지훈"}, {"5", "Kim Minsu"},
 	{"6", "Kim Minjun"}, {"7", "Lee Seoyeon"}, {"8", "김민"}, {"9", "Jonathan Smith"}, {"10", "김민서"},
-	{"11", "김민수"}, {"12", "José Álvarez"},
+	{"11", "김민수"}, {"12", "José Álvarez"}, {"13", "Jiyeon Lee"}, {"90", "Lee"},
 }
 
 // nameSetup creates organizer o with event e (published as given), its
@@ -85,6 +85,9 @@ func TestNameSearchMatchesAndRanks(t *testing.T) {
 		{name: "Latin typo", query: "Kim Minsoo", first: []string{"5"}},
 		{name: "Latin, any case", query: "kim minsu", first: []string{"5"}, has: []string{"6"}},
 		{name: "a word's prefix", query: "Smi", first: []string{"9"}},
+		{name: "one letter: the name's prefix", query: "J", has: []string{"9", "12", "13"}, hasNot: []string{"5"}},
+		{name: "one letter: a word's prefix", query: "S", has: []string{"9", "7"}, hasNot: []string{"5"}},
+		{name: "exact, then the name's prefix, then a word's", query: "Lee", first: []string{"90", "7", "13"}},
 		{name: "Latin typo in one word", query: "Jonathon", first: []string{"9"}},
 		{name: "without accents", query: "jose alvarez", first: []string{"12"}},
 		{name: "no match", query: "Zzyzx", hasNot: []string{"1", "5", "9"}},
