@@ -24,9 +24,10 @@ type Demo struct {
 	Bibs []string
 	// Photos is how many photos the event has.
 	Photos int
-	// Keys are the photos' processed keys (WriteDemoImages makes an image
-	// for each).
-	Keys []string
+	// Keys are the photos' processed keys (WriteDemoImages makes a
+	// watermarked preview for each), RawKeys their originals' keys
+	// (WriteDemoOriginals).
+	Keys, RawKeys []string
 	// Token is an organizer token for Org, valid for a day, signed with the
 	// dev secret (or PACER_JWT_SECRET when set).
 	Token string
@@ -91,10 +92,11 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest) (Dem
 			bibs = append(bibs, "9999") // a bib not on the entry list: kept and flagged
 		}
 		key := fmt.Sprintf("%s/%s/processed/%s.jpg", d.Org, d.Event, id)
-		d.Keys = append(d.Keys, key)
+		raw := fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i)
+		d.Keys, d.RawKeys = append(d.Keys, key), append(d.RawKeys, raw)
 		recs = append(recs, photo.Record{
 			ULID: id, OriginalFilename: fmt.Sprintf("DSC_%04d.jpg", 1000+i),
-			RawKey: fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i), ProcessedKey: key,
+			RawKey: raw, ProcessedKey: key,
 			S3URI: "s3://pacer-demo-images/" + key, Dimensions: photo.Dimensions{Width: 3840, Height: 2160},
 			Format: "jpeg", Size: 2_000_000 + int64(i)*1000, Bibs: bibs, FaceIDs: []string{fmt.Sprintf("face-%03d", i)},
 			PhotographerID: d.Photographers[i%2], CreatedAt: at,

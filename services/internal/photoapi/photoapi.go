@@ -21,6 +21,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -40,6 +41,10 @@ type Deps struct {
 	Log       *slog.Logger     // default slog.Default()
 	// Limits rate-limit the public name search (the zero Limits: none).
 	Limits server.Limits
+	// Originals signs organizers' links to originals (nil: none, 503);
+	// a link lives OriginalTTL (default DefaultOriginalTTL).
+	Originals   Originals
+	OriginalTTL time.Duration
 }
 
 // Tags group the operations in the spec.
@@ -61,6 +66,9 @@ type handlers struct {
 	privacy *photo.Privacy
 	log     *slog.Logger
 	problem func(error) error // the domain's errors as problems (errors.go)
+
+	originals   Originals
+	originalTTL time.Duration
 }
 
 // Register adds every PhotoService route to api.
@@ -68,7 +76,11 @@ func Register(api huma.API, d Deps) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, log: d.Log, problem: problems(d.Log).Problem}
+	if d.OriginalTTL <= 0 {
+		d.OriginalTTL = DefaultOriginalTTL
+	}
+	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, log: d.Log, problem: problems(d.Log).Problem,
+		originals: d.Originals, originalTTL: d.OriginalTTL}
 	h.registerOrganizers(api)
 	h.registerEvents(api)
 	h.registerPhotographers(api)
@@ -77,6 +89,7 @@ func Register(api huma.API, d Deps) {
 	h.registerIngest(api)
 	h.registerSearch(api)
 	h.registerNameSearch(api)
+	h.registerOriginals(api)
 	h.registerPrivacy(api)
 	h.registerSync(api)
 	server.ClientIP(api, d.Limits.Proxies)
