@@ -20,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/pacerhq/pacer/services/internal/testkit/iamtest"
 )
 
 // A signed link to a local original works until it expires; an expired,
@@ -96,6 +98,15 @@ func TestS3PresignCallsNothing(t *testing.T) {
 	t.Cleanup(s3.Close)
 	cfg := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(s3.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")}
+	// Under a policy enforced as AWS would (iamtest), the presign is the
+	// call that needs s3:GetObject on the object: without it, no link.
+	policy, err := iamtest.ParsePolicy(map[string]any{"Version": "2012-10-17", "Statement": []any{
+		map[string]any{"Effect": "Allow", "Action": []any{"s3:GetObject"}, "Resource": []any{"arn:aws:s3:::pacer-photos/*"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enf := iamtest.New(policy, iamtest.ARNs{Region: "us-east-1", Account: "123456789012"})
+	cfg = enf.Attach(cfg)
 	now := time.Now()
 	o := NewS3Originals(cfg, "pacer-photos")
 	o.Now = func() time.Time { return now }
@@ -114,6 +125,13 @@ func TestS3PresignCallsNothing(t *testing.T) {
 	}
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("signing made %d calls", n)
+	}
+	if cs := enf.Checks(); len(cs) != 1 || cs[0].Action != "s3:GetObject" || cs[0].Resource != "arn:aws:s3:::pacer-photos/o/e/raw/DSC 0001.jpg" || !cs[0].Allowed {
+		t.Fatalf("the presign was authorized as %v, want s3:GetObject on the object", cs)
+	}
+	enf.SetPolicy(policy.Without("s3:GetObject"))
+	if _, err := o.Sign(context.Background(), "o/e/raw/DSC 0001.jpg", now.Add(10*time.Minute)); !iamtest.IsAccessDenied(err) {
+		t.Fatalf("presign without s3:GetObject: %v, want access denied", err)
 	}
 }
 
