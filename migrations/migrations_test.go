@@ -123,6 +123,15 @@ func TestTextChecksCountCharacters(t *testing.T) {
 	}
 
 	// A SQL_ASCII database (where length() counts bytes) is refused.
+	if err := applyOnNewDatabase(ctx, t, "sql_ascii", "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err == nil || !strings.Contains(err.Error(), "UTF8") {
+		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
+	}
+}
+
+// applyOnNewDatabase creates a database with the given encoding and locale
+// (dropped when t ends) and applies the migrations to it.
+func applyOnNewDatabase(ctx context.Context, t *testing.T, slug, locale string) error {
+	t.Helper()
 	cfg, err := pgx.ParseConfig(standin.DatabaseURLFromEnv())
 	if err != nil {
 		t.Fatal(err)
@@ -131,22 +140,20 @@ func TestTextChecksCountCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "pacer_test_sql_ascii_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	name := "pacer_test_" + slug + "_" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	t.Cleanup(func() {
 		defer admin.Close(context.Background())
 		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 			t.Error(err)
 		}
 	})
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 "+locale); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Database = name
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
-	if err := migrations.ApplyDB(ctx, db); err == nil || !strings.Contains(err.Error(), "UTF8") {
-		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
-	}
+	return migrations.ApplyDB(ctx, db)
 }
 
 // pg_trgm splits text into words by the database's LC_CTYPE: under C it
@@ -176,28 +183,7 @@ func TestRunnerNamesNeedAUTF8Ctype(t *testing.T) {
 	}
 	t.Logf("test database LC_CTYPE %s: 김민수 has %d trigrams", ctype, n)
 
-	cfg, err := pgx.ParseConfig(standin.DatabaseURLFromEnv())
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "pacer_test_c_ctype_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	t.Cleanup(func() {
-		defer admin.Close(context.Background())
-		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Error(err)
-		}
-	})
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = name
-	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
-	if err := migrations.ApplyDB(ctx, db); err == nil || !strings.Contains(err.Error(), "LC_CTYPE C") || !strings.Contains(err.Error(), "C.UTF-8") {
+	if err := applyOnNewDatabase(ctx, t, "c_ctype", "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err == nil || !strings.Contains(err.Error(), "LC_CTYPE C") || !strings.Contains(err.Error(), "C.UTF-8") {
 		t.Fatalf("apply on a C ctype database: %v, want a refusal naming LC_CTYPE C and a UTF-8 ctype", err)
 	}
 }
