@@ -95,17 +95,7 @@ func TestConcurrentApply(t *testing.T) {
 // does: that holds in a UTF8 database, and Apply refuses any other.
 func TestTextChecksCountCharacters(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	url := pgtest.NewDatabase(t)
-	if err := migrations.Apply(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := migratedConn(t)
 	for _, c := range []struct {
 		name string
 		ok   bool
@@ -126,6 +116,24 @@ func TestTextChecksCountCharacters(t *testing.T) {
 	if err := applyOnNewDatabase(ctx, t, "sql_ascii", "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err == nil || !strings.Contains(err.Error(), "UTF8") {
 		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
 	}
+}
+
+// migratedConn returns a connection, and a context of a minute, to a new
+// database with the migrations applied; both end with t.
+func migratedConn(t *testing.T) (context.Context, *pgx.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	url := pgtest.NewDatabase(t)
+	if err := migrations.Apply(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return ctx, conn
 }
 
 // applyOnNewDatabase creates a database with the given encoding and locale
@@ -162,17 +170,7 @@ func applyOnNewDatabase(ctx context.Context, t *testing.T, slug, locale string) 
 // is refused by 00005 with a message saying what to do.
 func TestRunnerNamesNeedAUTF8Ctype(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	url := pgtest.NewDatabase(t)
-	if err := migrations.Apply(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := migratedConn(t)
 	var ctype string
 	var n int
 	if err := conn.QueryRow(ctx, "SELECT current_setting('lc_ctype'), coalesce(array_length(show_trgm(lower(normalize('김민수', NFD))), 1), 0)").Scan(&ctype, &n); err != nil {
