@@ -95,17 +95,7 @@ func TestConcurrentApply(t *testing.T) {
 // does: that holds in a UTF8 database, and Apply refuses any other.
 func TestTextChecksCountCharacters(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	url := pgtest.NewDatabase(t)
-	if err := migrations.Apply(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn := migratedConn(t)
 	for _, c := range []struct {
 		name string
 		ok   bool
@@ -123,6 +113,33 @@ func TestTextChecksCountCharacters(t *testing.T) {
 	}
 
 	// A SQL_ASCII database (where length() counts bytes) is refused.
+	if err := applyOnNewDatabase(ctx, t, "sql_ascii", "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err == nil || !strings.Contains(err.Error(), "UTF8") {
+		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
+	}
+}
+
+// migratedConn returns a connection, and a context of a minute, to a new
+// database with the migrations applied; both end with t.
+func migratedConn(t *testing.T) (context.Context, *pgx.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	url := pgtest.NewDatabase(t)
+	if err := migrations.Apply(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return ctx, conn
+}
+
+// applyOnNewDatabase creates a database with the given encoding and locale
+// (dropped when t ends) and applies the migrations to it.
+func applyOnNewDatabase(ctx context.Context, t *testing.T, slug, locale string) error {
+	t.Helper()
 	cfg, err := pgx.ParseConfig(standin.DatabaseURLFromEnv())
 	if err != nil {
 		t.Fatal(err)
@@ -131,20 +148,40 @@ func TestTextChecksCountCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "pacer_test_sql_ascii_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	name := "pacer_test_" + slug + "_" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	t.Cleanup(func() {
 		defer admin.Close(context.Background())
 		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 			t.Error(err)
 		}
 	})
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 "+locale); err != nil {
 		t.Fatal(err)
 	}
 	cfg.Database = name
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
-	if err := migrations.ApplyDB(ctx, db); err == nil || !strings.Contains(err.Error(), "UTF8") {
-		t.Fatalf("apply on a SQL_ASCII database: %v, want a refusal naming UTF8", err)
+	return migrations.ApplyDB(ctx, db)
+}
+
+// pg_trgm splits text into words by the database's LC_CTYPE: under C it
+// sees no letter in Hangul, and the name search would find no Hangul
+// name. The test databases (pgtest.Locale) see them; a C ctype database
+// is refused by 00005 with a message saying what to do.
+func TestRunnerNamesNeedAUTF8Ctype(t *testing.T) {
+	t.Parallel()
+	ctx, conn := migratedConn(t)
+	var ctype string
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('lc_ctype'), coalesce(array_length(show_trgm(lower(normalize('김민수', NFD))), 1), 0)").Scan(&ctype, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("LC_CTYPE %s: pg_trgm sees no trigram in 김민수", ctype)
+	}
+	t.Logf("test database LC_CTYPE %s: 김민수 has %d trigrams", ctype, n)
+
+	if err := applyOnNewDatabase(ctx, t, "c_ctype", "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err == nil || !strings.Contains(err.Error(), "LC_CTYPE C") || !strings.Contains(err.Error(), "C.UTF-8") {
+		t.Fatalf("apply on a C ctype database: %v, want a refusal naming LC_CTYPE C and a UTF-8 ctype", err)
 	}
 }

@@ -57,6 +57,10 @@ func str(s string) *string { return &s }
 // built and a redeploy cannot pick up a moved tag.
 const ImageByDigest = `^[^@\s]+@sha256:[0-9a-f]{64}$`
 
+// ParamPhotoBucket is the parameter naming the existing S3 bucket of the
+// photos' originals (rawKey), which photo-api presigns GETs of.
+const ParamPhotoBucket = "PhotoBucket"
+
 // ParamCPU is the parameter choosing the tasks' CPU architecture, one of
 // CPUArm64 (the default) and CPUX86: Fargate's RuntimePlatform values.
 const (
@@ -75,6 +79,9 @@ func (s *Spec) parameters() map[string]Parameter {
 		"PublicSubnetIds":  {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the internet-facing load balancer (two or more AZs)"},
 		"PrivateSubnetIds": {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the tasks, with a route to AWS APIs and the image registry (NAT gateway or VPC endpoints)"},
 		"JwksUrl":          {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL); empty: HS256 with JwtSecretArn"},
+		ParamPhotoBucket: {Type: "String", AllowedPattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+			Description:           "Existing S3 bucket of the photos' originals (rawKey, PACER_PHOTO_BUCKET): photo-api gives organizers presigned GETs of them and is granted s3:GetObject on its objects",
+			ConstraintDescription: "an S3 bucket name"},
 		ParamCPU: {Type: "String", Default: str(CPUArm64), AllowedValues: []string{CPUArm64, CPUX86},
 			Description: "CPU architecture of the tasks (Fargate RuntimePlatform): ARM64 (Graviton, cheaper) or X86_64; make images builds both"},
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // arns returns the ARNs a target stands for: a table with its indexes, a
-// stream, a queue, the bus.
+// stream, a queue, the bus, the photo bucket's objects.
 func (s *Spec) arns(tg Target) []any {
 	switch tg {
 	case TargetTable:
@@ -23,6 +23,8 @@ func (s *Spec) arns(tg Target) []any {
 		return []any{GetAtt(idDLQ, "Arn")}
 	case TargetEventBus:
 		return []any{GetAtt(idEventBus, "Arn")}
+	case TargetPhotoBucket:
+		return []any{Sub("arn:${AWS::Partition}:s3:::${" + ParamPhotoBucket + "}/*")}
 	}
 	panic(fmt.Sprintf("stack: unknown grant target %q", tg))
 }

@@ -136,6 +136,10 @@ const (
 	TargetQueue       Target = "queue"
 	TargetDLQ         Target = "dlq"
 	TargetEventBus    Target = "event-bus"
+	// TargetPhotoBucket is the objects of the photo bucket (the
+	// PhotoBucket parameter): the photos' originals, which photo-api
+	// presigns GETs of.
+	TargetPhotoBucket Target = "photo-bucket"
 )
 
 // Analytics is the analytics-events pipeline: EventBridge rule → Firehose → S3 → Glue

@@ -10,6 +10,8 @@ const (
 	SearchPublicBib    = "public_bib"
 	SearchNearby       = "nearby"
 	SearchPublicNearby = "public_nearby"
+	SearchName         = "name"
+	SearchPublicName   = "public_name"
 )
 
 // Observer hears ingests and searches, for metrics (the services export

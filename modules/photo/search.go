@@ -25,6 +25,10 @@ type SearchConfig struct {
 	Nearby NearbyTruth
 	// Index holds the photos (dynamostore).
 	Index SearchIndex
+	// Names finds runners by name (pgstore), and Counts counts their
+	// photos (dynamostore): the name searches need both.
+	Names  RunnerNames
+	Counts BibCounter
 	// Observer, if set, hears every search (for metrics).
 	Observer Observer
 }

@@ -11,18 +11,22 @@ type Organizer struct {
 
 // Event is a race, belonging to one organizer.
 type Event struct {
-	ID          string    `json:"eventId"`
-	OrganizerID string    `json:"organizerId"`
-	Name        string    `json:"name"`
-	StartsOn    string    `json:"startsOn,omitempty" doc:"Race day, YYYY-MM-DD."`
-	Published   bool      `json:"published" doc:"Published events are open to public runner search."`
-	CreatedAt   time.Time `json:"createdAt"`
+	ID          string `json:"eventId"`
+	OrganizerID string `json:"organizerId"`
+	Name        string `json:"name"`
+	StartsOn    string `json:"startsOn,omitempty" doc:"Race day, YYYY-MM-DD."`
+	Published   bool   `json:"published" doc:"Published events are open to public runner search."`
+	// PublicNameSearch opens the public name search (runners by name) of
+	// a published event; off by default.
+	PublicNameSearch bool      `json:"publicNameSearch" doc:"Whether runners may find their bib by name on the public runner page (published events only)."`
+	CreatedAt        time.Time `json:"createdAt"`
 }
 
 // EventPatch changes an event; nil fields are left alone.
 type EventPatch struct {
-	Name      *string
-	Published *bool
+	Name             *string
+	Published        *bool
+	PublicNameSearch *bool
 }
 
 // Photographer shoots events for an organizer. Handle and DisplayName are

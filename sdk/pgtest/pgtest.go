@@ -36,6 +36,12 @@ import (
 	"github.com/pacerhq/pacer/sdk/standin"
 )
 
+// Locale is the encoding and locale of the databases NewDatabase creates:
+// UTF-8 with a UTF-8 character classification, under which pg_trgm sees
+// Hangul as letters (under LC_CTYPE C it sees none, and migration 00005
+// refuses the database).
+const Locale = "ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'"
+
 // NewDatabase creates a new, uniquely named, empty database on the server
 // from $DATABASE_URL and returns a URL for it. The database is dropped (WITH
 // (FORCE), so open connections do not stop it) when the test and its
@@ -58,7 +64,7 @@ func NewDatabase(t testing.TB) string {
 	defer conn.Close(context.Background())
 
 	name := databaseName(t.Name())
-	create := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE template0"
+	create := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE template0 " + Locale
 	for attempt := 0; ; attempt++ {
 		_, err = conn.Exec(ctx, create)
 		// 55006 object_in_use: another session is briefly connected to the

@@ -24,6 +24,11 @@ const lockSpace = 0x50414345
 // longer names, so two such names would share a database but not a lock.
 const maxDatabaseName = 63
 
+// devLocale is the dev database's encoding and locale: UTF-8, with a
+// UTF-8 character classification under which pg_trgm sees Hangul as
+// letters (migration 00005 refuses a database where it does not).
+const devLocale = "ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'"
+
 // ErrDatabaseInUse reports that another live stack owns the dev database.
 var ErrDatabaseInUse = errors.New("dev database in use")
 
@@ -93,7 +98,7 @@ func (d *devDatabase) recreate(ctx context.Context) (string, error) {
 	if _, err := d.lock.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
 		return "", fmt.Errorf("drop database %s: %w", d.name, err)
 	}
-	if _, err := d.lock.Exec(ctx, "CREATE DATABASE "+id); err != nil {
+	if _, err := d.lock.Exec(ctx, "CREATE DATABASE "+id+" TEMPLATE template0 "+devLocale); err != nil {
 		return "", fmt.Errorf("create database %s: %w", d.name, err)
 	}
 	return withDatabase(d.adminURL, d.name), nil

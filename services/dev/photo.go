@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -28,7 +29,13 @@ func init() {
 			if err := config.FromEnv("photo-api", cfg.Declare); err != nil {
 				return err
 			}
-			images, stopCDN, err := serveCDN(demoImageDir)
+			// Originals: HMAC-signed, expiring links to the local folder,
+			// with a key made for this run.
+			secret := make([]byte, 32)
+			if _, err := rand.Read(secret); err != nil {
+				return err
+			}
+			images, stopCDN, err := serveCDN(demoImageDir, demoOriginalDir, secret)
 			if err != nil {
 				return err
 			}
@@ -39,6 +46,9 @@ func init() {
 			if cfg.ImageBaseURL == "" { // PACER_PHOTO_IMAGE_BASE_URL unset: the local CDN stand-in
 				cfg.ImageBaseURL = images
 			}
+			if cfg.Bucket == "" { // PACER_PHOTO_BUCKET unset: originals from the local folder
+				cfg.Originals = &photoapi.LocalOriginals{BaseURL: images + originalsPath, Key: secret}
+			}
 			cfg.Ready = func(ctx context.Context, base string, deps photoapi.Deps) error {
 				defer env.Ready() // it serves; a demo-data failure is logged
 				d, err := photoapi.SeedDemo(ctx, deps.Directory, deps.Ingest, deps.Timing)
@@ -48,6 +58,9 @@ func init() {
 				if err := photoapi.WriteDemoImages(demoImageDir, d.Keys); err != nil {
 					return fmt.Errorf("demo images: %w", err)
 				}
+				if err := photoapi.WriteDemoOriginals(demoOriginalDir, d.RawKeys); err != nil {
+					return fmt.Errorf("demo originals: %w", err)
+				}
 				fmt.Fprint(os.Stdout, photoDemoBanner(base, d))
 				return nil
 			}
@@ -56,21 +69,34 @@ func init() {
 	})
 }
 
-// demoImageDir holds the demo photos' generated images, served by
-// serveCDN as a stand-in for the CDN (the photo-api's image base URL).
-const demoImageDir = ".cache/dev/cdn"
+// demoImageDir holds the demo photos' generated previews, served by
+// serveCDN as a stand-in for the CDN (the photo-api's image base URL);
+// demoOriginalDir their originals, served only by signed link under
+// originalsPath.
+const (
+	demoImageDir    = ".cache/dev/cdn"
+	demoOriginalDir = ".cache/dev/originals"
+	originalsPath   = "/originals"
+)
 
 // serveCDN serves dir on a free loopback port, as a CDN would serve the
-// processed images, and returns its base URL.
-func serveCDN(dir string) (string, func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+// processed images, and the originals in originals under originalsPath
+// by links signed with secret (photoapi.OriginalsHandler); it returns its
+// base URL.
+func serveCDN(dir, originals string, secret []byte) (string, func(), error) {
+	for _, d := range []string{dir, originals} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", nil, err
+		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("demo image server: %w", err)
 	}
-	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 5 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	mux.Handle(originalsPath+"/", http.StripPrefix(originalsPath, photoapi.OriginalsHandler(originals, secret, nil)))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }() // ends when closed
 	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
 }
@@ -85,6 +111,8 @@ func photoDemoBanner(base string, d photoapi.Demo) string {
 	fmt.Fprintf(&b, "  curl -s %s/events/%s/bibs/%s/photos -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event, d.Bibs[0])
 	fmt.Fprintf(&b, "  curl -s '%s/photographers/%s/photos?eventId=%s&limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Photographers[0], d.Event)
 	fmt.Fprintf(&b, "  curl -s '%s/events/%s/photos?limit=5' -H \"Authorization: Bearer $PACER_TOKEN\"\n", base, d.Event)
+	fmt.Fprintf(&b, "  curl -s '%s/events/%s/runners/search?name=%%EA%%B9%%80%%EB%%AF%%BC' -H \"Authorization: Bearer $PACER_TOKEN\"   # runners by name (김민)\n", base, d.Event)
+	fmt.Fprintf(&b, "  curl -s %s/events/%s/photos/<ulid>/original -H \"Authorization: Bearer $PACER_TOKEN\"   # a signed, expiring link to the original\n", base, d.Event)
 	fmt.Fprintf(&b, "  curl -s %s/public/events/%s/bibs/%s/photos            # runners: no token, published events only\n", base, d.Event, d.Bibs[1])
 	fmt.Fprintf(&b, "  curl -s '%s/public/events/%s/bibs/%s/nearby-photos?window=60'  # photos taken when the runner passed each camera, by their split times\n", base, d.Event, d.Bibs[0])
 	fmt.Fprintf(&b, "  curl -s %s/events/%s/photos -H 'X-Pacer-Dev-User: me' -H 'X-Pacer-Dev-Roles: organizer' -H 'X-Pacer-Dev-Org: %s'  # dev-mode impersonation\n", base, d.Event, d.Org)

@@ -30,6 +30,7 @@ var (
 	_ photo.SearchIndex       = (*Store)(nil)
 	_ photo.ProfileIndex      = (*Store)(nil)
 	_ photo.RemovalIndex      = (*Store)(nil)
+	_ photo.BibCounter        = (*Store)(nil)
 )
 
 // New returns a Store on table, whose schema must be Schema.

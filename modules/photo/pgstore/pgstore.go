@@ -42,6 +42,7 @@ var (
 	_ photo.SyncStore          = (*Store)(nil)
 	_ photo.TimingStore        = (*Store)(nil)
 	_ photo.NearbyTruth        = (*Store)(nil)
+	_ photo.RunnerNames        = (*Store)(nil)
 )
 
 // New returns a Store over pool.

@@ -65,7 +65,7 @@ func New(ctx context.Context, t testing.TB) *Env {
 	return &Env{
 		DDB: de, Pool: pool, Truth: truth, Store: store,
 		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: store, Copies: store}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: store}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: store, Names: truth, Counts: store}),
 		Timing: photo.NewTiming(photo.TimingConfig{Store: truth}),
 		Directory: photo.NewDirectory(photo.DirectoryConfig{
 			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,

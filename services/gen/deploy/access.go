@@ -62,6 +62,9 @@ var Access = map[string][]stack.Grant{
 		{Actions: []string{"dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem",
 			"dynamodb:Query", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 			Resources: []stack.Target{stack.TargetPhotoTable}},
+		// GetObject: the organizers' presigned links to originals (signed
+		// offline; a link is authorized by the role that signed it).
+		{Actions: []string{"s3:GetObject"}, Resources: []stack.Target{stack.TargetPhotoBucket}},
 	},
 	Events: {
 		{Actions: []string{"dynamodb:DescribeTable"}, Resources: []stack.Target{stack.TargetTable}},

@@ -78,6 +78,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	suffix := fmt.Sprintf("acc%d", time.Now().UnixNano()%1e9)
 	table, queue, checkpoints, bus := "AsyncEventTable-"+suffix, "participations-"+suffix, "Checkpoints-"+suffix, "pacer-"+suffix
 	photoTable := photostore.TableName(suffix)
+	photoBucket := "pacer-photos-" + suffix
 	// The binaries run under their generated task-role policies, their
 	// resources given the ARNs they would have on AWS.
 	arns := iamtest.ARNs{Region: "us-east-1", Account: "123456789012"}
@@ -86,11 +87,12 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		stack.IDAsyncTable + ".Arn": arns.Table(table), stack.IDAsyncTable + ".StreamArn": arns.Stream(table),
 		stack.IDPhotoTable + ".Arn": arns.Table(photoTable), stack.IDCheckpointTable + ".Arn": arns.Table(checkpoints),
 		stack.IDQueue + ".Arn": arns.Queue(queue), stack.IDDLQ + ".Arn": arns.Queue(queue + "-dlq"), "EventBus.Arn": arns.Bus(bus),
+		stack.ParamPhotoBucket: photoBucket,
 	})
 	targets := map[string]stack.Target{
 		arns.Table(table): stack.TargetTable, arns.Stream(table): stack.TargetTableStream, arns.Table(photoTable): stack.TargetPhotoTable,
 		arns.Table(checkpoints): stack.TargetCheckpoints, arns.Queue(queue): stack.TargetQueue, arns.Queue(queue + "-dlq"): stack.TargetDLQ,
-		arns.Bus(bus): stack.TargetEventBus,
+		arns.Bus(bus): stack.TargetEventBus, arns.Object(photoBucket, "*"): stack.TargetPhotoBucket,
 	}
 
 	// What the stack creates is created here, unrecorded: the containers
@@ -163,6 +165,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	serve(PhotoAPI, func() error {
 		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: cfg[PhotoAPI],
+			Bucket: photoBucket, // its presigned links to originals: signed offline, authorized as s3:GetObject
 			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
 				defer close(photoReady)
 				_, err := photoapi.SeedDemo(ctx, d.Directory, d.Ingest, d.Timing)
@@ -319,6 +322,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		t.Fatal("the demo gallery is empty")
 	}
 	org.do("GET", ev+"/photos/"+gallery.Photos[0].ULID, 200, "")
+	org.do("GET", ev+"/photos/"+gallery.Photos[0].ULID+"/original", 200, "") // a presign: no request, but the call s3:GetObject authorizes
 	org.do("GET", ev+"/bibs/1001/photos", 200, "")
 	org.do("GET", "/photographers/ph_kim/photos", 200, "")
 	client{t: t, base: org.base}.do("GET", "/public"+ev+"/bibs/1008/photos", 200, "")

@@ -38,6 +38,10 @@ func observed(checks []iamtest.Check, targets map[string]stack.Target) map[grant
 	out := map[grant]int{}
 	for _, c := range checks {
 		arn, _, _ := strings.Cut(c.Resource, "/index/")
+		if b, ok := strings.CutPrefix(arn, "arn:aws:s3:::"); ok { // an object: its bucket's objects
+			b, _, _ = strings.Cut(b, "/")
+			arn = "arn:aws:s3:::" + b + "/*"
+		}
 		tg, ok := targets[arn]
 		if !ok {
 			tg = stack.Target("unknown(" + c.Resource + ")")

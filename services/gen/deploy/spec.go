@@ -177,7 +177,10 @@ func services(d decls, n names) []stack.Service {
 		{
 			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,
 			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &photoAPIScaling,
-			Env:     []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region},
+			// As the AsyncEvent API's: the public name search's address
+			// limit must see the client, not the load balancer.
+			Env: []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
+				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")},
 			Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
 			Access:  Access[PhotoAPI],
 		},
@@ -270,7 +273,7 @@ func (d decls) checkEnv(services []stack.Service) error {
 // env is a variable whose template value is v (Fn::Sub syntax); the
 // manifests' value names the same parameters as envsubst placeholders.
 func env(name, v string) stack.EnvVar {
-	k8s := strings.NewReplacer("${Stage}", "${STAGE}", "${JwksUrl}", "${JWKS_URL}", "${AWS::Region}", "${AWS_REGION}").Replace(v)
+	k8s := strings.NewReplacer("${Stage}", "${STAGE}", "${JwksUrl}", "${JWKS_URL}", "${AWS::Region}", "${AWS_REGION}", "${"+stack.ParamPhotoBucket+"}", "${PHOTO_BUCKET}").Replace(v)
 	return stack.EnvVar{Name: name, CFN: v, K8s: k8s}
 }
 

@@ -25,21 +25,23 @@ type Demo struct {
 	Bibs []string
 	// Photos is how many photos the event has.
 	Photos int
-	// Keys are the photos' processed keys (WriteDemoImages makes an image
-	// for each).
-	Keys []string
+	// Keys are the photos' processed keys (WriteDemoImages makes a
+	// watermarked preview for each), RawKeys their originals' keys
+	// (WriteDemoOriginals).
+	Keys, RawKeys []string
 	// Token is an organizer token for Org, valid for a day, signed with the
 	// dev secret (or PACER_JWT_SECRET when set).
 	Token string
 }
 
 // SeedDemo loads a small demo data set so that a newcomer can search right
-// away: an organizer, a published event, two assigned photographers, 20
-// runners and 50 photos with bibs, through the directory and ingest; and
-// the race timing (demoTiming): timing points, where the photographers
-// stand, the runners' splits, and a few photos whose bib the recognizer
-// missed, found by passing time. It is idempotent: ids and ulids are
-// fixed, and what exists is left alone or written again unchanged.
+// away: an organizer, a published event (its public name search on), two
+// assigned photographers, 20 runners and 50 photos with bibs, through the
+// directory and ingest; and the race timing (demoTiming): timing points,
+// where the photographers stand, the runners' splits, and a few photos
+// whose bib the recognizer missed, found by passing time. It is
+// idempotent: ids and ulids are fixed, and what exists is left alone or
+// written again unchanged.
 func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest, tim *photo.Timing) (Demo, error) {
 	d := Demo{Org: "demo-org", Event: "seoul-marathon-2024", Photographers: []string{"ph_kim", "ph_lee"}, Bibs: []string{"1001", "1007", "1013"}}
 	ignoreExists := func(err error) error {
@@ -51,7 +53,7 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest, tim 
 	if _, err := dir.CreateOrganizer(ctx, photo.Organizer{ID: d.Org, Name: "Demo Running Club"}); ignoreExists(err) != nil {
 		return d, err
 	}
-	if _, err := dir.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true}); ignoreExists(err) != nil {
+	if _, err := dir.CreateEvent(ctx, d.Org, photo.Event{ID: d.Event, Name: "Seoul Marathon 2024", StartsOn: "2024-11-09", Published: true, PublicNameSearch: true}); ignoreExists(err) != nil {
 		return d, err
 	}
 	names := map[string][2]string{"ph_kim": {"studio_kim", "Studio Kim"}, "ph_lee": {"lee.shoots", "Lee Shoots"}}
@@ -63,11 +65,19 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest, tim 
 			return d, err
 		}
 	}
+	// Half the runners have Hangul names, half Latin ones, for the name
+	// search (on for the public too).
 	first := []string{"Minsu", "Jiyeon", "Seojun", "Hana", "Dohyun"}
 	last := []string{"Kim", "Lee", "Park", "Choi"}
+	given := []string{"민수", "지연", "서준", "하나", "도현"}
+	family := []string{"김", "이", "박", "최"}
 	var runners []photo.Runner
 	for i := range 20 {
-		runners = append(runners, photo.Runner{Bib: fmt.Sprint(1001 + i), Name: first[i%5] + " " + last[i%4]})
+		name := first[i%5] + " " + last[i%4]
+		if i%2 == 0 {
+			name = family[i%4] + given[i%5]
+		}
+		runners = append(runners, photo.Runner{Bib: fmt.Sprint(1001 + i), Name: name})
 	}
 	if _, err := dir.ImportRunners(ctx, d.Org, d.Event, runners); err != nil {
 		return d, err
@@ -78,10 +88,11 @@ func SeedDemo(ctx context.Context, dir *photo.Directory, ing *photo.Ingest, tim 
 		binary.BigEndian.PutUint64(entropy[2:], uint64(i+1))
 		id := ulid.MustNew(ulid.Timestamp(at), bytesReader(entropy[:])).String()
 		key := fmt.Sprintf("%s/%s/processed/%s.jpg", d.Org, d.Event, id)
-		d.Keys = append(d.Keys, key)
+		raw := fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i)
+		d.Keys, d.RawKeys = append(d.Keys, key), append(d.RawKeys, raw)
 		recs = append(recs, photo.Record{
 			ULID: id, OriginalFilename: fmt.Sprintf("DSC_%04d.jpg", 1000+i),
-			RawKey: fmt.Sprintf("%s/%s/raw/DSC_%04d.jpg", d.Org, d.Event, 1000+i), ProcessedKey: key,
+			RawKey: raw, ProcessedKey: key,
 			S3URI: "s3://pacer-demo-images/" + key, Dimensions: photo.Dimensions{Width: 3840, Height: 2160},
 			Format: "jpeg", Size: 2_000_000 + int64(i)*1000, Bibs: bibs, FaceIDs: []string{fmt.Sprintf("face-%03d", i)},
 			PhotographerID: ph, CreatedAt: at,

@@ -40,7 +40,10 @@ type env struct {
 	d   Deps // the roles behind api
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB) *env { return newEnvWith(t, nil) }
+
+// newEnvWith is newEnv with the Deps adjusted by adjust (if not nil).
+func newEnvWith(t testing.TB, adjust func(*Deps)) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	k := phototest.New(ctx, t)
@@ -50,6 +53,9 @@ func newEnv(t testing.TB) *env {
 	}
 	mux := http.NewServeMux()
 	d := kitDeps(k)
+	if adjust != nil {
+		adjust(&d)
+	}
 	api := NewAPI(mux, d, v, false)
 	e := &env{ctx: ctx, raw: api, mux: mux, ddb: k.DDB, d: d}
 	if tt, ok := t.(*testing.T); ok {

@@ -135,3 +135,41 @@ func TestRunnerPageNearMyTimes(t *testing.T) {
 	}
 	b.NoErrors()
 }
+
+// A runner finds their bib by name (with a typo) where the organizer
+// allows it, and follows it to their photos; where not, the page has no
+// name box. An organizer searches runners by name.
+func TestNameSearchBox(t *testing.T) {
+	k, srv, d := pagesStack(t)
+	b := browsertest.New(t)
+	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&name=" + "%EA%B9%80%EB%AF%BC%EC%91%A4") // 김민쑤
+	b.WaitFor(20*time.Second, "the runners found", `document.querySelectorAll("#runners li").length > 0`)
+	if browsertest.Eval[bool](b, `document.querySelector("#namebox").hidden`) {
+		t.Error("the name box is hidden on an event that allows it")
+	}
+	if got := browsertest.Eval[string](b, `document.querySelector("#runners li").dataset.bib`); got != "1001" {
+		t.Errorf("first runner found: bib %q, want 1001 (김민수)", got)
+	}
+	if txt := b.Text("#runners li"); !strings.Contains(txt, "김민수") || !strings.Contains(txt, "photo") {
+		t.Errorf("first runner %q", txt)
+	}
+	b.Navigate(browsertest.Eval[string](b, `document.querySelector("#runners li a").href`)) // following the link
+	b.WaitFor(20*time.Second, "the bib's photos", `document.querySelectorAll("#gallery figure").length > 0`)
+
+	b.Navigate(srv.URL + "/ui/organizer.html?kind=name&event=" + d.Event + "&term=Jiyeon")
+	b.WaitFor(20*time.Second, "the organizer's name search", `document.querySelectorAll("#runners li").length > 0`)
+	if txt := b.Text("#runners li"); !strings.Contains(txt, "Jiyeon") {
+		t.Errorf("organizer's first runner %q", txt)
+	}
+
+	off := false
+	if _, err := k.Directory.UpdateEvent(context.Background(), d.Org, d.Event, photo.EventPatch{PublicNameSearch: &off}); err != nil {
+		t.Fatal(err)
+	}
+	b.Navigate(srv.URL + "/ui/?event=" + d.Event + "&name=Kim")
+	b.WaitText(20*time.Second, "#message", "bib number")
+	if !browsertest.Eval[bool](b, `document.querySelector("#namebox").hidden && document.querySelectorAll("#runners li").length === 0`) {
+		t.Error("the name box shows, or runners were listed, on an event that does not allow it")
+	}
+	b.NoErrors()
+}

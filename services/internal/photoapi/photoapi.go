@@ -23,6 +23,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -41,6 +42,12 @@ type Deps struct {
 	Privacy   *photo.Privacy   // photo deletes and bib privacy requests
 	Timing    *photo.Timing    // timing points, photographers' positions and clocks, runners' splits
 	Log       *slog.Logger     // default slog.Default()
+	// Limits rate-limit the public name search (the zero Limits: none).
+	Limits server.Limits
+	// Originals signs organizers' links to originals (nil: none, 503);
+	// a link lives OriginalTTL (default DefaultOriginalTTL).
+	Originals   Originals
+	OriginalTTL time.Duration
 }
 
 // Tags group the operations in the spec.
@@ -64,6 +71,9 @@ type handlers struct {
 	timing  *photo.Timing
 	log     *slog.Logger
 	problem func(error) error // the domain's errors as problems (errors.go)
+
+	originals   Originals
+	originalTTL time.Duration
 }
 
 // Register adds every PhotoService route to api.
@@ -71,7 +81,11 @@ func Register(api huma.API, d Deps) {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, timing: d.Timing, log: d.Log, problem: problems(d.Log).Problem}
+	if d.OriginalTTL <= 0 {
+		d.OriginalTTL = DefaultOriginalTTL
+	}
+	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, timing: d.Timing, log: d.Log, problem: problems(d.Log).Problem,
+		originals: d.Originals, originalTTL: d.OriginalTTL}
 	h.registerOrganizers(api)
 	h.registerEvents(api)
 	h.registerPhotographers(api)
@@ -79,11 +93,18 @@ func Register(api huma.API, d Deps) {
 	h.registerRunners(api)
 	h.registerIngest(api)
 	h.registerSearch(api)
+	h.registerNameSearch(api)
+	h.registerOriginals(api)
 	h.registerPrivacy(api)
 	h.registerSync(api)
 	h.registerTiming(api)
 	h.registerNearby(api)
+	server.ClientIP(api, d.Limits.Proxies)
+	server.RateLimit(api, d.Limits, map[string]string{"public-search-by-name": nameSearchClass})
 	h.registerPublic(api)
+	h.registerPublicEvent(api)
+	h.registerPublicNameSearch(api)
+	server.DocumentRetryAfter(api)
 }
 
 // refusals are the error statuses every operation with a token declares:

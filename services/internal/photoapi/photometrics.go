@@ -24,7 +24,7 @@ func NewPhotoMetrics(reg prometheus.Registerer) *PhotoMetrics {
 		}, []string{"outcome"}),
 		search: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_photo_search_duration_seconds",
-			Help:    "Photo search latency including Postgres and DynamoDB, by kind (bib, photographer, gallery, public_bib, nearby, public_nearby).",
+			Help:    "Photo search latency including Postgres and DynamoDB, by kind (bib, photographer, gallery, public_bib, nearby, public_nearby, name, public_name).",
 			Buckets: metrics.CallBuckets,
 		}, []string{"kind"}),
 	}

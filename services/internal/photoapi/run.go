@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/danielgtaylor/huma/v2"
@@ -58,6 +59,16 @@ type Config struct {
 	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins;
 	// PACER_EMBED_ORIGINS).
 	EmbedOrigins server.Origins
+	// Bucket holds the photos' originals (rawKey; PACER_PHOTO_BUCKET):
+	// organizers get S3 presigned GETs of them. Originals, if set, signs
+	// instead (the dev runner's local folder).
+	Bucket    string
+	Originals Originals
+	// OriginalTTL is how long a signed link to an original works
+	// (PACER_PHOTO_ORIGINAL_TTL).
+	OriginalTTL time.Duration
+	// Limits are the public name search's rate limit (docs/ratelimit.md).
+	Limits LimitSettings
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
@@ -72,11 +83,14 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_PHOTO_ADDR", DefaultAddr, "listen address")
 	s.String(&cfg.Stage, "stage", "PACER_STAGE", "dev", "stage: the table is PhotoService-{stage}")
 	s.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "Postgres URL, required (the truth; migrations are applied on start)")
+	s.String(&cfg.Bucket, "bucket", "PACER_PHOTO_BUCKET", "", "S3 bucket of the photos' originals (rawKey): organizers get presigned GETs of them (s3:GetObject); empty: no originals")
+	s.Duration(&cfg.OriginalTTL, "original-ttl", "PACER_PHOTO_ORIGINAL_TTL", DefaultOriginalTTL, "how long a signed link to an original works")
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
 	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
+	cfg.Limits.Declare(s)
 }
 
 // Title and version of the API in its spec.
@@ -179,8 +193,18 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if err != nil {
 		return nil, fmt.Errorf("photo-api: %w", err)
 	}
+	limits, err := cfg.Limits.Limits(nil)
+	if err != nil {
+		roles.Close()
+		return nil, fmt.Errorf("photo-api: %w", err)
+	}
 	mux := http.NewServeMux()
 	d := rolesDeps(roles, cfg.Log)
+	d.Limits = limits
+	d.Originals, d.OriginalTTL = cfg.Originals, cfg.OriginalTTL
+	if d.Originals == nil && cfg.Bucket != "" {
+		d.Originals = NewS3Originals(awsCfg, cfg.Bucket)
+	}
 	NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		roles.Close()

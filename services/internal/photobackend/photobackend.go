@@ -96,7 +96,7 @@ func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 func NewAPIRoles(truth *pgstore.Store, index *dynamostore.Store, obs photo.Observer, log *slog.Logger) *APIRoles {
 	return &APIRoles{
 		Ingest: photo.NewIngest(photo.IngestConfig{Source: truth, Profiles: truth, Index: index, Copies: index, Log: log, Observer: obs}),
-		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: index, Observer: obs}),
+		Search: photo.NewSearch(photo.SearchConfig{Truth: truth, Nearby: truth, Index: index, Names: truth, Counts: index, Observer: obs}),
 		Timing: photo.NewTiming(photo.TimingConfig{Store: truth}),
 		Directory: photo.NewDirectory(photo.DirectoryConfig{
 			Organizers: truth, Events: truth, Photographers: truth, Assignments: truth, Runners: truth, Checkpoints: truth,

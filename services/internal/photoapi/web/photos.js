@@ -1,7 +1,9 @@
 // The photo pages. Runners (index.html, no sign-in): a bib's photos in a
-// published event, and the photos taken when the bib passed each camera
-// ("photos near my times", by the runner's split times; ?window= seconds). Organizers (organizer.html): by bib or photographer,
-// optionally in one event, or an event's gallery. Newest first, one page
+// published event, where its organizer turned it on their bib found by
+// name, and the photos taken when the bib passed each camera ("photos
+// near my times", by the runner's split times; ?window= seconds).
+// Organizers (organizer.html): by bib or photographer, optionally in one
+// event, an event's gallery, or an event's runners by name. Newest first, one page
 // at a time ("More photos" follows nextCursor). Every search is in the
 // URL's query (never a token), so a result can be linked and reloaded.
 import { $, api, el, NetworkError, onSignIn, problemText, say, settings, start } from "./pacer.js";
@@ -87,17 +89,57 @@ const near = runner
     })
   : null;
 
-function search() {
+// names lists the runners a name search found, each a link to their bib's
+// photos (on this page), with their photo count.
+async function names(path, ev) {
+  $("gallery").replaceChildren();
+  $("runners").replaceChildren();
+  $("more").hidden = true;
+  say("Searching…");
+  let r;
+  try {
+    r = await api(path);
+  } catch (e) {
+    if (!(e instanceof NetworkError)) throw e;
+    return say("The server cannot be reached. Try again in a moment.", "error");
+  }
+  if (r.status !== 200) return say(r.status === 404 ? "No such event (or it cannot be searched by name)." : problemText(r.body), "error");
+  for (const m of r.body.runners) {
+    const q = runner ? { event: ev, bib: m.bib } : { kind: "bib", event: ev, term: m.bib };
+    const a = el("a", { href: "?" + new URLSearchParams(q) }, m.name);
+    $("runners").append(el("li", { dataset: { bib: m.bib } }, a, ` · bib ${m.bib} · ${m.photos} photo${m.photos === 1 ? "" : "s"}`));
+  }
+  say(r.body.runners.length ? "Pick your name." : "No runner of that name.");
+}
+
+// nameBox shows the runner page's name box when the event allows it.
+async function nameBox(ev) {
+  if (!ev) return false;
+  try {
+    const r = await api(`/public/events/${encodeURIComponent(ev)}`);
+    $("namebox").hidden = !(r.status === 200 && r.body.nameSearch);
+  } catch (e) {
+    if (!(e instanceof NetworkError)) throw e;
+  }
+  return !$("namebox").hidden;
+}
+
+async function search() {
   const q = new URLSearchParams(location.search);
   const ev = (q.get("event") || "").trim();
   $("event").value = ev;
   $("heading").textContent = "";
+  $("runners").replaceChildren();
   const e = encodeURIComponent(ev);
   const limit = Number(q.get("limit")) || 12;
   if (runner) {
     const bib = (q.get("bib") || "").trim();
+    const name = (q.get("name") || "").trim();
     $("bib").value = bib;
-    if (!ev || !bib) return say("Enter the event and your bib number.");
+    $("name").value = name;
+    const byName = await nameBox(ev);
+    if (!bib && name && byName) return names(`/public/events/${e}/runners/search?name=${encodeURIComponent(name)}`, ev);
+    if (!ev || !bib) return say(byName ? "Enter the event and your bib number or your name." : "Enter the event and your bib number.");
     $("heading").textContent = `Bib ${bib}`;
     const win = Number(q.get("window")) || 60;
     $("nearby").hidden = false;
@@ -113,7 +155,12 @@ function search() {
     $("heading").textContent = `Gallery of ${ev}`;
     return page(`/events/${e}/photos?limit=${limit}`, true);
   }
-  if (!term) return say(kind === "bib" ? "Enter the event and a bib." : "Enter a photographer id (and optionally an event).");
+  if (!term) return say(kind === "bib" ? "Enter the event and a bib." : kind === "name" ? "Enter the event and a name." : "Enter a photographer id (and optionally an event).");
+  if (kind === "name") {
+    if (!ev) return say("A name search needs the event.");
+    $("heading").textContent = `Runners named like ${term}`;
+    return names(`/events/${e}/runners/search?name=${encodeURIComponent(term)}&limit=${Math.min(limit, 50)}`, ev);
+  }
   if (kind === "bib") {
     if (!ev) return say("A bib search needs the event.");
     $("heading").textContent = `Bib ${term}`;

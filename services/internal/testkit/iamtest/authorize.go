@@ -68,6 +68,9 @@ var ErrNoRule = errors.New("iamtest: no authorization rule")
 //     SendMessage on DestinationArn; without one, on the DLQ's source
 //     queue, which only an Enforcer's RedriveTo tells.
 //   - EventBridge PutEvents is events:PutEvents on each entry's bus.
+//   - S3 GetObject is s3:GetObject on the object (ARNs.Object), and so is
+//     a presigned GET: presigning runs the operation's middleware without
+//     sending it, and the link is authorized by the signer's credentials.
 //
 // Any other operation is an error wrapping ErrNoRule; a call whose
 // resources cannot be told (no TableName, an ARN of the wrong service) is
@@ -100,6 +103,7 @@ var rules = func() map[string]rule {
 		}
 	}
 	m["EventBridge.PutEvents"] = putEvents
+	m["S3.GetObject"] = getObject
 	return m
 }()
 

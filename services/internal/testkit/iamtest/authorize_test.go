@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
 	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
@@ -85,6 +86,8 @@ func TestAuthorizations(t *testing.T) {
 				on("sqs:GetQueueAttributes", a.Queue("dlq")), on("sqs:SendMessage", a.Queue("other"))}},
 		{"ListMessageMoveTasks", "SQS", "ListMessageMoveTasks", &sqs.ListMessageMoveTasksInput{SourceArn: aws.String("arn:aws:sqs:us-east-1:000000000000:dlq")},
 			[]string{on("sqs:ListMessageMoveTasks", a.Queue("dlq"))}},
+		{"GetObject", "S3", "GetObject", &s3.GetObjectInput{Bucket: aws.String("b"), Key: aws.String("o/e/raw/1.jpg")},
+			[]string{on("s3:GetObject", "arn:aws:s3:::b/o/e/raw/1.jpg")}},
 		{"PutEvents on two buses", "EventBridge", "PutEvents", &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{
 			{EventBusName: aws.String("pacer")}, {}, {EventBusName: aws.String("arn:aws:events:us-east-1:000000000000:event-bus/pacer")},
 		}}, []string{on("events:PutEvents", a.Bus("pacer")), on("events:PutEvents", a.Bus("default"))}},
@@ -137,7 +140,8 @@ func TestAuthorizationsRefuses(t *testing.T) {
 		noRule            bool
 	}{
 		{"an unknown operation", "SQS", "AddPermission", &sqs.AddPermissionInput{QueueUrl: aws.String(queueURL)}, true},
-		{"an unknown service", "S3", "GetObject", nil, true},
+		{"an unknown service", "Lambda", "Invoke", nil, true},
+		{"S3 GetObject without a key", "S3", "GetObject", &s3.GetObjectInput{Bucket: aws.String("b")}, false},
 		{"no table", "DynamoDB", "GetItem", &dynamodb.GetItemInput{}, false},
 		{"a transaction item of no kind", "DynamoDB", "TransactWriteItems",
 			&dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{}}}, false},

@@ -124,6 +124,7 @@ func TestResolveTemplateTaskRoles(t *testing.T) {
 		refs[id+".Arn"], refs[id+".StreamArn"] = a.Table(name), a.Stream(name)
 	}
 	refs["ParticipationQueue.Arn"], refs["ParticipationDLQ.Arn"], refs["EventBus.Arn"] = a.Queue("q"), a.Queue("dlq"), a.Bus("pacer")
+	refs["AWS::Partition"], refs["PhotoBucket"] = "aws", "race-photos" // photo-api's originals (s3:GetObject)
 	for id, doc := range docs {
 		if _, err := ResolvePolicy(doc, refs); err != nil {
 			t.Errorf("%s: %v", id, err)
@@ -150,5 +151,13 @@ func TestResolveTemplateTaskRoles(t *testing.T) {
 		if got := p.Allows(c.action, c.resource); got != c.want {
 			t.Errorf("WorkerTaskRole allows %s on %s: %v, want %v", c.action, c.resource, got, c.want)
 		}
+	}
+	photo, err := ResolvePolicy(docs["PhotoApiTaskRole"], refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !photo.Allows("s3:GetObject", a.Object("race-photos", "o/e/raw/1.jpg")) || photo.Allows("s3:GetObject", a.Object("other", "o/e/raw/1.jpg")) ||
+		photo.Allows("s3:PutObject", a.Object("race-photos", "o/e/raw/1.jpg")) {
+		t.Error("PhotoApiTaskRole's s3 grant is not exactly s3:GetObject on the photo bucket's objects")
 	}
 }
