@@ -28,7 +28,7 @@ var participationReasons = []string{"invalid-id", "event-not-found", "event-not-
 type apiMetrics struct {
 	reg     *prometheus.Registry
 	http    *metrics.HTTP
-	limited *RateLimited
+	limited *metrics.RateLimited
 }
 
 // newMetrics registers the API's metrics and hooks the AWS and
@@ -49,27 +49,17 @@ func newMetrics(cfg *Config) *apiMetrics {
 	return m
 }
 
-// RateLimited counts the calls the rate limits refused
-// (pacer_rate_limited_total, docs/metrics.md).
-type RateLimited struct{ c *prometheus.CounterVec }
-
-// NewRateLimited registers the counter on reg, every series at 0.
-func NewRateLimited(reg prometheus.Registerer) *RateLimited {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pacer_rate_limited_total",
-		Help: "Calls refused 429 by the rate limits, by class (participate, poll) and what limited them (user, address; event_address: an event's own budget)."}, []string{"class", "by"})
-	reg.MustRegister(c)
+// NewRateLimited registers pacer_rate_limited_total on reg with the
+// API's series at 0: participations and polls by user and by address,
+// and participations by an event's own budget.
+func NewRateLimited(reg prometheus.Registerer) *metrics.RateLimited {
+	var series []metrics.Series
 	for _, class := range []string{"participate", "poll"} {
 		for _, by := range []ratelimit.By{ratelimit.ByUser, ratelimit.ByAddress} {
-			c.WithLabelValues(class, string(by))
+			series = append(series, metrics.Series{Class: class, By: by})
 		}
 	}
-	c.WithLabelValues("participate", string(ratelimit.ByEventAddress))
-	return &RateLimited{c: c}
-}
-
-// Refused counts one refusal (ratelimit.Config.Refused).
-func (r *RateLimited) Refused(class string, by ratelimit.By) {
-	r.c.WithLabelValues(class, string(by)).Inc()
+	return metrics.NewRateLimited(reg, append(series, metrics.Series{Class: "participate", By: ratelimit.ByEventAddress})...)
 }
 
 // HumanChecks counts the participations' human checks by outcome

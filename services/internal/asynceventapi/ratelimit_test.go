@@ -29,7 +29,7 @@ func TestRateLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limits, err := server.LimitSettings{ParticipateUser: "2/m", PollUser: "3/m", Replicas: 1}.Limits(nil)
+	limits, err := server.LimitSettings{ParticipateUser: "2/m", PollUser: "3/m", LimitSharing: server.LimitSharing{Replicas: 1}}.Limits(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestEventRateLimits(t *testing.T) {
 	limited := asynceventapi.NewRateLimited(reg)
 	// humatest's requests come from 127.0.0.1: trusted, their
 	// X-Forwarded-For names the client.
-	limits, err := server.LimitSettings{Replicas: 1, TrustedProxies: "127.0.0.1/32"}.Limits(limited.Refused)
+	limits, err := server.LimitSettings{LimitSharing: server.LimitSharing{Replicas: 1, TrustedProxies: "127.0.0.1/32"}}.Limits(limited.Refused)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/services/internal/metrics"
+	"github.com/pacerhq/pacer/services/internal/ratelimit"
 )
 
 // Job is the scrape job of the API, and the service label of its HTTP metrics.
@@ -14,10 +15,11 @@ const Job = "photo-api"
 
 // apiMetrics is the API's registry and collectors (docs/metrics.md).
 type apiMetrics struct {
-	reg   *prometheus.Registry
-	http  *metrics.HTTP
-	aws   *metrics.AWS
-	photo *PhotoMetrics
+	reg     *prometheus.Registry
+	http    *metrics.HTTP
+	aws     *metrics.AWS
+	photo   *PhotoMetrics
+	limited *metrics.RateLimited
 }
 
 // newMetrics registers the API's metrics and instruments the AWS clients
@@ -28,6 +30,7 @@ func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
 	m.aws = metrics.NewAWS(m.reg, table)
 	m.aws.Attach(awsCfg)
 	m.photo = NewPhotoMetrics(m.reg)
+	m.limited = metrics.NewRateLimited(m.reg, metrics.Series{Class: nameSearchClass, By: ratelimit.ByAddress})
 	return m
 }
 

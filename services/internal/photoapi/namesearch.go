@@ -2,7 +2,6 @@ package photoapi
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -116,15 +115,13 @@ const DefaultNameSearchAddress = "30/m"
 // LimitSettings are photo-api's rate-limit settings (docs/ratelimit.md).
 type LimitSettings struct {
 	NameSearchAddress string
-	Replicas          int
-	TrustedProxies    string
+	server.LimitSharing
 }
 
 // Declare declares the settings on s.
 func (ls *LimitSettings) Declare(s *config.Set) {
 	s.String(&ls.NameSearchAddress, "rate-name-search-address", "PACER_RATE_NAME_SEARCH_ADDRESS", DefaultNameSearchAddress, "public name searches from one client address, deployment-wide (N/s, N/m, N/h or off; an IPv6 address counts as its /64)")
-	s.Int(&ls.Replicas, "rate-replicas", "PACER_RATE_REPLICAS", 2, "API replicas sharing each budget: each replica allows 1/N of it")
-	s.String(&ls.TrustedProxies, "trusted-proxies", "PACER_TRUSTED_PROXIES", "", "comma-separated CIDR prefixes of the proxies whose X-Forwarded-For names the client (empty: the connection's address)")
+	ls.LimitSharing.Declare(s)
 }
 
 // Limits parses the settings; an error names the setting at fault. The
@@ -133,20 +130,5 @@ func (ls LimitSettings) Limits(refused func(class string, by ratelimit.By)) (ser
 	if ls.NameSearchAddress == "" {
 		return server.Limits{}, nil
 	}
-	rule, err := ratelimit.ParseRule(ls.NameSearchAddress)
-	if err != nil {
-		return server.Limits{}, fmt.Errorf("PACER_RATE_NAME_SEARCH_ADDRESS: %w", err)
-	}
-	if ls.Replicas < 0 {
-		return server.Limits{}, fmt.Errorf("PACER_RATE_REPLICAS: %d, want at least 1", ls.Replicas)
-	}
-	proxies, err := ratelimit.ParseProxies(ls.TrustedProxies)
-	if err != nil {
-		return server.Limits{}, fmt.Errorf("PACER_TRUSTED_PROXIES: %w", err)
-	}
-	rules := map[string]map[ratelimit.By]ratelimit.Rule{}
-	if rule.Rate > 0 {
-		rules[nameSearchClass] = map[ratelimit.By]ratelimit.Rule{ratelimit.ByAddress: rule}
-	}
-	return server.Limits{Limiter: ratelimit.New(ratelimit.Config{Rules: rules, Replicas: max(1, ls.Replicas), Refused: refused}), Proxies: proxies}, nil
+	return ls.LimitSharing.Limits(refused, server.Budget{Env: "PACER_RATE_NAME_SEARCH_ADDRESS", Value: ls.NameSearchAddress, Class: nameSearchClass, By: ratelimit.ByAddress})
 }

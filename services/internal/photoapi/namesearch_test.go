@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 type nameResp struct {
@@ -191,7 +195,8 @@ func TestPublicNameSearchIsOptIn(t *testing.T) {
 
 func TestPublicNameSearchRateLimit(t *testing.T) {
 	t.Parallel()
-	limits, err := LimitSettings{NameSearchAddress: "3/m", Replicas: 1, TrustedProxies: "127.0.0.1/32"}.Limits(nil)
+	m := newMetrics(&aws.Config{}, "T")
+	limits, err := LimitSettings{NameSearchAddress: "3/m", LimitSharing: server.LimitSharing{Replicas: 1, TrustedProxies: "127.0.0.1/32"}}.Limits(m.limited.Refused)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,4 +213,7 @@ func TestPublicNameSearchRateLimit(t *testing.T) {
 	// organizers' search none.
 	e.do("GET", "/public/events/e/runners/search?name=Kim", 200, "X-Forwarded-For: 203.0.113.9")
 	e.do("GET", "/events/e/runners/search?name=Kim", 200, orgToken(t, "o"))
+	if n := metricstest.Gather(t, m.reg).Value("pacer_rate_limited_total", "class", nameSearchClass, "by", "address"); n != 1 {
+		t.Errorf("pacer_rate_limited_total{name-search, address} = %v, want 1", n)
+	}
 }

@@ -193,7 +193,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if err != nil {
 		return nil, fmt.Errorf("photo-api: %w", err)
 	}
-	limits, err := cfg.Limits.Limits(nil)
+	limits, err := cfg.Limits.Limits(m.limited.Refused)
 	if err != nil {
 		roles.Close()
 		return nil, fmt.Errorf("photo-api: %w", err)

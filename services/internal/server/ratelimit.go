@@ -93,13 +93,12 @@ const (
 	DefaultPollUser        = "5/s"
 )
 
-// LimitSettings are the rate-limit settings as declared (strings as
-// ratelimit.ParseRule reads them).
+// LimitSettings are the AsyncEvent API's rate-limit settings as declared
+// (strings as ratelimit.ParseRule reads them).
 type LimitSettings struct {
 	ParticipateUser, PollUser       string
 	ParticipateAddress, PollAddress string
-	Replicas                        int
-	TrustedProxies                  string
+	LimitSharing
 }
 
 // Declare declares the settings on s.
@@ -108,38 +107,63 @@ func (ls *LimitSettings) Declare(s *config.Set) {
 	s.String(&ls.PollUser, "rate-poll-user", "PACER_RATE_POLL_USER", DefaultPollUser, "status polls one user may make, deployment-wide (N/s, N/m, N/h or off)")
 	s.String(&ls.ParticipateAddress, "rate-participate-address", "PACER_RATE_PARTICIPATE_ADDRESS", "off", "participations from one client address, deployment-wide (an IPv6 address counts as its /64)")
 	s.String(&ls.PollAddress, "rate-poll-address", "PACER_RATE_POLL_ADDRESS", "off", "status polls from one client address, deployment-wide")
-	s.Int(&ls.Replicas, "rate-replicas", "PACER_RATE_REPLICAS", 2, "API replicas sharing each budget: each replica allows 1/N of it")
-	s.String(&ls.TrustedProxies, "trusted-proxies", "PACER_TRUSTED_PROXIES", "", "comma-separated CIDR prefixes of the proxies whose X-Forwarded-For names the client (empty: the connection's address)")
+	ls.LimitSharing.Declare(s)
 }
 
 // Limits parses the settings into an API's Limits; an error names the
 // setting at fault. The zero LimitSettings (a Config built without
 // Declare) limits nothing. refused, if set, hears each refusal.
 func (ls LimitSettings) Limits(refused func(class string, by ratelimit.By)) (Limits, error) {
-	rules := map[string]map[ratelimit.By]ratelimit.Rule{"participate": {}, "poll": {}}
-	for _, r := range []struct {
-		env, value, class string
-		by                ratelimit.By
-	}{
-		{"PACER_RATE_PARTICIPATE_USER", ls.ParticipateUser, "participate", ratelimit.ByUser},
-		{"PACER_RATE_POLL_USER", ls.PollUser, "poll", ratelimit.ByUser},
-		{"PACER_RATE_PARTICIPATE_ADDRESS", ls.ParticipateAddress, "participate", ratelimit.ByAddress},
-		{"PACER_RATE_POLL_ADDRESS", ls.PollAddress, "poll", ratelimit.ByAddress},
-	} {
-		rule, err := ratelimit.ParseRule(r.value)
+	return ls.LimitSharing.Limits(refused,
+		Budget{Env: "PACER_RATE_PARTICIPATE_USER", Value: ls.ParticipateUser, Class: "participate", By: ratelimit.ByUser},
+		Budget{Env: "PACER_RATE_POLL_USER", Value: ls.PollUser, Class: "poll", By: ratelimit.ByUser},
+		Budget{Env: "PACER_RATE_PARTICIPATE_ADDRESS", Value: ls.ParticipateAddress, Class: "participate", By: ratelimit.ByAddress},
+		Budget{Env: "PACER_RATE_POLL_ADDRESS", Value: ls.PollAddress, Class: "poll", By: ratelimit.ByAddress})
+}
+
+// LimitSharing are the rate-limit settings every API's limits share: how
+// many replicas divide each budget, and the proxies whose X-Forwarded-For
+// names the client.
+type LimitSharing struct {
+	Replicas       int
+	TrustedProxies string
+}
+
+// Declare declares the settings on s.
+func (sh *LimitSharing) Declare(s *config.Set) {
+	s.Int(&sh.Replicas, "rate-replicas", "PACER_RATE_REPLICAS", 2, "API replicas sharing each budget: each replica allows 1/N of it")
+	s.String(&sh.TrustedProxies, "trusted-proxies", "PACER_TRUSTED_PROXIES", "", "comma-separated CIDR prefixes of the proxies whose X-Forwarded-For names the client (empty: the connection's address)")
+}
+
+// Budget is one budget setting: Value (as ratelimit.ParseRule reads it)
+// of the environment variable Env, limiting Class by By.
+type Budget struct {
+	Env, Value, Class string
+	By                ratelimit.By
+}
+
+// Limits makes an API's Limits of budgets, shared as sh says; an error
+// names the setting at fault. refused, if set, hears each refusal.
+func (sh LimitSharing) Limits(refused func(class string, by ratelimit.By), budgets ...Budget) (Limits, error) {
+	rules := map[string]map[ratelimit.By]ratelimit.Rule{}
+	for _, b := range budgets {
+		rule, err := ratelimit.ParseRule(b.Value)
 		if err != nil {
-			return Limits{}, fmt.Errorf("%s: %w", r.env, err)
+			return Limits{}, fmt.Errorf("%s: %w", b.Env, err)
 		}
 		if rule.Rate > 0 {
-			rules[r.class][r.by] = rule
+			if rules[b.Class] == nil {
+				rules[b.Class] = map[ratelimit.By]ratelimit.Rule{}
+			}
+			rules[b.Class][b.By] = rule
 		}
 	}
-	if ls.Replicas < 0 {
-		return Limits{}, fmt.Errorf("PACER_RATE_REPLICAS: %d, want at least 1", ls.Replicas)
+	if sh.Replicas < 0 {
+		return Limits{}, fmt.Errorf("PACER_RATE_REPLICAS: %d, want at least 1", sh.Replicas)
 	}
-	proxies, err := ratelimit.ParseProxies(ls.TrustedProxies)
+	proxies, err := ratelimit.ParseProxies(sh.TrustedProxies)
 	if err != nil {
 		return Limits{}, fmt.Errorf("PACER_TRUSTED_PROXIES: %w", err)
 	}
-	return Limits{Limiter: ratelimit.New(ratelimit.Config{Rules: rules, Replicas: max(1, ls.Replicas), Refused: refused}), Proxies: proxies}, nil
+	return Limits{Limiter: ratelimit.New(ratelimit.Config{Rules: rules, Replicas: max(1, sh.Replicas), Refused: refused}), Proxies: proxies}, nil
 }

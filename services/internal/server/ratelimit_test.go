@@ -15,8 +15,8 @@ func TestLimitSettings(t *testing.T) {
 		"PACER_RATE_POLL_USER":           {PollUser: "x/s"},
 		"PACER_RATE_PARTICIPATE_ADDRESS": {ParticipateAddress: "0/m"},
 		"PACER_RATE_POLL_ADDRESS":        {PollAddress: "1/d"},
-		"PACER_RATE_REPLICAS":            {Replicas: -1},
-		"PACER_TRUSTED_PROXIES":          {TrustedProxies: "10.0.0.0/40"},
+		"PACER_RATE_REPLICAS":            {LimitSharing: server.LimitSharing{Replicas: -1}},
+		"PACER_TRUSTED_PROXIES":          {LimitSharing: server.LimitSharing{TrustedProxies: "10.0.0.0/40"}},
 	} {
 		if _, err := ls.Limits(nil); err == nil || !strings.HasPrefix(err.Error(), env+": ") {
 			t.Errorf("%+v: %v, want an error naming %s", ls, err, env)
@@ -26,7 +26,7 @@ func TestLimitSettings(t *testing.T) {
 	if err != nil || l.Limiter.Limits("participate") || l.Limiter.Limits("poll") {
 		t.Errorf("the zero settings: %v, or they limit", err)
 	}
-	l, err = server.LimitSettings{ParticipateUser: server.DefaultParticipateUser, PollUser: server.DefaultPollUser, Replicas: 2}.Limits(nil)
+	l, err = server.LimitSettings{ParticipateUser: server.DefaultParticipateUser, PollUser: server.DefaultPollUser, LimitSharing: server.LimitSharing{Replicas: 2}}.Limits(nil)
 	if err != nil || !l.Limiter.Limits("participate") || !l.Limiter.Limits("poll") {
 		t.Errorf("the defaults: %v, or they do not limit", err)
 	}
