@@ -311,10 +311,7 @@ func (s *Scripted) Check(maxRatio float64) {
 			s.Failed = append(s.Failed, fmt.Sprintf("%d of the people's calls failed", ps.Errors))
 		}
 	}
-	for _, l := range []struct {
-		name string
-		l    Limited
-	}{{"the hammering user", s.Hammer}, {"the crowd from one address", s.Crowd}} {
+	for _, l := range s.clients() {
 		if l.l.AllowedMax >= 0 && l.l.Allowed > l.l.AllowedMax {
 			s.Failed = append(s.Failed, fmt.Sprintf("%s got %d calls through, past its budget's %d", l.name, l.l.Allowed, l.l.AllowedMax))
 		}
@@ -334,6 +331,17 @@ func (s *Scripted) Check(maxRatio float64) {
 	}
 }
 
+// namedLimited is a scripted client's name and what the limits let it do.
+type namedLimited struct {
+	name string
+	l    Limited
+}
+
+// clients are the scripted clients, named.
+func (s *Scripted) clients() []namedLimited {
+	return []namedLimited{{"one user hammering polls", s.Hammer}, {"many users from one address", s.Crowd}}
+}
+
 // Summary is the scenario's lines of the summary.
 func (s *Scripted) Summary() string {
 	var b strings.Builder
@@ -346,10 +354,7 @@ func (s *Scripted) Summary() string {
 			p.name, p.ps.Participations, p.ps.ParticipateP95Ms, p.ps.Polls, p.ps.PollP95Ms, p.ps.Limited, p.ps.Errors)
 	}
 	fmt.Fprintf(&b, "  the people's p95 beside them / alone: participation %.2f×, poll %.2f×\n", s.ParticipateP95Ratio, s.PollP95Ratio)
-	for _, l := range []struct {
-		name string
-		l    Limited
-	}{{"one user hammering polls", s.Hammer}, {"many users from one address", s.Crowd}} {
+	for _, l := range s.clients() {
 		fmt.Fprintf(&b, "  %s (%s): %d sent, %d allowed (the budget allows at most %d), %d refused 429, %d other\n",
 			l.name, l.l.Budget, l.l.Sent, l.l.Allowed, l.l.AllowedMax, l.l.Refused, l.l.Errors)
 	}

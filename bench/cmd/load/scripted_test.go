@@ -50,8 +50,8 @@ func TestScriptedCheck(t *testing.T) {
 	}{
 		{"answered 429", func(s *Scripted) { s.Attacked.Limited = 1 }},
 		{"people's calls failed", func(s *Scripted) { s.Baseline.Errors = 2 }},
-		{"hammering user got 57", func(s *Scripted) { s.Hammer.Allowed = 57 }},
-		{"crowd from one address had 1", func(s *Scripted) { s.Crowd.Errors = 1 }},
+		{"one user hammering polls got 57", func(s *Scripted) { s.Hammer.Allowed = 57 }},
+		{"many users from one address had 1", func(s *Scripted) { s.Crowd.Errors = 1 }},
 		{"participation p95 rose", func(s *Scripted) { s.Attacked.ParticipateP95Ms = 40 }},
 		{"poll p95 rose", func(s *Scripted) { s.Attacked.PollP95Ms = 30 }},
 	} {

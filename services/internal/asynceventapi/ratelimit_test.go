@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/humatest"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
@@ -25,17 +26,11 @@ import (
 func TestRateLimits(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
 	limits, err := server.LimitSettings{ParticipateUser: "2/m", PollUser: "3/m", LimitSharing: server.LimitSharing{Replicas: 1}}.Limits(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := deps(env)
-	d.Limits = limits
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), d, v, false))
+	api := limitedAPI(t, env, limits)
 	adm := token(t, "root", auth.RoleAdmin)
 	for _, id := range []string{"rl-a", "rl-b", "rl-c"} {
 		if _, err := env.Admin.CreateEvent(context.Background(), asyncevent_firstCome(id)); err != nil {
@@ -94,13 +89,7 @@ func TestEventRateLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := asynceventtest.New(t, asynceventtest.Options{Ingest: asyncevent.IngestConfig{Limiter: asynceventapi.NewEventLimiter(limits.Limiter)}})
-	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := deps(env)
-	d.Limits = limits
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), d, v, false))
+	api := limitedAPI(t, env, limits)
 	adm := token(t, "root", auth.RoleAdmin)
 
 	for _, bad := range []string{"0/m", "2/d", "two/m", "1000000/m", "02/m", " 2/m", "2/m/s"} {
@@ -141,4 +130,17 @@ func TestEventRateLimits(t *testing.T) {
 	if n := metricstest.Gather(t, reg).Value("pacer_rate_limited_total", "class", "participate", "by", "event_address"); n != 1 {
 		t.Errorf("pacer_rate_limited_total{participate, event_address} = %v, want 1", n)
 	}
+}
+
+// limitedAPI is env's API with limits, its answers checked against its
+// spec.
+func limitedAPI(t *testing.T, env *asynceventtest.Env, limits server.Limits) humatest.TestAPI {
+	t.Helper()
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deps(env)
+	d.Limits = limits
+	return spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), d, v, false))
 }
