@@ -19,6 +19,7 @@ func (s *Store) PutTimingPoint(ctx context.Context, org string, p photo.TimingPo
 	rows, err := s.pool.Query(ctx,
 		`INSERT INTO timing_points (organizer_id, event_id, point_id, name, distance_m) VALUES ($1, $2, $3, $4, $5)
 		 ON CONFLICT (event_id, point_id) DO UPDATE SET name = EXCLUDED.name, distance_m = EXCLUDED.distance_m, updated_at = now()
+		 WHERE timing_points.organizer_id = EXCLUDED.organizer_id
 		 RETURNING `+pointCols, org, p.EventID, p.ID, p.Name, p.DistanceM)
 	if err != nil {
 		return photo.TimingPoint{}, translate(err, "timing point", p.ID)
@@ -81,11 +82,12 @@ func (s *Store) SetPosition(ctx context.Context, org string, p photo.Position) (
 		return photo.Position{}, translate(err, "position", id)
 	}
 	out, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[photo.Position])
-	if err != nil {
-		// A timing point the event does not have breaks the foreign key.
-		return photo.Position{}, translate(err, "timing point", p.PointID)
+	if err = translate(err, "timing point", p.PointID); errors.Is(err, photo.ErrNotFound) && p.PointID != "" {
+		// A timing point the event does not have breaks the foreign key:
+		// the body names it (the assignment was found above).
+		return photo.Position{}, photo.Invalid("pointId", "is not a timing point of the event", p.PointID)
 	}
-	return out, nil
+	return out, err
 }
 
 // Positions lists an event of org's positions by photographer.

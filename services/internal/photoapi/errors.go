@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -59,5 +61,24 @@ func location(field string) string {
 	if l, ok := locations[field]; ok {
 		return l
 	}
+	if strings.HasPrefix(field, "query.") || strings.HasPrefix(field, "path.") {
+		return field // placed by inQuery
+	}
 	return "body." + field
+}
+
+// inQuery places the named fields of a validation error in the query
+// string: for operations whose query parameters share a name with body
+// fields elsewhere (the name search's name, limit and offset).
+func inQuery(err error, fields ...string) error {
+	var ve *photo.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	for i, p := range ve.Problems {
+		if slices.Contains(fields, p.Field) {
+			ve.Problems[i].Field = "query." + p.Field
+		}
+	}
+	return err
 }

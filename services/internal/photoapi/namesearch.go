@@ -53,6 +53,9 @@ const nameDoc = "Typo-tolerant (trigram similarity over the name with Hangul syl
 	"and a name also matches when it, or one of its words, starts with what was typed (a two-syllable Hangul name, a half-typed one). " +
 	"Runners whose bib is hidden at their request never appear."
 
+// nameQueryFields are the name search's fields, in the query string.
+var nameQueryFields = []string{"name", "limit", "offset"}
+
 // registerNameSearch adds the organizers' name search.
 func (h *handlers) registerNameSearch(api huma.API) {
 	huma.Register(api, server.Op("search-runners-by-name", http.MethodGet, "/events/{eventId}/runners/search",
@@ -62,7 +65,7 @@ func (h *handlers) registerNameSearch(api huma.API) {
 			NameQuery
 		}) (*nameOutput, error) {
 			p, err := h.search.ByName(ctx, photo.NameQuery{Org: org, Event: in.EventID, Name: in.Name, Limit: in.Limit, Offset: in.Offset})
-			return nameOut(p), err
+			return nameOut(p), inQuery(err, nameQueryFields...)
 		}))
 }
 
@@ -80,7 +83,7 @@ func (h *handlers) registerPublicNameSearch(api huma.API) {
 			NameQuery
 		}) (*nameOutput, error) {
 			p, err := h.search.PublicByName(ctx, in.EventID, photo.NameQuery{Name: in.Name, Limit: in.Limit, Offset: in.Offset})
-			return nameOut(p), err
+			return nameOut(p), inQuery(err, nameQueryFields...)
 		}))
 }
 

@@ -156,8 +156,9 @@ func TestNameSearchPages(t *testing.T) {
 	}
 	// Bad input names its field.
 	for _, c := range []struct{ query, field string }{
-		{"name=", "name"}, {"name=%20%20", "name"}, {"name=a&limit=51", "limit"}, {"name=a&offset=1001", "offset"},
-		{"name=" + strings.Repeat("가", 101), "name"},
+		{"name=", "query.name"}, {"name=%20%20", "query.name"}, {"name=a%00b", "query.name"}, {"name=%E2%80%8B", "query.name"},
+		{"name=a&limit=51", "query.limit"}, {"name=a&offset=1001", "query.offset"},
+		{"name=" + strings.Repeat("가", 101), "query.name"},
 	} {
 		res := e.do("GET", "/events/e/runners/search?"+c.query, 422, tok)
 		if ct := res.Header().Get("Content-Type"); ct != "application/problem+json" || !strings.Contains(body(res), c.field) {

@@ -148,16 +148,24 @@ func TestTimingRoutesStayInTheirOrganizer(t *testing.T) {
 	t.Parallel()
 	e, tok, tok2 := newTimedEnv(t)
 	e.do("PUT", "/events/e1/timing-points/5k", 404, tok2, map[string]any{"name": "5 km", "distanceM": 5000})
+	// Nor may it replace one that exists (an upsert that found the row).
+	e.do("PUT", "/events/e1/timing-points/10k", 404, tok2, map[string]any{"name": "Claim a prize", "distanceM": 40000})
+	if pts := body(e.do("GET", "/events/e1/timing-points", 200, tok)); strings.Contains(pts, "Claim a prize") || strings.Contains(pts, "40000") {
+		t.Errorf("another organizer replaced a timing point: %s", pts)
+	}
 	e.do("GET", "/events/e1/timing-points", 404, tok2)
 	e.do("GET", "/events/e1/positions", 404, tok2)
 	e.do("PUT", "/events/e1/photographers/p1/position", 404, tok2, map[string]any{"pointId": "10k"})
-	e.do("PUT", "/events/e2/photographers/p2/position", 404, tok2, map[string]any{"pointId": "10k"}) // e1's point
+	e.do("PUT", "/events/e2/photographers/p2/position", 422, tok2, map[string]any{"pointId": "10k"}) // e1's point: not one of e2's
 	e.do("PUT", "/photographers/p1/clock", 404, tok2, map[string]any{"offsetSeconds": 5})
 	e.do("POST", "/events/e1/splits", 404, tok2, map[string]any{"csv": "1000,10k,2024-11-09T10:31:40Z\n"})
 	for _, b := range []map[string]any{{}, {"pointId": "10k", "distanceM": 100}, {"distanceM": 100, "offsetSeconds": 5}} {
 		if r := body(e.do("PUT", "/events/e1/photographers/p1/position", 422, tok, b)); !strings.Contains(r, "body.") {
 			t.Errorf("%v: %s", b, r)
 		}
+	}
+	if r := body(e.do("PUT", "/events/e1/photographers/p1/position", 422, tok, map[string]any{"pointId": "nope"})); !strings.Contains(r, "body.pointId") {
+		t.Errorf("a position at a point the event lacks: %s, want a problem naming body.pointId", r)
 	}
 	e.do("PUT", "/photographers/p1/clock", 200, tok, map[string]any{"offsetSeconds": -12})
 	ps := decode[struct {
