@@ -33,7 +33,7 @@ func init() {
 					return err
 				}
 				cfg.Listener, cfg.Setup, cfg.Dev, cfg.AWS, cfg.Log = env.Listener, true, true, &env.AWS, env.Log
-				devLimits(&cfg.Limits, os.Getenv)
+				devLimits(&cfg.Limits.LimitSharing, os.Getenv)
 				env.advertise("asyncevent.table", cfg.Table)
 				env.advertise("asyncevent.ratePollUser", cfg.Limits.PollUser)
 				env.advertise("asyncevent.rateReplicas", strconv.Itoa(cfg.Limits.Replicas))
@@ -101,13 +101,13 @@ func asynceventBanner(base string) string {
 	return b.String()
 }
 
-// devLimits are make run's rate-limit settings where the environment
-// sets none: one API process (PACER_RATE_REPLICAS 1, so each budget is
-// the process's whole), and X-Forwarded-For believed from loopback
-// (PACER_TRUSTED_PROXIES), where only the developer's own tools connect
-// from: the load tool's scripted-client scenario gives each simulated
-// person an address of its own with it (docs/ratelimit.md).
-func devLimits(ls *server.LimitSettings, getenv func(string) string) {
+// devLimits are make run's rate-limit settings for both APIs where the
+// environment sets none: one process each (PACER_RATE_REPLICAS 1, so
+// each budget is the process's whole), and X-Forwarded-For believed from
+// loopback (PACER_TRUSTED_PROXIES), where only the developer's own tools
+// connect from: the load tool's scripted-client scenario gives each
+// simulated person an address of its own with it (docs/ratelimit.md).
+func devLimits(ls *server.LimitSharing, getenv func(string) string) {
 	if getenv("PACER_RATE_REPLICAS") == "" {
 		ls.Replicas = 1
 	}

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,6 +45,7 @@ func init() {
 			// The dev stack creates its table (PACER_PHOTO_SETUP would say
 			// so too, its endpoints being local), as the AsyncEvent services do.
 			cfg.Listener, cfg.Stage, cfg.DatabaseURL, cfg.AWS, cfg.Setup, cfg.Dev, cfg.Log = env.Listener, "dev", env.DatabaseURL, &env.AWS, true, true, env.Log
+			devLimits(&cfg.Limits.LimitSharing, os.Getenv)
 			if cfg.ImageBaseURL == "" { // PACER_PHOTO_IMAGE_BASE_URL unset: the local CDN stand-in
 				cfg.ImageBaseURL = images
 			}
@@ -94,11 +97,28 @@ func serveCDN(dir, originals string, secret []byte) (string, func(), error) {
 		return "", nil, fmt.Errorf("demo image server: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir(dir)))
+	mux.Handle("/", filesOnly(http.FileServer(http.Dir(dir)), dir))
 	mux.Handle(originalsPath+"/", http.StripPrefix(originalsPath, photoapi.OriginalsHandler(originals, secret, nil)))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }() // ends when closed
 	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// filesOnly serves files through next, as a CDN does: GET and HEAD of
+// a file; no folder listing (it would name every photo), 404 instead.
+func filesOnly(next http.Handler, dir string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(path.Clean("/"+r.URL.Path))))
+		if err != nil || fi.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // photoDemoBanner says how to try the photo API on the demo data.

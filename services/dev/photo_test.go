@@ -42,6 +42,10 @@ func TestCDNServesOriginalsOnlyBySignedLink(t *testing.T) {
 		{signed, 200},
 		{base + originalsPath + "/" + original, 403},
 		{base + "/" + original, 404},
+		// No folder is listed: the listing would name every photo.
+		{base + "/", 404},
+		{base + "/o/e/processed/", 404},
+		{base + "/o/e/processed", 404},
 	} {
 		resp, err := http.Get(c.url)
 		if err != nil {
