@@ -28,20 +28,22 @@ func (q NearbyQuery) page() photo.PageRequest {
 	return photo.PageRequest{Limit: q.Limit, Cursor: q.Cursor}
 }
 
-// nearbyMatch is how a photo was found by time.
-type nearbyMatch struct {
+// NearbyFound is how a photo was found by time. It is embedded, so
+// exported: Huma's schema leaves out unexported embedded fields, and the
+// spec would not describe them.
+type NearbyFound struct {
 	Match      photo.NearbyMatch `json:"match"`
 	CapturedAt time.Time         `json:"capturedAt" doc:"The photo's capture time corrected by the photographer's camera clock offset."`
 	HasBib     bool              `json:"hasBib" doc:"Whether the photo already shows the bib (bib search finds it too)."`
 }
 
-func matchOf(p photo.NearbyPhoto) nearbyMatch {
-	return nearbyMatch{Match: p.Match, CapturedAt: p.CapturedAt, HasBib: p.HasBib}
+func matchOf(p photo.NearbyPhoto) NearbyFound {
+	return NearbyFound{Match: p.Match, CapturedAt: p.CapturedAt, HasBib: p.HasBib}
 }
 
 type nearbyPhoto struct {
 	Photo *photo.Photo `json:"photo"`
-	nearbyMatch
+	NearbyFound
 }
 
 type nearbyOutput struct {
@@ -54,7 +56,7 @@ type nearbyOutput struct {
 
 type publicNearbyPhoto struct {
 	Photo publicPhoto `json:"photo"`
-	nearbyMatch
+	NearbyFound
 }
 
 type publicNearbyOutput struct {
@@ -87,7 +89,7 @@ func (h *handlers) registerNearby(api huma.API) {
 			out.Body.Bib, out.Body.NextCursor = p.Bib, p.Cursor
 			out.Body.Photos = make([]nearbyPhoto, len(p.Photos))
 			for i, ph := range p.Photos {
-				out.Body.Photos[i] = nearbyPhoto{Photo: ph.Photo, nearbyMatch: matchOf(ph)}
+				out.Body.Photos[i] = nearbyPhoto{Photo: ph.Photo, NearbyFound: matchOf(ph)}
 			}
 			return out, err
 		}))
@@ -106,7 +108,7 @@ func (h *handlers) registerNearby(api huma.API) {
 			out.Body.Bib, out.Body.NextCursor = p.Bib, p.Cursor
 			out.Body.Photos = make([]publicNearbyPhoto, len(p.Photos))
 			for i, ph := range p.Photos {
-				out.Body.Photos[i] = publicNearbyPhoto{Photo: toPublic(ph.Photo), nearbyMatch: matchOf(ph)}
+				out.Body.Photos[i] = publicNearbyPhoto{Photo: toPublic(ph.Photo), NearbyFound: matchOf(ph)}
 			}
 			return out, err
 		}))

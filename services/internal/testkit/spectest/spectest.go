@@ -8,10 +8,12 @@
 package spectest
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -55,6 +57,8 @@ func Handler(t testing.TB, api huma.API, next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		if err := Check(op, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len()); err != "" {
 			t.Errorf("%s %s answered %d, which the spec does not document: %s (body %.300s)", r.Method, r.URL.Path, rec.Code, err, rec.Body.String())
+		} else if errs := CheckBody(api.OpenAPI().Components.Schemas, op, rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes()); len(errs) > 0 {
+			t.Errorf("%s %s answered %d with a body its schema does not describe: %v (body %.300s)", r.Method, r.URL.Path, rec.Code, errs, rec.Body.String())
 		}
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
@@ -82,6 +86,31 @@ func Check(op *huma.Operation, status int, contentType string, bodyLen int) stri
 		return "operation " + op.OperationID + "'s " + strconv.Itoa(status) + " response has no schema for " + mt
 	}
 	return ""
+}
+
+// CheckBody validates a JSON response body against op's schema for
+// status, as a client generated from the spec would read it: a field the
+// schema lacks (most schemas forbid additional properties), a missing
+// required one or a wrong type is an error. Other media types and empty
+// bodies are not checked.
+func CheckBody(reg huma.Registry, op *huma.Operation, status int, contentType string, body []byte) []string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	resp := op.Responses[strconv.Itoa(status)]
+	if len(body) == 0 || resp == nil || resp.Content[mt] == nil || resp.Content[mt].Schema == nil ||
+		(mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return []string{"not JSON: " + err.Error()}
+	}
+	res := &huma.ValidateResult{}
+	huma.Validate(reg, resp.Content[mt].Schema, huma.NewPathBuffer([]byte{}, 0), huma.ModeReadFromServer, v, res)
+	out := make([]string, 0, len(res.Errors))
+	for _, e := range res.Errors {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 // checkedAPI is api with its adapter replaced by a checked one, which is
