@@ -56,9 +56,12 @@ func TestNearbyOverHTTP(t *testing.T) {
 	if !strings.Contains(r, `"line 3: pointId is not a timing point of the event"`) || !strings.Contains(r, "body.csv") {
 		t.Fatalf("bad split file: %s", r)
 	}
-	r = body(e.do("POST", "/events/e1/splits", 422, tok, map[string]any{"csv": "1001,10k,half past ten\n"}))
-	if !strings.Contains(r, "line 1: time must be RFC 3339") {
-		t.Fatalf("bad time: %s", r)
+	// Every bad line is named, bad times among the rest.
+	r = body(e.do("POST", "/events/e1/splits", 422, tok, map[string]any{"csv": "1001,10k,half past ten\n1002,nope,2024-11-09T10:32:05Z\nbad bib,10k,2024-11-09T10:32:05Z\n1003,10k,2024-11-09T10:32:05\n"}))
+	for _, want := range []string{"line 1: at must be an RFC 3339 time", "line 2: pointId is not a timing point", "line 3: bib", "line 4: at must be an RFC 3339 time"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("bad lines: %s, want it to say %q", r, want)
+		}
 	}
 	good := "bib,pointId,time\n1001,10k,2024-11-09T10:32:00Z\n1002,10k,2024-11-09T10:32:05Z\n"
 	for want, n := range []int{2, 0} { // nothing of the bad files was written; a re-import writes nothing

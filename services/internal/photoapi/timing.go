@@ -2,8 +2,11 @@ package photoapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -129,13 +132,13 @@ func (h *handlers) registerTiming(api huma.API) {
 			EventPath
 			Body splitsBody
 		}) (*importOutput, error) {
-			ss, lines, err := splitsOf(in.Body)
+			ss, lines, badTimes, err := splitsOf(in.Body)
 			if err != nil {
 				return nil, err
 			}
 			n, err := h.timing.ImportSplits(ctx, org, in.EventID, ss)
 			if err != nil {
-				return nil, csvProblems(err, lines)
+				return nil, csvProblems(unparsedTimes(err, lines, badTimes), lines)
 			}
 			out := &importOutput{}
 			out.Body.Received, out.Body.Written = len(ss), n
@@ -144,15 +147,41 @@ func (h *handlers) registerTiming(api huma.API) {
 }
 
 // splitsOf reads a split import body: the JSON list or the CSV text. For
-// CSV it also returns each split's line, for csvProblems.
-func splitsOf(b splitsBody) ([]photo.Split, []int, error) {
-	return importRows(b.Splits, b.CSV, csvImport{list: "splits", fields: 3, max: photo.MaxSplitsImport},
+// CSV it also returns each split's line, for csvProblems, and the lines
+// whose time does not parse: their split keeps the zero time, which the
+// domain refuses with the rest of the file's problems (so every bad line
+// is named, and nothing is written), and unparsedTimes says why.
+func splitsOf(b splitsBody) ([]photo.Split, []int, map[int]bool, error) {
+	badTimes := map[int]bool{}
+	ss, lines, err := importRows(b.Splits, b.CSV, csvImport{list: "splits", fields: 3, max: photo.MaxSplitsImport},
 		func(s splitBody) photo.Split { return photo.Split{Bib: s.Bib, PointID: s.PointID, At: s.At} },
 		func(rec []string, line int) (photo.Split, error) {
 			at, err := time.Parse(time.RFC3339Nano, rec[2])
 			if err != nil {
-				return photo.Split{}, photo.Invalid("csv", fmt.Sprintf("line %d: time must be RFC 3339, e.g. 2024-11-09T08:41:07Z", line), nil)
+				badTimes[line] = true
 			}
 			return photo.Split{Bib: rec[0], PointID: rec[1], At: at}, nil
 		})
+	return ss, lines, badTimes, err
+}
+
+// splitTime is a split's time field in the domain's problems.
+var splitTime = regexp.MustCompile(`^splits\[(\d+)\]\.at$`)
+
+// unparsedTimes says of each split whose CSV time did not parse (its line
+// in badTimes) that it must be RFC 3339, instead of what the domain says
+// of the zero time it was given.
+func unparsedTimes(err error, lines []int, badTimes map[int]bool) error {
+	var ve *photo.ValidationError
+	if len(badTimes) == 0 || !errors.As(err, &ve) {
+		return err
+	}
+	for i, p := range ve.Problems {
+		if m := splitTime.FindStringSubmatch(p.Field); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n < len(lines) && badTimes[lines[n]] {
+				ve.Problems[i].Message, ve.Problems[i].Value = "must be an RFC 3339 time, e.g. 2024-11-09T08:41:07Z", nil
+			}
+		}
+	}
+	return err
 }
