@@ -38,7 +38,7 @@ var problemTypes = []server.ProblemType{
 	{Err: asyncevent.ErrHumanTokenMissing, Status: http.StatusUnprocessableEntity, Name: "human-token-missing", Field: "body.humanToken"},
 	{Err: asyncevent.ErrHumanCheckFailed, Status: http.StatusUnprocessableEntity, Name: "human-check-failed", Field: "body.humanToken"},
 	{Err: asyncevent.ErrHumanCheckUnavailable, Status: http.StatusServiceUnavailable, Name: "human-check-unavailable"},
-	{Err: asyncevent.ErrRateLimited, Status: http.StatusTooManyRequests, Name: "rate-limited", Headers: retryAfter},
+	{Err: asyncevent.ErrRateLimited, Status: http.StatusTooManyRequests, Name: server.RateLimitedProblem, Headers: retryAfter},
 	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"},
 }
 

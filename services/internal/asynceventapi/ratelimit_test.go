@@ -47,8 +47,8 @@ func TestRateLimits(t *testing.T) {
 	if ra, err := strconv.Atoi(resp.Header().Get("Retry-After")); err != nil || ra < 1 || ra > 30 {
 		t.Errorf("Retry-After %q, want 1..30 s (2 a minute: one back in 30 s)", resp.Header().Get("Retry-After"))
 	}
-	if ct := resp.Header().Get("Content-Type"); ct != "application/problem+json" {
-		t.Errorf("429 as %q, want problem+json", ct)
+	if ct := resp.Header().Get("Content-Type"); ct != "application/problem+json" || !strings.Contains(resp.Body.String(), server.ProblemBase+server.RateLimitedProblem) {
+		t.Errorf("429 as %q: %s, want a rate-limited problem", ct, resp.Body)
 	}
 	if st, err := env.Admin.EventStats(context.Background(), "rl-c"); err != nil || st.Total != 0 {
 		t.Errorf("the refused participation wrote: %+v, %v", st, err)

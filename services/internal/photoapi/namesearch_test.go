@@ -207,7 +207,7 @@ func TestPublicNameSearchRateLimit(t *testing.T) {
 		e.do("GET", "/public/events/e/runners/search?name=Kim", 200)
 	}
 	res := e.do("GET", "/public/events/e/runners/search?name=Kim", 429)
-	if res.Header().Get("Retry-After") == "" || res.Header().Get("Content-Type") != "application/problem+json" {
+	if res.Header().Get("Retry-After") == "" || res.Header().Get("Content-Type") != "application/problem+json" || !strings.Contains(body(res), server.ProblemBase+server.RateLimitedProblem) {
 		t.Fatalf("429: %v %s", res.Header(), body(res))
 	}
 	// Another address (behind the trusted proxy) has its own budget; the

@@ -58,8 +58,26 @@ func RateLimit(api huma.API, l Limits, classes map[string]string) {
 			return
 		}
 		ctx.SetHeader("Retry-After", RetryAfterSeconds(after))
-		_ = huma.WriteErr(api, ctx, http.StatusTooManyRequests, "too many "+class+" calls from this user or address: retry after the Retry-After seconds") // the client went away; nothing to do
+		writeHumaProblem(api, ctx, &huma.ErrorModel{Type: ProblemBase + RateLimitedProblem, Title: http.StatusText(http.StatusTooManyRequests),
+			Status: http.StatusTooManyRequests, Detail: "too many " + class + " calls, past this deployment's rate limit: retry after the Retry-After seconds"})
 	})
+}
+
+// RateLimitedProblem is the problem type (after ProblemBase) of every 429
+// a rate limit answers: the deployment's (RateLimit) and a domain's own
+// (an event's budget).
+const RateLimitedProblem = "rate-limited"
+
+// writeHumaProblem answers m as problem+json, as Huma answers its errors.
+func writeHumaProblem(api huma.API, ctx huma.Context, m *huma.ErrorModel) {
+	const ct = "application/problem+json"
+	ctx.SetHeader("Content-Type", ct)
+	ctx.SetStatus(m.Status)
+	v, err := api.Transform(ctx, strconv.Itoa(m.Status), m)
+	if err != nil {
+		return // the status is written; a transformer's failure leaves the body empty
+	}
+	_ = api.Marshal(ctx.BodyWriter(), ct, v) // the client went away; nothing to do
 }
 
 // DocumentRetryAfter documents the Retry-After header of every 429
