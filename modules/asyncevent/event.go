@@ -68,8 +68,8 @@ func (a *Admin) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, err
 	if !ValidID(in.EventID) {
 		return nil, fmt.Errorf("%w: eventId", ErrInvalidID)
 	}
-	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) {
-		return nil, badEvent("title", "title must be UTF-8 without control characters")
+	if !utf8.ValidString(in.Title) || strings.ContainsFunc(in.Title, unicode.IsControl) || strings.ContainsFunc(in.Title, bidiControl) {
+		return nil, badEvent("title", "title must be UTF-8 without control characters (bidirectional ones included)")
 	}
 	if utf8.RuneCountInString(in.Title) > 200 { // characters (code points), as the schema's maxLength counts
 		return nil, badEvent("title", "title longer than 200 characters")
@@ -108,6 +108,13 @@ func (a *Admin) CreateEvent(ctx context.Context, in NewEvent) (*EventConfig, err
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// bidiControl reports whether r is an explicit bidirectional embedding,
+// override or isolate (U+202A..U+202E, U+2066..U+2069): in a title shown
+// on the participation page it would reorder the text around it.
+func bidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // badEvent is the EventError of field, its reason formatted.

@@ -140,7 +140,18 @@ func checkText(ps *problems, field, s string, required bool, max int) {
 		ps.add(field, fmt.Sprintf("is longer than %d characters", max), nil)
 	case strings.IndexFunc(s, unicode.IsControl) >= 0:
 		ps.add(field, "contains control characters", nil)
+	case strings.IndexFunc(s, bidiControl) >= 0:
+		ps.add(field, "contains bidirectional control characters", nil)
 	}
+}
+
+// bidiControl reports whether r is one of Unicode's explicit
+// bidirectional embeddings, overrides or isolates (U+202A..U+202E,
+// U+2066..U+2069): shown on a public page, they reorder the text around
+// them ("Trojan Source"), and no runner's, event's or point's name needs
+// them (right-to-left letters order themselves).
+func bidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // visible reports whether r shows as something: not a space, not an

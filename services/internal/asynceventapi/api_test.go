@@ -246,6 +246,7 @@ func TestHostileInput(t *testing.T) {
 		{"cutoff beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "LOTTERY", "winners": 1, "lotteryCutoffAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "lotteryCutoffAt"},
 		{"closesAt beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "closesAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "closesAt"},
 		{"title with control char", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\x00b"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
+		{"title with a bidi override", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\u202eb"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
 		{"capacity written 5e0", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":5e0}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 422, "body.capacity"},
 		{"capacity given twice", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":-1,"capacity":5}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "body.capacity"},
 		{"title not UTF-8", post("/admin/events", strings.NewReader("{\"eventId\":\"x\",\"eventType\":\"FIRST_COME\",\"capacity\":1,\"title\":\"\xff\xfe\"}"), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "UTF-8"},

@@ -167,6 +167,11 @@ func TestTimingRoutesStayInTheirOrganizer(t *testing.T) {
 			t.Errorf("%v: %s", b, r)
 		}
 	}
+	// A name shown publicly (match.pointName) cannot reorder the text
+	// around it.
+	if r := body(e.do("PUT", "/events/e1/timing-points/bidi", 422, tok, map[string]any{"name": "abc\u202edef", "distanceM": 5})); !strings.Contains(r, "body.name") {
+		t.Errorf("a point name with a bidirectional override: %s, want a problem naming body.name", r)
+	}
 	if r := body(e.do("PUT", "/events/e1/photographers/p1/position", 422, tok, map[string]any{"pointId": "nope"})); !strings.Contains(r, "body.pointId") {
 		t.Errorf("a position at a point the event lacks: %s, want a problem naming body.pointId", r)
 	}

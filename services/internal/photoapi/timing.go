@@ -21,7 +21,7 @@ type PointPath struct {
 }
 
 type timingPointBody struct {
-	Name      string `json:"name" minLength:"1" example:"10 km"`
+	Name      string `json:"name" minLength:"1" maxLength:"200" example:"10 km"`
 	DistanceM int    `json:"distanceM" minimum:"0" maximum:"1000000" doc:"Distance from the start, in metres." example:"10000"`
 }
 
