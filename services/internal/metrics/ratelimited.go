@@ -20,7 +20,7 @@ type Series struct {
 // NewRateLimited registers the counter on reg with each of series at 0.
 func NewRateLimited(reg prometheus.Registerer, series ...Series) *RateLimited {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pacer_rate_limited_total",
-		Help: "Calls refused 429 by the rate limits, by class (participate, poll; name-search on photo-api) and what limited them (user, address; event_address: an event's own budget)."}, []string{"class", "by"})
+		Help: "Calls refused 429 by the rate limits, by class (participate, poll; name-search and public-search on photo-api) and what limited them (user, address; event_address: an event's own budget)."}, []string{"class", "by"})
 	reg.MustRegister(c)
 	for _, s := range series {
 		c.WithLabelValues(s.Class, string(s.By))

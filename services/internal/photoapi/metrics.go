@@ -30,7 +30,8 @@ func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
 	m.aws = metrics.NewAWS(m.reg, table)
 	m.aws.Attach(awsCfg)
 	m.photo = NewPhotoMetrics(m.reg)
-	m.limited = metrics.NewRateLimited(m.reg, metrics.Series{Class: nameSearchClass, By: ratelimit.ByAddress})
+	m.limited = metrics.NewRateLimited(m.reg, metrics.Series{Class: nameSearchClass, By: ratelimit.ByAddress},
+		metrics.Series{Class: publicSearchClass, By: ratelimit.ByAddress})
 	return m
 }
 

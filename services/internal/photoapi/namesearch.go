@@ -115,23 +115,49 @@ func (h *handlers) registerPublicEvent(api huma.API) {
 // address, deployment-wide.
 const DefaultNameSearchAddress = "30/m"
 
+// DefaultPublicSearchAddress is the public photo searches' budget per
+// client address (by bib and by passing time together), deployment-wide:
+// 5 a second, a runner page's two searches and their pages many times
+// over, and room for a few dozen runners behind one finish-area network.
+const DefaultPublicSearchAddress = "300/m"
+
+// publicSearchClass is the rate-limit class of the public photo searches:
+// by bib, and by passing time (a page of which may cost a Query per
+// positioned photographer).
+const publicSearchClass = "public-search"
+
+// publicSearchLimitDoc says how the public photo searches are limited,
+// for the spec.
+const publicSearchLimitDoc = "Rate-limited per client address with the other public photo search (PACER_RATE_PUBLIC_SEARCH_ADDRESS): past it, 429 with Retry-After. "
+
+// limitedOps are the operations photo-api's limits apply to, by class.
+var limitedOps = map[string]string{
+	"public-search-by-name": nameSearchClass,
+	"public-search-by-bib":  publicSearchClass,
+	"public-search-nearby":  publicSearchClass,
+}
+
 // LimitSettings are photo-api's rate-limit settings (docs/ratelimit.md).
 type LimitSettings struct {
-	NameSearchAddress string
+	NameSearchAddress   string
+	PublicSearchAddress string
 	server.LimitSharing
 }
 
 // Declare declares the settings on s.
 func (ls *LimitSettings) Declare(s *config.Set) {
 	s.String(&ls.NameSearchAddress, "rate-name-search-address", "PACER_RATE_NAME_SEARCH_ADDRESS", DefaultNameSearchAddress, "public name searches from one client address, deployment-wide (N/s, N/m, N/h or off; an IPv6 address counts as its /64)")
+	s.String(&ls.PublicSearchAddress, "rate-public-search-address", "PACER_RATE_PUBLIC_SEARCH_ADDRESS", DefaultPublicSearchAddress, "public photo searches (by bib and by passing time, together) from one client address, deployment-wide (N/s, N/m, N/h or off)")
 	ls.LimitSharing.Declare(s)
 }
 
 // Limits parses the settings; an error names the setting at fault. The
 // zero LimitSettings limits nothing.
 func (ls LimitSettings) Limits(refused func(class string, by ratelimit.By)) (server.Limits, error) {
-	if ls.NameSearchAddress == "" {
+	if ls.NameSearchAddress == "" && ls.PublicSearchAddress == "" {
 		return server.Limits{}, nil
 	}
-	return ls.LimitSharing.Limits(refused, server.Budget{Env: "PACER_RATE_NAME_SEARCH_ADDRESS", Value: ls.NameSearchAddress, Class: nameSearchClass, By: ratelimit.ByAddress})
+	return ls.LimitSharing.Limits(refused,
+		server.Budget{Env: "PACER_RATE_NAME_SEARCH_ADDRESS", Value: ls.NameSearchAddress, Class: nameSearchClass, By: ratelimit.ByAddress},
+		server.Budget{Env: "PACER_RATE_PUBLIC_SEARCH_ADDRESS", Value: ls.PublicSearchAddress, Class: publicSearchClass, By: ratelimit.ByAddress})
 }

@@ -218,3 +218,29 @@ func TestPublicNameSearchRateLimit(t *testing.T) {
 		t.Errorf("pacer_rate_limited_total{name-search, address} = %v, want 1", n)
 	}
 }
+
+// The public photo searches, by bib and by passing time, share one
+// budget per client address: past it, 429 rate-limited with Retry-After,
+// counted; another address has its own; organizers are not limited.
+func TestPublicSearchRateLimit(t *testing.T) {
+	t.Parallel()
+	m := newMetrics(&aws.Config{}, "T")
+	limits, err := LimitSettings{PublicSearchAddress: "3/m", LimitSharing: server.LimitSharing{Replicas: 1, TrustedProxies: "127.0.0.1/32"}}.Limits(m.limited.Refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, func(d *Deps) { d.Limits = limits })
+	e.setup("o1", "e1", "p1", true)
+	for _, path := range []string{"/public/events/e1/bibs/1000/photos", "/public/events/e1/bibs/1000/nearby-photos", "/public/events/e1/bibs/1001/photos"} {
+		e.do("GET", path, 200)
+	}
+	res := e.do("GET", "/public/events/e1/bibs/1000/nearby-photos", 429)
+	if res.Header().Get("Retry-After") == "" || !strings.Contains(body(res), server.ProblemBase+server.RateLimitedProblem) {
+		t.Fatalf("429: %v %s", res.Header(), body(res))
+	}
+	e.do("GET", "/public/events/e1/bibs/1000/photos", 200, "X-Forwarded-For: 203.0.113.9")
+	e.do("GET", "/events/e1/bibs/1000/photos", 200, orgToken(t, "o1"))
+	if n := metricstest.Gather(t, m.reg).Value("pacer_rate_limited_total", "class", publicSearchClass, "by", "address"); n != 1 {
+		t.Errorf("pacer_rate_limited_total{public-search, address} = %v, want 1", n)
+	}
+}

@@ -96,8 +96,8 @@ func (h *handlers) registerNearby(api huma.API) {
 	huma.Register(api, server.Op("public-search-nearby", http.MethodGet, "/public/events/{eventId}/bibs/{bib}/nearby-photos",
 		"Runner search: photos taken when a bib passed each camera, in a published event", tagPublic, server.NoToken(),
 		server.Describe("No token needed. Only events their organizer has published; any other event answers 404. "+
-			"Photos show what a gallery renders. "+nearbyDoc),
-		server.Fails(http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity)),
+			"Photos show what a gallery renders. "+publicSearchLimitDoc+nearbyDoc),
+		server.Fails(http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusTooManyRequests)),
 		server.Handle(server.Anyone, h.problem, func(ctx context.Context, _ struct{}, in *struct {
 			EventPath
 			BibPath

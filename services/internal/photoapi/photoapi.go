@@ -86,6 +86,8 @@ func Register(api huma.API, d Deps) {
 	}
 	h := &handlers{ingest: d.Ingest, search: d.Search, dir: d.Directory, privacy: d.Privacy, timing: d.Timing, log: d.Log, problem: problems(d.Log).Problem,
 		originals: d.Originals, originalTTL: d.OriginalTTL}
+	server.ClientIP(api, d.Limits.Proxies)
+	server.RateLimit(api, d.Limits, limitedOps) // before the operations it limits
 	h.registerOrganizers(api)
 	h.registerEvents(api)
 	h.registerPhotographers(api)
@@ -99,8 +101,6 @@ func Register(api huma.API, d Deps) {
 	h.registerSync(api)
 	h.registerTiming(api)
 	h.registerNearby(api)
-	server.ClientIP(api, d.Limits.Proxies)
-	server.RateLimit(api, d.Limits, map[string]string{"public-search-by-name": nameSearchClass})
 	h.registerPublic(api)
 	h.registerPublicEvent(api)
 	h.registerPublicNameSearch(api)

@@ -156,8 +156,8 @@ func (h *handlers) registerPublic(api huma.API) {
 	huma.Register(api, server.Op("public-search-by-bib", http.MethodGet, "/public/events/{eventId}/bibs/{bib}/photos",
 		"Runner search: photos showing a bib in a published event", tagPublic, server.NoToken(),
 		server.Describe("No token needed. Only events their organizer has published; any other event answers 404. "+
-			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. "+newestDoc),
-		server.Fails(http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity)),
+			"Photos show what a gallery renders; runner names, face ids and raw upload keys are for organizers only. "+publicSearchLimitDoc+newestDoc),
+		server.Fails(http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusTooManyRequests)),
 		server.Handle(server.Anyone, h.problem, func(ctx context.Context, _ struct{}, in *struct {
 			EventPath
 			BibPath
