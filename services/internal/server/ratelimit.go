@@ -92,12 +92,10 @@ func DocumentRetryAfter(api huma.API) {
 			r := op.Responses["429"]
 			r.Description = "Too Many Requests: past a rate limit (docs/ratelimit.md); nothing was done. Retry after Retry-After seconds."
 			r.Headers = map[string]*huma.Param{"Retry-After": {Description: "Whole seconds until a call would be allowed",
-				Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: ptrFloat(1)}}}
+				Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: new(1.0)}}}
 		}
 	}
 }
-
-func ptrFloat(f float64) *float64 { return &f }
 
 // RetryAfterSeconds is d as a Retry-After value: whole seconds, rounded
 // up.
