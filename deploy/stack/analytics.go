@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,15 +11,14 @@ import (
 
 // Logical ids of the analytics pipeline.
 const (
-	idEventBus      = "EventBus"
-	idEventsBucket  = "EventsBucket"
-	idResultsBucket = "AthenaResultsBucket"
-	idFirehose      = "EventsFirehose"
-	idFirehoseRole  = "EventsFirehoseRole"
-	idRuleRole      = "EventsRuleRole"
-	idRuleDLQ       = "EventsRuleDLQ"
-	idGlueDB        = "AnalyticsDatabase"
-	idWorkgroup     = "AnalyticsWorkGroup"
+	idEventBus     = "EventBus"
+	idEventsBucket = "EventsBucket"
+	idFirehose     = "EventsFirehose"
+	idFirehoseRole = "EventsFirehoseRole"
+	idRuleRole     = "EventsRuleRole"
+	idRuleDLQ      = "EventsRuleDLQ"
+	idGlueDB       = "AnalyticsDatabase"
+	idWorkgroup    = "AnalyticsWorkGroup"
 )
 
 // withBucket replaces ${bucket} in s with the events bucket's name.
@@ -38,7 +39,18 @@ func withBucket(s string) any {
 	return Join("", out...)
 }
 
-func bucket(component string, expireDays int) map[string]any {
+// resultsPrefix is where Athena writes query results, in the events
+// bucket: a separate bucket of the stack's own would be non-empty once
+// any query has run, and CloudFormation cannot delete a non-empty bucket,
+// so the stack's delete would fail. The events bucket is kept on delete
+// (keepExceptOnCreate) and emptied by the documented teardown; results
+// expire after resultsDays.
+const (
+	resultsPrefix = "athena-results/"
+	resultsDays   = 30
+)
+
+func bucket(component string, expire map[string]int) map[string]any {
 	p := map[string]any{
 		"PublicAccessBlockConfiguration": map[string]any{
 			"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true,
@@ -48,10 +60,14 @@ func bucket(component string, expireDays int) map[string]any {
 		}},
 		"Tags": tags(component),
 	}
-	if expireDays > 0 {
-		p["LifecycleConfiguration"] = map[string]any{"Rules": []any{map[string]any{
-			"Id": "expire", "Status": "Enabled", "ExpirationInDays": expireDays,
-		}}}
+	var rules []any
+	for _, prefix := range slices.Sorted(maps.Keys(expire)) {
+		rules = append(rules, map[string]any{
+			"Id": "expire-" + strings.Trim(prefix, "/"), "Status": "Enabled", "Prefix": prefix, "ExpirationInDays": expire[prefix],
+		})
+	}
+	if len(rules) > 0 {
+		p["LifecycleConfiguration"] = map[string]any{"Rules": rules}
 	}
 	return p
 }
@@ -63,8 +79,8 @@ func (s *Spec) analytics(t *Template) error {
 		return err
 	}
 	t.add(idEventBus, Resource{Type: "AWS::Events::EventBus", Properties: map[string]any{"Name": Sub("pacer-${Stage}")}})
-	t.add(idEventsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", 0), DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain"})
-	t.add(idResultsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", 30)})
+	t.add(idEventsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", map[string]int{resultsPrefix: resultsDays}),
+		DeletionPolicy: keepExceptOnCreate, UpdateReplacePolicy: keepOnReplace})
 
 	firehose(t, a)
 	s.eventsRule(t, a)
@@ -79,9 +95,10 @@ func firehose(t *Template, a Analytics) {
 	t.add(idFirehoseRole, Resource{Type: "AWS::IAM::Role", Properties: map[string]any{
 		"AssumeRolePolicyDocument": assumeRole("firehose.amazonaws.com"),
 		"Policies": inlinePolicy("s3", map[string]any{"Version": "2012-10-17", "Statement": []any{
-			map[string]any{"Effect": "Allow", "Action": []string{"s3:AbortMultipartUpload", "s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"},
+			map[string]any{"Effect": "Allow", "Action": []string{"s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"},
 				"Resource": []any{GetAtt(idEventsBucket, "Arn")}},
-			map[string]any{"Effect": "Allow", "Action": []string{"s3:GetObject", "s3:PutObject"},
+			// AbortMultipartUpload is authorized on the object, not the bucket.
+			map[string]any{"Effect": "Allow", "Action": []string{"s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"},
 				"Resource": []any{Sub("${" + idEventsBucket + ".Arn}/*")}},
 		}}),
 	}})
@@ -174,7 +191,7 @@ func glueAthena(t *Template, a Analytics, g GlueTable) {
 		"Name": Sub("pacer-${Stage}"), "State": "ENABLED", "RecursiveDeleteOption": true,
 		"WorkGroupConfiguration": map[string]any{
 			"EnforceWorkGroupConfiguration": true, "BytesScannedCutoffPerQuery": a.ScanLimitBytes,
-			"ResultConfiguration": map[string]any{"OutputLocation": Sub("s3://${" + idResultsBucket + "}/results/")},
+			"ResultConfiguration": map[string]any{"OutputLocation": Sub("s3://${" + idEventsBucket + "}/" + resultsPrefix)},
 		},
 	}})
 	names := make([]string, 0, len(a.Queries))

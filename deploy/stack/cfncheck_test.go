@@ -33,7 +33,12 @@ var resourceKeys = map[string]bool{
 	"UpdateReplacePolicy": true, "Metadata": true, "CreationPolicy": true, "UpdatePolicy": true,
 }
 
-var deletionPolicies = map[string]bool{"Delete": true, "Retain": true, "RetainExceptOnCreate": true, "Snapshot": true}
+// The policies CloudFormation takes: RetainExceptOnCreate is a
+// DeletionPolicy only (an UpdateReplacePolicy of it is refused).
+var policies = map[string]map[string]bool{
+	"DeletionPolicy":      {"Delete": true, "Retain": true, "RetainExceptOnCreate": true, "Snapshot": true},
+	"UpdateReplacePolicy": {"Delete": true, "Retain": true, "Snapshot": true},
+}
 
 // templateCheck checks a CloudFormation template against the resource
 // specification; each problem it finds is a line in findings, prefixed by
@@ -90,8 +95,8 @@ func (c *templateCheck) resource(id string, r map[string]any) {
 	}
 	c.condition(id, r["Condition"])
 	for _, k := range []string{"DeletionPolicy", "UpdateReplacePolicy"} {
-		if p, set := r[k]; set && !deletionPolicies[fmt.Sprint(p)] {
-			c.fail("%s: %s %v is not one of Delete, Retain, RetainExceptOnCreate, Snapshot", id, k, p)
+		if p, set := r[k]; set && !policies[k][fmt.Sprint(p)] {
+			c.fail("%s: %s %v is not one of %s", id, k, p, strings.Join(slices.Sorted(maps.Keys(policies[k])), ", "))
 		}
 	}
 	deps := r["DependsOn"]

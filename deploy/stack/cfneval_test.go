@@ -3,6 +3,7 @@ package stack_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
@@ -46,8 +47,20 @@ func readTemplate(t *testing.T) map[string]any { return decodeTemplate(t, false)
 
 // deploy resolves tpl for values. A parameter with neither a value nor a
 // default gets "placeholder-<name>", unchecked: the tests here are about
-// the parameters they set.
+// the parameters they set. Every stack needs a way to verify tokens (the
+// TokenVerification rule): where the template has JwtSecretArn and values
+// set neither it nor JwksUrl, JwtSecretArn gets a secret's ARN.
 func deploy(tpl map[string]any, values map[string]string) (*deployed, error) {
+	_, keys := values["JwksUrl"]
+	_, secret := values["JwtSecretArn"]
+	params, _ := tpl["Parameters"].(map[string]any)
+	if _, has := params["JwtSecretArn"]; has && !keys && !secret {
+		values = maps.Clone(values)
+		if values == nil {
+			values = map[string]string{}
+		}
+		values["JwtSecretArn"] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:pacer/test/jwt-secret-AbCdEf"
+	}
 	d := &deployed{tpl: tpl, params: map[string]any{}, conds: map[string]bool{}, condBusy: map[string]bool{},
 		created: map[string]bool{}, Resources: map[string]deployedResource{}, Outputs: map[string]any{}}
 	if err := d.parameters(values); err != nil {

@@ -75,6 +75,9 @@ func (s *Spec) service(t *Template, sv Service) {
 		}},
 		"PropagateTags": "SERVICE", "Tags": tags(sv.Name),
 	}
+	if sv.Database {
+		props["Tags"] = append(tags(sv.Name), databaseTag())
+	}
 	if !autoscaled(sv) {
 		props["DesiredCount"] = sv.Count
 	}

@@ -36,6 +36,8 @@ func (s *Spec) Template() (t *Template, err error) {
 	s.tables(t)
 	s.queues(t)
 	s.network(t)
+	s.databaseAccess(t)
+	s.authRules(t)
 	s.waf(t)
 	if err := s.analytics(t); err != nil {
 		return nil, err
@@ -78,7 +80,7 @@ func (s *Spec) parameters() map[string]Parameter {
 		"VpcId":            {Type: "AWS::EC2::VPC::Id", Description: "VPC of the load balancer and tasks"},
 		"PublicSubnetIds":  {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the internet-facing load balancer (two or more AZs)"},
 		"PrivateSubnetIds": {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the tasks, with a route to AWS APIs and the image registry (NAT gateway or VPC endpoints)"},
-		"JwksUrl":          {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL); empty: HS256 with JwtSecretArn"},
+		ParamJwksURL:       {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL); empty: HS256 with JwtSecretArn (one of the two is required)"},
 		ParamPhotoBucket: {Type: "String", AllowedPattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
 			Description:           "Existing S3 bucket of the photos' originals (rawKey, PACER_PHOTO_BUCKET): photo-api gives organizers presigned GETs of them and is granted s3:GetObject on its objects",
 			ConstraintDescription: "an S3 bucket name"},
@@ -92,6 +94,7 @@ func (s *Spec) parameters() map[string]Parameter {
 	s.wafParameters(p)
 	s.scalingParameters(p)
 	s.warmParameters(p)
+	s.databaseParameters(p)
 	seen := map[string]bool{}
 	for _, sv := range s.Services {
 		p[sv.Image] = Parameter{Type: "String", AllowedPattern: ImageByDigest,
@@ -124,7 +127,7 @@ func (s *Spec) outputs(t *Template) {
 			t.Outputs[sv.ID+"URL"] = Output{Description: sv.Name + "'s base URL", Value: apiURL(sv)}
 		}
 	}
-	t.Outputs["TaskSecurityGroupId"] = Output{Description: "Security group of the tasks: allow it into your Postgres", Value: GetAtt(idTaskSG, "GroupId")}
+	t.Outputs["TaskSecurityGroupId"] = Output{Description: "Security group of the tasks (DatabaseSecurityGroupId already admits it into Postgres)", Value: GetAtt(idTaskSG, "GroupId")}
 	t.Outputs["ClusterName"] = Output{Description: "ECS cluster", Value: Ref(idCluster)}
 	t.Outputs["QueueURL"] = Output{Description: "Participation queue", Value: Ref(idQueue)}
 	t.Outputs["DLQURL"] = Output{Description: "Its dead-letter queue", Value: Ref(idDLQ)}

@@ -69,7 +69,8 @@ func TestDesiredCountOnlyOnFixedServices(t *testing.T) {
 
 // The pre-scale window and the warm throughput are off by default; set,
 // they give the scalable targets their scheduled actions and the
-// participation table its WarmThroughput; half a window is refused.
+// participation table and its indexes their WarmThroughput; half a
+// window, and warm throughput below DynamoDB's floors, are refused.
 func TestSaleDayParameters(t *testing.T) {
 	tpl := readTemplate(t)
 	off, err := deploy(tpl, nil)
@@ -97,8 +98,39 @@ func TestSaleDayParameters(t *testing.T) {
 	if got := on.Resources["WorkerScalableTarget"].Properties["ScheduledActions"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("worker's scheduled actions %v, want %v", got, want)
 	}
-	if got, want := on.Resources["AsyncEventTable"].Properties["WarmThroughput"], map[string]any{"WriteUnitsPerSecond": "20000"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("WarmThroughput %v, want %v", got, want)
+	warm := map[string]any{"WriteUnitsPerSecond": "20000"}
+	if got := on.Resources["AsyncEventTable"].Properties["WarmThroughput"]; !reflect.DeepEqual(got, warm) {
+		t.Errorf("WarmThroughput %v, want %v", got, warm)
+	}
+	// Every participation writes each index too: each is as warm.
+	gsis := on.Resources["AsyncEventTable"].Properties["GlobalSecondaryIndexes"].([]any)
+	for _, g := range gsis {
+		if got := g.(map[string]any)["WarmThroughput"]; !reflect.DeepEqual(got, warm) {
+			t.Errorf("%v: WarmThroughput %v, want %v", g.(map[string]any)["IndexName"], got, warm)
+		}
+	}
+	if len(gsis) < 3 {
+		t.Errorf("AsyncEventTable has %d indexes, want GSI1 to GSI3", len(gsis))
+	}
+	// DynamoDB's floors, which it would refuse only once the update ran.
+	for _, c := range []struct {
+		param string
+		ok    []string
+		bad   []string
+	}{
+		{"AsyncEventTableWarmReadUnits", []string{"0", "12000", "19999", "20000", "99999", "100000", "999999999"}, []string{"1", "4000", "11999", "012000", "1000000000", "-12000", "12000.5", ""}},
+		{"AsyncEventTableWarmWriteUnits", []string{"0", "4000", "9999", "10000", "999999999"}, []string{"1", "3999", "04000", "1000000000", " 4000"}},
+	} {
+		for _, v := range c.ok {
+			if _, err := deploy(tpl, map[string]string{c.param: v}); err != nil {
+				t.Errorf("%s=%q refused: %v", c.param, v, err)
+			}
+		}
+		for _, v := range c.bad {
+			if _, err := deploy(tpl, map[string]string{c.param: v}); err == nil {
+				t.Errorf("%s=%q accepted", c.param, v)
+			}
+		}
 	}
 
 	for _, bad := range []map[string]string{

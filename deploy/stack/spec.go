@@ -82,7 +82,9 @@ type Service struct {
 	// Autoscale, if set, scales an API (Public) on its load.
 	Autoscale *Autoscale
 	// Singleton: at most one task at a time (no overlap during a deploy).
-	Singleton      bool
+	Singleton bool
+	// Database: the binary needs Postgres to start (database.go).
+	Database       bool
 	CPU, MemoryMiB int
 	// Access is what the binary may do on which resource: its IAM policy.
 	Access []Grant

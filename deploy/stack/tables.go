@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"strconv"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -68,17 +70,31 @@ func attrDefs(in *dynamodb.CreateTableInput) []any {
 	return defs
 }
 
+// Keeping data: a table (or bucket) the stack deletes, or replaces on an
+// update, is kept with its data (Retain), except when the stack's first
+// create fails: CloudFormation then deletes it with the rest
+// (RetainExceptOnCreate), so the retry does not stop at "already exists"
+// on a named table. CloudFormation takes RetainExceptOnCreate as a
+// DeletionPolicy only; UpdateReplacePolicy stays Retain.
+const (
+	keepExceptOnCreate = "RetainExceptOnCreate"
+	keepOnReplace      = "Retain"
+)
+
 func (s *Spec) tables(t *Template) {
 	for _, tb := range s.Tables {
 		props := withTags(TableProperties(tb, Sub(tb.Name)), "data")
 		if tb.Warm {
 			props["WarmThroughput"] = warmThroughput(tb)
+			for _, g := range props["GlobalSecondaryIndexes"].([]any) {
+				g.(map[string]any)["WarmThroughput"] = warmThroughput(tb)
+			}
 		}
 		t.add(tb.ID, Resource{
 			Type:                "AWS::DynamoDB::Table",
 			Properties:          props,
-			DeletionPolicy:      "Retain",
-			UpdateReplacePolicy: "Retain",
+			DeletionPolicy:      keepExceptOnCreate,
+			UpdateReplacePolicy: keepOnReplace,
 		})
 	}
 }
@@ -91,6 +107,22 @@ func (s *Spec) tables(t *Template) {
 // lowered, and setting the parameters back to 0 leaves the table as warm
 // as it is. Each partition still serves at most 3,000 reads and 1,000
 // writes per second (docs/capacity.md's hot items are not helped).
+//
+// Every write of a participation also writes the table's indexes, so the
+// same figures warm each index too. DynamoDB refuses a warm throughput
+// below what a new on-demand table already has (WarmReadFloor,
+// WarmWriteFloor); CloudFormation's Rules cannot compare numbers, so the
+// parameters are strings whose AllowedPattern accepts 0 (off) or a value
+// at or above the floor, and a refused value stops the deploy before
+// anything changes.
+const (
+	WarmReadFloor  = 12000
+	WarmWriteFloor = 4000
+	// WarmReadPattern and WarmWritePattern: 0, or an integer at or above
+	// the floor.
+	WarmReadPattern  = `^(0|1[2-9][0-9]{3}|[2-9][0-9]{4}|[1-9][0-9]{5,8})$`
+	WarmWritePattern = `^(0|[4-9][0-9]{3}|[1-9][0-9]{4,8})$`
+)
 
 func warmReadParam(tb Table) string  { return tb.ID + "WarmReadUnits" }
 func warmWriteParam(tb Table) string { return tb.ID + "WarmWriteUnits" }
@@ -102,10 +134,15 @@ func (s *Spec) warmParameters(p map[string]Parameter) {
 		if !tb.Warm {
 			continue
 		}
-		for _, w := range []struct{ name, what string }{{warmReadParam(tb), "read"}, {warmWriteParam(tb), "write"}} {
-			p[w.name] = Parameter{Type: "Number", Default: str("0"), MinValue: num(0),
-				Description: "Warm throughput of " + tb.ID + " in " + w.what + " units per second, for a sale day: " +
-					"raise it hours before (billed once per increase, never lowered again); 0 leaves it as it is"}
+		for _, w := range []struct {
+			name, what, pattern string
+			floor               int
+		}{{warmReadParam(tb), "read", WarmReadPattern, WarmReadFloor}, {warmWriteParam(tb), "write", WarmWritePattern, WarmWriteFloor}} {
+			floor := strconv.Itoa(w.floor)
+			p[w.name] = Parameter{Type: "String", Default: str("0"), AllowedPattern: w.pattern,
+				Description: "Warm throughput of " + tb.ID + " and each of its indexes in " + w.what + " units per second, for a sale day: " +
+					"raise it hours before (billed once per increase, never lowered again); 0 leaves it as it is",
+				ConstraintDescription: "0 (off), or a whole number of at least " + floor + " (DynamoDB's floor) and at most 999999999"}
 		}
 	}
 }

@@ -139,6 +139,14 @@ func TestTemplateCheckRefusesMistakes(t *testing.T) {
 			tpl["Resources"].(map[string]any)[queueID(t, tpl)].(map[string]any)["DependsOn"] = "NoSuchResource"
 		}, "DependsOn NoSuchResource names no resource"},
 		{"unknown function", set(queue, "QueueName", is(map[string]any{"Fn::Concat": []any{"a", "b"}})), "Fn::Concat is not a CloudFormation function"},
+		{"RetainExceptOnCreate on replacement", func(t *testing.T, tpl map[string]any) {
+			id, _ := firstOf(t, tpl, table)
+			tpl["Resources"].(map[string]any)[id].(map[string]any)["UpdateReplacePolicy"] = "RetainExceptOnCreate"
+		}, "UpdateReplacePolicy RetainExceptOnCreate is not one of Delete, Retain, Snapshot"},
+		{"unknown deletion policy", func(t *testing.T, tpl map[string]any) {
+			id, _ := firstOf(t, tpl, table)
+			tpl["Resources"].(map[string]any)[id].(map[string]any)["DeletionPolicy"] = "Keep"
+		}, "DeletionPolicy Keep is not one of"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tpl := readTemplateNumbers(t)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,7 +20,7 @@ var (
 	codeSpan     = regexp.MustCompile("`([^`\n]+)`")
 	makeCall     = regexp.MustCompile(`\bmake ([a-z][a-z0-9-]*)`)
 	override     = regexp.MustCompile(`\b([A-Z][A-Za-z0-9]*)=`)
-	paramLike    = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*(Arn|Image|HostName|Cidrs|SubnetIds|VpcId|Architecture|Url))(=.*)?$`)
+	paramLike    = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*(Arn|Image|HostName|Cidrs|SubnetIds|VpcId|GroupId|Architecture|Url|Origins|Units|Port))(=.*)?$`)
 	repoPath     = regexp.MustCompile(`^(deploy|docs|analytics|services|sdk|tools|modules|internal|openapi|bench)/[A-Za-z0-9_.*/-]*$`)
 	manifestName = regexp.MustCompile(`^[a-z0-9-]+\.yaml$`)
 )
@@ -131,4 +132,59 @@ func TestDeployDocNamesWhatExists(t *testing.T) {
 	if got := bad.missing(root, string(mk), tpl); len(got) != 4 {
 		t.Errorf("a doc with 4 wrong names: the check found %v", got)
 	}
+}
+
+// Figures and steps docs/deploy.md states agree with the template: the
+// receives before the DLQ, and no step that needs an output before the
+// stack can have one (a first create starts the services, which must
+// already reach Postgres; TestFirstCreate holds the template to it).
+func TestDeployDocAgreesWithTheTemplate(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range deployDocProblems(string(doc), committedTemplate(t)) {
+		t.Error(p)
+	}
+	tpl := committedTemplate(t)
+	for mistake, bad := range map[string]string{
+		"receives":     string(doc) + "\n(redrive after 3 receives, 30 s visibility)",
+		"output first": string(doc) + "\nPostgres for photo-api (allow the `TaskSecurityGroupId` output into it);",
+		"no way in":    strings.ReplaceAll(string(doc), "`DatabaseSecurityGroupId`", "`DatabaseGroup`"),
+	} {
+		if got := deployDocProblems(bad, tpl); len(got) == 0 {
+			t.Errorf("%s: the check passes", mistake)
+		}
+	}
+}
+
+var (
+	redriveAfter = regexp.MustCompile(`redrive after (\d+) receives`)
+	outputFirst  = regexp.MustCompile("allow the `TaskSecurityGroupId` output")
+)
+
+func deployDocProblems(doc string, tpl map[string]any) []string {
+	var out []string
+	want := ""
+	for _, r := range resources(tpl, "AWS::SQS::Queue") {
+		if rp, ok := r["RedrivePolicy"].(map[string]any); ok {
+			want = fmt.Sprint(rp["maxReceiveCount"])
+		}
+	}
+	ms := redriveAfter.FindAllStringSubmatch(doc, -1)
+	if len(ms) == 0 {
+		out = append(out, "the doc does not say after how many receives a message goes to the DLQ")
+	}
+	for _, m := range ms {
+		if m[1] != want {
+			out = append(out, fmt.Sprintf("the doc says redrive after %s receives, the template %s", m[1], want))
+		}
+	}
+	if outputFirst.MatchString(doc) {
+		out = append(out, "the doc asks to allow the TaskSecurityGroupId output into Postgres: it exists only after the create the services need it for")
+	}
+	if !strings.Contains(doc, "`DatabaseSecurityGroupId`") {
+		out = append(out, "the doc does not say how the tasks reach Postgres on a first create (DatabaseSecurityGroupId)")
+	}
+	return out
 }

@@ -36,6 +36,33 @@ var asyncAPISettings = []setting{
 		Pattern:     `^https://\S+$`, Constraint: "an https URL"},
 }
 
+// The pages' settings, per API: the origins of the applications that may
+// frame them and hand them a token (PACER_EMBED_ORIGINS; https only, since
+// a token crosses into the frame), and photo-api's image base URL, the CDN
+// or bucket URL the pages load previews from (PACER_PHOTO_IMAGE_BASE_URL):
+// without it the runner page shows no photo.
+var (
+	asyncAPIPageSettings = []setting{
+		{Env: "PACER_EMBED_ORIGINS", Param: "AsyncEventApiEmbedOrigins", Placeholder: "ASYNCEVENT_API_EMBED_ORIGINS",
+			Description: "Origins of the applications that may frame the participation and operator pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
+			Pattern:     originsPattern, Constraint: originsConstraint},
+	}
+	photoAPISettings = []setting{
+		{Env: "PACER_EMBED_ORIGINS", Param: "PhotoApiEmbedOrigins", Placeholder: "PHOTO_API_EMBED_ORIGINS",
+			Description: "Origins of the applications that may frame the runner and organizer pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
+			Pattern:     originsPattern, Constraint: originsConstraint},
+		{Env: "PACER_PHOTO_IMAGE_BASE_URL", Param: "PhotoImageBaseUrl", Placeholder: "PHOTO_IMAGE_BASE_URL",
+			Description: "Base URL of the photo previews (PACER_PHOTO_IMAGE_BASE_URL): the CDN or bucket URL a photo's processedKey is appended to, which the pages load images from; empty: the pages show no photo",
+			Pattern:     `^(https://[^\s/,]+(/[^\s,]*)?)?$`, Constraint: "empty, or an https URL"},
+	}
+)
+
+// originsPattern is a comma-separated list of https origins, or empty.
+const (
+	originsPattern    = `^(https://[a-z0-9.-]+(:[0-9]{1,5})?(,https://[a-z0-9.-]+(:[0-9]{1,5})?)*)?$`
+	originsConstraint = "empty, or comma-separated https origins in lower case without a path or spaces (https://app.example.com,https://www.example.com)"
+)
+
 // budgetPattern is a rate budget as ratelimit.ParseRule reads it.
 const (
 	budgetPattern    = `^(off|[1-9][0-9]{0,8}/[smh])$`

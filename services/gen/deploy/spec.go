@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -102,8 +103,9 @@ func Build(root string) (*stack.Spec, error) {
 		Scaling:  alarms.Scaling,
 		Alarms:   alarms,
 		Services: services(d, n),
-		Params:   d.params(AsyncAPI, asyncAPISettings),
+		Params:   d.params(AsyncAPI, append(asyncAPISettings, asyncAPIPageSettings...)),
 	}
+	maps.Copy(spec.Params, d.params(PhotoAPI, photoAPISettings))
 	if err := d.checkEnv(spec.Services); err != nil {
 		return nil, err
 	}
@@ -149,7 +151,7 @@ const privateNetworks = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 // image, ports, size, variables, secrets and access.
 func services(d decls, n names) []stack.Service {
 	jwt := []stack.Secret{
-		{Name: "PACER_JWT_SECRET", Param: "JwtSecretArn", Key: "jwt-secret", Optional: true},
+		{Name: "PACER_JWT_SECRET", Param: stack.ParamJwtSecret, Key: "jwt-secret", Optional: true},
 		{Name: "PACER_CURSOR_KEY", Param: "CursorKeySecretArn", Key: "cursor-key"},
 	}
 	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_QUEUE", n.queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
@@ -170,7 +172,7 @@ func services(d decls, n names) []stack.Service {
 			// the fewest tasks that run.
 			Env: append(append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks),
-				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(asyncAPISettings)...),
+				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(append(asyncAPISettings, asyncAPIPageSettings...))...),
 			Secrets: append([]stack.Secret{{Name: asynceventapi.HumanCheckSecretEnv, Param: "HumanCheckSecretArn", Key: "human-check-secret", Optional: true}}, jwt...),
 			Access:  Access[AsyncAPI],
 		},
@@ -179,10 +181,13 @@ func services(d decls, n names) []stack.Service {
 			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &photoAPIScaling,
 			// As the AsyncEvent API's: the public name search's address
 			// limit must see the client, not the load balancer.
-			Env: []stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
-				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")},
-			Secrets: append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
-			Access:  Access[PhotoAPI],
+			Env: append([]stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
+				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")}, vars(photoAPISettings)...),
+			// Postgres before it listens: the stack opens the way first
+			// (stack.ParamDatabaseSG).
+			Database: true,
+			Secrets:  append([]stack.Secret{{Name: "DATABASE_URL", Param: "DatabaseUrlSecretArn", Key: "database-url"}}, jwt...),
+			Access:   Access[PhotoAPI],
 		},
 		{
 			Name: Worker, ID: "Worker", Image: "WorkerImage", Port: n.opsPort, HealthPath: "/healthz", ReadyPath: "/readyz",

@@ -38,6 +38,10 @@ type Config struct {
 	// DatabaseURL is the Postgres truth (DATABASE_URL). Migrations are
 	// applied to it on start.
 	DatabaseURL string
+	// DatabaseStartTimeout bounds the first connection to it
+	// (PACER_DATABASE_START_TIMEOUT): past it, start-up fails saying what
+	// to check.
+	DatabaseStartTimeout time.Duration
 	// Setup creates the table if it is missing (PACER_PHOTO_SETUP; Declare
 	// defaults it to true when the AWS endpoints are local). Without it the
 	// table must exist already, as the deployment creates it: start-up only
@@ -83,6 +87,8 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_PHOTO_ADDR", DefaultAddr, "listen address")
 	s.String(&cfg.Stage, "stage", "PACER_STAGE", "dev", "stage: the table is PhotoService-{stage}")
 	s.String(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "", "Postgres URL, required (the truth; migrations are applied on start)")
+	s.Duration(&cfg.DatabaseStartTimeout, "database-start-timeout", "PACER_DATABASE_START_TIMEOUT", photobackend.DefaultStartTimeout,
+		"how long start-up waits for Postgres to answer before it fails, naming the host and what to check")
 	s.String(&cfg.Bucket, "bucket", "PACER_PHOTO_BUCKET", "", "S3 bucket of the photos' originals (rawKey): organizers get presigned GETs of them (s3:GetObject); empty: no originals")
 	s.Duration(&cfg.OriginalTTL, "original-ttl", "PACER_PHOTO_ORIGINAL_TTL", DefaultOriginalTTL, "how long a signed link to an original works")
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
@@ -188,7 +194,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if cfg.ConsumedCapacity {
 		observer = m.aws
 	}
-	roles, err := photobackend.OpenAPI(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, Setup: cfg.Setup, AWS: awsCfg,
+	roles, err := photobackend.OpenAPI(ctx, photobackend.Config{Stage: cfg.Stage, DatabaseURL: cfg.DatabaseURL, StartTimeout: cfg.DatabaseStartTimeout, Setup: cfg.Setup, AWS: awsCfg,
 		CursorKey: cursorKey, DDBObserver: observer, Observer: m.photo, Log: cfg.Log})
 	if err != nil {
 		return nil, fmt.Errorf("photo-api: %w", err)

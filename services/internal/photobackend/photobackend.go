@@ -8,6 +8,7 @@
 package photobackend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,10 @@ type Config struct {
 	// DatabaseURL is the Postgres truth; Open applies the migrations to
 	// it.
 	DatabaseURL string
+	// StartTimeout bounds the first connection to DatabaseURL (default
+	// DefaultStartTimeout): Open fails, saying what to check, when
+	// Postgres does not answer within it.
+	StartTimeout time.Duration
 	// Setup creates the table if it is missing. Without it the table must
 	// exist already, as the deployment creates it: Open only checks it
 	// (ddb.Table.Check), so a process needs no CreateTable.
@@ -65,13 +70,17 @@ type APIRoles struct {
 	pool *pgxpool.Pool
 }
 
-// OpenAPI applies the migrations to cfg.DatabaseURL, opens a pool on it
+// OpenAPI reaches cfg.DatabaseURL within cfg.StartTimeout, applies the
+// migrations to it, opens a pool on it
 // and the table (creating it with cfg.Setup, else checking that it exists
 // with its indexes), and builds the API process's roles over them. Close
 // them when done.
 func OpenAPI(ctx context.Context, cfg Config) (*APIRoles, error) {
 	if cfg.Stage == "" {
 		cfg.Stage = "dev"
+	}
+	if err := reach(ctx, cfg.DatabaseURL, cmp.Or(cfg.StartTimeout, DefaultStartTimeout)); err != nil {
+		return nil, err
 	}
 	if err := migrations.Apply(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
