@@ -67,11 +67,10 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local), promtool, Chromium (the pages' browser tests) and the images' CA bundle and time zones; no network once installed
+deps: ## Install the local stand-ins (local-aws-sqs, DynamoDB Local), promtool and Chromium (the pages' browser tests); no network once installed
 	@tools/standin/install.sh
 	@tools/promtool/install.sh
 	@tools/chromium/install.sh
-	@tools/imagefiles/install.sh
 
 # `go build -v` names each package it compiles (none when the build is
 # cached); awk turns that into a count every 50 packages and passes
@@ -265,11 +264,13 @@ deploy-lint: deps deploy-schemas ## Check the template against CloudFormation's 
 	@$(GO) -C tools run ./kubelint -schemas $(KUBESCHEMA) $(CURDIR)/deploy/k8s/*.yaml
 
 # One OCI image per deployed binary (linux/amd64 and linux/arm64), built
-# without Docker by services/gen/images; IMAGESFLAGS adds flags, e.g.
+# without Docker by services/gen/images, on any machine: the image takes
+# no file from it (the binaries carry their CA roots and time zones,
+# services/internal/fallback). IMAGESFLAGS adds flags, e.g.
 # IMAGESFLAGS='-binaries asyncevent-api -platforms linux/arm64'. Push
 # them with crane or skopeo (docs/deploy.md).
 .PHONY: images
-images: ## Build each deployed binary's image index (linux/amd64, linux/arm64) as an OCI layout under .cache/images and print the digests
+images: ## Build each deployed binary's image index (linux/amd64, linux/arm64; the binary, which carries its CA roots and time zones, and its user) as an OCI layout under .cache/images and print the digests
 	$(GO) run ./services/gen/images -out .cache/images $(IMAGESFLAGS)
 
 .PHONY: clean

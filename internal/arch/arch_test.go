@@ -89,11 +89,11 @@ func TestWorkerLinksNoHTTPFramework(t *testing.T) {
 	}
 }
 
-// The binaries the deployment runs link no test kit, stand-in, capacity
-// simulator or dev-stack code. They are the containers of deploy/k8s (the
-// generator's output, which make deploy-check keeps current), so a new
-// binary is covered once it is deployed.
-func TestProductBinariesLinkNoTestOrDevCode(t *testing.T) {
+// deployedBinaries are the binaries the deployment runs: the containers of
+// deploy/k8s (the generator's output, which make deploy-check keeps
+// current), so a new binary is covered once it is deployed.
+func deployedBinaries(t *testing.T) []string {
+	t.Helper()
 	files, err := filepath.Glob("../../deploy/k8s/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("deploy/k8s: %v %v", files, err)
@@ -131,14 +131,39 @@ func TestProductBinariesLinkNoTestOrDevCode(t *testing.T) {
 	if len(bins) < 4 {
 		t.Fatalf("deploy/k8s deploys %v; want the four binaries at least", bins)
 	}
-	for _, bin := range bins {
-		pkgs := goList(t, "./services/"+bin)
-		if len(pkgs) != 1 {
-			t.Fatalf("go list ./services/%s: %d packages", bin, len(pkgs))
-		}
-		for _, dep := range pkgs[0].Deps {
+	return bins
+}
+
+// deps are the packages binary services/<bin> links.
+func deps(t *testing.T, bin string) []string {
+	t.Helper()
+	pkgs := goList(t, "./services/"+bin)
+	if len(pkgs) != 1 {
+		t.Fatalf("go list ./services/%s: %d packages", bin, len(pkgs))
+	}
+	return pkgs[0].Deps
+}
+
+// The binaries the deployment runs link no test kit, stand-in, capacity
+// simulator or dev-stack code.
+func TestProductBinariesLinkNoTestOrDevCode(t *testing.T) {
+	for _, bin := range deployedBinaries(t) {
+		for _, dep := range deps(t, bin) {
 			if why := NotProduct(dep); why != "" {
 				t.Errorf("%s links %s: %s", bin, dep, why)
+			}
+		}
+	}
+}
+
+// The binaries the deployment runs carry their CA roots and time zones
+// (Fallback): their images have no CA bundle and no zoneinfo.
+func TestDeployedBinariesCarryRootsAndZones(t *testing.T) {
+	for _, bin := range deployedBinaries(t) {
+		linked := deps(t, bin)
+		for _, want := range []string{Module + "/" + Fallback, "golang.org/x/crypto/x509roots/fallback", "time/tzdata"} {
+			if !slices.Contains(linked, want) {
+				t.Errorf("%s does not link %s: import _ %q in its main.go", bin, want, Module+"/"+Fallback)
 			}
 		}
 	}
@@ -195,6 +220,11 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"photo's module kit imports its module", Package{Path: "services/internal/photobackend", Imports: []string{"modules/photo", "modules/photo/pgstore"}}, nil},
 		{"a service imports a test kit in its tests", Package{Path: "services/internal/photoapi", Tests: []string{"services/internal/testkit/spectest"}}, nil},
 		{"binaries may wire anything", Package{Path: "services/dev", Imports: []string{"services/internal/photoapi", "services/internal/asynceventapi"}}, nil},
+		{"a binary links the fallback roots and zones", Package{Path: "services/photo-api", Imports: []string{"services/internal/fallback"}}, nil},
+		{"the fallback kit imports them", Package{Path: "services/internal/fallback", Imports: []string{"golang.org/x/crypto/x509roots/fallback", "time/tzdata"}}, nil},
+		{"a kit imports the fallback roots and zones", Package{Path: "services/internal/config", Imports: []string{"services/internal/fallback", "time/tzdata"}}, []string{"services/internal/fallback", "time/tzdata"}},
+		{"a service package imports x509roots/fallback", Package{Path: "services/internal/asynceventworker", Imports: []string{"golang.org/x/crypto/x509roots/fallback"}}, []string{"golang.org/x/crypto/x509roots/fallback"}},
+		{"the SDK imports the fallback roots", Package{Path: "sdk/ddb", Imports: []string{"golang.org/x/crypto/x509roots/fallback"}}, []string{"golang.org/x/crypto/x509roots/fallback"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -19,6 +19,9 @@
 //   - No deployed binary (the containers of deploy/k8s) links a test kit, a
 //     stand-in, the capacity simulator, the benchmarks' AWS fixture or
 //     dev-stack code (NotProduct).
+//   - Every deployed binary links the CA roots and time zones it carries
+//     (Fallback: time/tzdata, golang.org/x/crypto/x509roots/fallback), and
+//     only binaries (services/<bin>) import them.
 //
 // And two size rules over each domain root's source (size.go): no type
 // has more than MaxMethods methods (split it by role), and every port

@@ -19,6 +19,7 @@ var Kits = []string{
 	"services/internal/ops",               // a background process's /metrics, /healthz, /readyz
 	"services/internal/ratelimit",         // per-user and per-address token buckets, the client address
 	"services/internal/humancheck",        // a challenge provider's siteverify (Turnstile, hCaptcha, reCAPTCHA)
+	"services/internal/fallback",          // the CA roots and time zones a deployed binary carries (binaries only import it)
 	"services/internal/testkit",           // tests: spectest, browsertest, smuggletest, proctest, iamtest
 	"services/internal/asynceventbackend", // AsyncEvent's AWS wiring and metrics, shared by its services
 	"services/internal/photobackend",      // PhotoService's wiring: its pool and table, and the roles over them
@@ -101,6 +102,15 @@ var rules = []rule{
 		},
 		tests: true,
 	},
+	{ // the fallback roots and zones: binaries only
+		applies: func(pkg string) bool { return !isBinary(pkg) && pkg != Fallback },
+		forbidden: func(_, imp string) string {
+			if imp == Fallback || imp == "golang.org/x/crypto/x509roots/fallback" || imp == "time/tzdata" {
+				return "only a binary (services/<bin>) links the fallback CA roots and time zones, through " + Fallback + ": a library that did would set them for every program linking it"
+			}
+			return ""
+		},
+	},
 	{ // services/internal/<svc>: only kits
 		applies: func(pkg string) bool { return strings.HasPrefix(pkg, "services/internal/") },
 		forbidden: func(pkg, imp string) string {
@@ -133,6 +143,16 @@ func Check(pkgs []Package) []Violation {
 		}
 	}
 	return out
+}
+
+// Fallback is the package that links the CA roots and time zones every
+// deployed binary carries (time/tzdata, golang.org/x/crypto/x509roots/fallback).
+const Fallback = "services/internal/fallback"
+
+// isBinary reports whether pkg is a binary's main package, services/<bin>.
+func isBinary(pkg string) bool {
+	rest, ok := strings.CutPrefix(pkg, "services/")
+	return ok && rest != "" && rest != "internal" && !strings.Contains(rest, "/")
 }
 
 // isDomainRoot reports whether pkg is modules/<m> itself.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/config"
+	_ "github.com/pacerhq/pacer/services/internal/fallback" // CA roots and time zones: the image has none
 )
 
 func main() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
+	_ "github.com/pacerhq/pacer/services/internal/fallback" // CA roots and time zones: the image has none
 )
 
 func main() {

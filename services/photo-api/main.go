@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/pacerhq/pacer/services/internal/config"
+	_ "github.com/pacerhq/pacer/services/internal/fallback" // CA roots and time zones: the image has none
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 )
 

@@ -20,7 +20,6 @@ type Config struct {
 	Binaries  []Binary
 	Platforms []v1.Platform
 	Source    Source
-	Host      Host      // the machine's CA bundle and time zones
 	Progress  io.Writer // progress lines ("building asyncevent-api linux/arm64 …"); nil: none
 }
 
@@ -41,7 +40,7 @@ type PlatformImage struct {
 
 // Build compiles every binary for every platform and writes each binary's
 // image index, one image per platform, as an OCI layout under cfg.Out.
-// The same sources, Go toolchain and host files build the same digests.
+// The same sources and Go toolchain build the same digests, on any machine.
 func Build(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(cfg.Binaries) == 0 || len(cfg.Platforms) == 0 {
 		return nil, fmt.Errorf("images: no binary or no platform to build")
@@ -51,11 +50,7 @@ func Build(ctx context.Context, cfg Config) ([]Result, error) {
 			fmt.Fprintf(cfg.Progress, format+"\n", args...)
 		}
 	}
-	entries, err := baseEntries(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	base, err := layer(entries, cfg.Source.Time)
+	base, err := layer(baseEntries(), cfg.Source.Time)
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,10 @@ import (
 // User is the image's user and group.
 var User = strconv.Itoa(UID) + ":" + strconv.Itoa(UID)
 
-// Env is every image's environment: Go reads the CA bundle from
-// SSL_CERT_FILE (it would find Debian's path anyway; this says where it
-// is). TZ is unset: the binaries log in UTC.
-var Env = []string{"PATH=" + BinDir, "SSL_CERT_FILE=" + CABundle}
+// Env is every image's environment: no SSL_CERT_FILE (the image has no CA
+// bundle: the binaries carry their roots) and no TZ (the binaries log in
+// UTC; they carry the time zones).
+var Env = []string{"PATH=" + BinDir}
 
 // image is bin's image for platform p: the base layer (the files every
 // image has), then the binary's layer; run as User, the binary as
@@ -25,7 +25,7 @@ func image(p v1.Platform, bin Binary, base, binLayer v1.Layer, src Source) (v1.I
 	created := v1.Time{Time: src.Time}
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	img, err := mutate.Append(img,
-		mutate.Addendum{Layer: base, History: v1.History{Created: created, CreatedBy: "pacer images: /etc/passwd, /etc/group, CA bundle, tzdata"}},
+		mutate.Addendum{Layer: base, History: v1.History{Created: created, CreatedBy: "pacer images: /etc/passwd, /etc/group, /home/nonroot, /tmp"}},
 		mutate.Addendum{Layer: binLayer, History: v1.History{Created: created, CreatedBy: "pacer images: " + Entrypoint(bin.Name)}},
 	)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +36,7 @@ const testBinary = "asyncevent-worker"
 // detector: its tar and gzip under -race took a minute), and checks that both builds have the same digests,
 // that each platform's image is what the deployment expects (its
 // architecture, entrypoint, user, port, labels and a static binary for its
-// CPU), and that the host's platform's image runs isolated: its files
+// CPU that links its own CA roots), and that the host's platform's image runs isolated: its files
 // only, its entrypoint as user 65532, healthy and ready on loopback.
 func TestImages(t *testing.T) {
 	ctx := context.Background()
@@ -153,7 +155,7 @@ func checkImage(t *testing.T, img v1.Image, p v1.Platform, bin Binary, src Sourc
 		{"cmd", c.Cmd, []string(nil)},
 		{"user", c.User, "65532:65532"},
 		{"exposed ports", slices.Sorted(maps.Keys(c.ExposedPorts)), []string{fmt.Sprintf("%d/tcp", bin.Ports[0])}},
-		{"env", c.Env, []string{"PATH=/usr/local/bin", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}},
+		{"env", c.Env, []string{"PATH=/usr/local/bin"}}, // no SSL_CERT_FILE: the binary carries its roots
 		{"created", cf.Created.Time.Unix(), src.Time.Unix()},
 		{"source label", c.Labels["org.opencontainers.image.source"], "https://github.com/pacerhq/pacer"},
 		{"revision label", c.Labels["org.opencontainers.image.revision"], src.Revision},
@@ -169,6 +171,7 @@ func checkImage(t *testing.T, img v1.Image, p v1.Platform, bin Binary, src Sourc
 		t.Fatalf("no executable usr/local/bin/%s in the image", bin.Name)
 	}
 	checkELF(t, exe.data, p)
+	checkRootsLinked(t, exe.data)
 	for name, f := range files {
 		wantUID := 0
 		if name == "home/nonroot/" {
@@ -200,6 +203,20 @@ func checkELF(t *testing.T, bin []byte, p v1.Platform) {
 		if prog.Type == elf.PT_INTERP {
 			t.Error("the binary has an interpreter (PT_INTERP): it is not static")
 		}
+	}
+}
+
+// checkRootsLinked checks, as `go version -m` would, that bin links
+// golang.org/x/crypto/x509roots/fallback: the image has no CA bundle, so
+// the binary verifies TLS certificates with the roots it carries.
+func checkRootsLinked(t *testing.T, bin []byte) {
+	t.Helper()
+	bi, err := buildinfo.Read(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatalf("the binary has no Go build information: %v", err)
+	}
+	if !slices.ContainsFunc(bi.Deps, func(m *debug.Module) bool { return m.Path == "golang.org/x/crypto/x509roots/fallback" }) {
+		t.Errorf("the binary (%s) does not link golang.org/x/crypto/x509roots/fallback: it has no CA roots in an image without a CA bundle", bi.Path)
 	}
 }
 

@@ -29,13 +29,10 @@ type entry struct {
 	Link     string // a symbolic link's target
 }
 
-// dir, file and symlink are entries owned by root.
+// dir and file are entries owned by root.
 func dir(name string, mode int64) entry { return entry{Name: name, Type: tar.TypeDir, Mode: mode} }
 func file(name string, mode int64, data []byte) entry {
 	return entry{Name: name, Type: tar.TypeReg, Mode: mode, Data: data}
-}
-func symlink(name, target string) entry {
-	return entry{Name: name, Type: tar.TypeSymlink, Mode: 0o777, Link: target}
 }
 
 // layer is a gzip-compressed OCI layer of entries, the same bytes for the

@@ -1,17 +1,18 @@
 // Command images builds one OCI image per product binary without Docker
-// or a base image: each starts empty and holds the static binary
-// (CGO_ENABLED=0), the machine's CA bundle and time zones (Debian's
-// ca-certificates and tzdata), and /etc/passwd and /etc/group naming the
-// user it runs as, nonroot (65532). Each binary's image index (linux/amd64
-// and linux/arm64 by default) is written as an OCI layout to
-// <out>/<binary>, ready for `crane push` or `skopeo copy`; the digests are
-// printed. `make images` runs it from the repository root.
+// or a base image, on any machine (it takes no file from it): each starts
+// empty and holds the static binary (CGO_ENABLED=0), which carries its own
+// CA roots and time zones (services/internal/fallback), and /etc/passwd
+// and /etc/group naming the user it runs as, nonroot (65532). Each
+// binary's image index (linux/amd64 and linux/arm64 by default) is written
+// as an OCI layout to <out>/<binary>, ready for `crane push` or `skopeo
+// copy`; the digests are printed. `make images` runs it from the
+// repository root.
 //
 // The binaries are those the deployment runs (the task definitions of
 // deploy/aws/pacer.template.json), with the ports it maps. The images are
 // reproducible: every timestamp is SOURCE_DATE_EPOCH or the commit's time
-// and layers list their files sorted, so the same checkout, Go toolchain
-// and machine files build the same digests.
+// and layers list their files sorted, so the same checkout and Go
+// toolchain build the same digests.
 //
 //	go run ./services/gen/images [-out .cache/images] [-platforms linux/amd64,linux/arm64] [-binaries asyncevent-api,…]
 package main
@@ -65,7 +66,7 @@ func run(ctx context.Context, root, out, platforms, only string, stdout, stderr 
 		return err
 	}
 	fmt.Fprintf(stderr, "source %s (%s), timestamps %s\n", src.Version, src.Revision, src.Time.Format(time.RFC3339))
-	results, err := Build(ctx, Config{Root: root, Out: out, Binaries: bins, Platforms: ps, Source: src, Host: DefaultHost, Progress: stderr})
+	results, err := Build(ctx, Config{Root: root, Out: out, Binaries: bins, Platforms: ps, Source: src, Progress: stderr})
 	if err != nil {
 		return err
 	}
