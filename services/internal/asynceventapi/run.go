@@ -67,6 +67,9 @@ type Config struct {
 	Dev bool
 	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins).
 	EmbedOrigins server.Origins
+	// CORSOrigins may call the API from their pages (server.CORSConfig;
+	// PACER_CORS_ORIGINS).
+	CORSOrigins server.Origins
 	// Verifier defaults to server.AuthFromEnv.
 	Verifier *auth.Verifier
 	// Limits are the participation and poll rate limits (docs/ratelimit.md).
@@ -85,6 +88,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	cfg.Config.Declare(s)
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
+	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	cfg.Limits.Declare(s)
 	cfg.HumanCheck.Declare(s)
@@ -132,7 +136,7 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // handler is the API as Run serves it: every route, the pages and
-// /metrics, timed.
+// /metrics, timed, and cross-origin calls from cfg.CORSOrigins.
 type handler struct {
 	handler http.Handler
 	deps    Deps
@@ -165,9 +169,13 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	asynceventbackend.NewUnsureWrites(m.reg, roles.Ingest.QueuedAtUnsure)
 	mux := http.NewServeMux()
 	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log}
-	NewAPI(mux, d, cfg.Verifier, cfg.Dev)
+	api := NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins, cfg.HumanCheck.Widget()); err != nil {
 		return nil, err
 	}
-	return &handler{handler: m.serve(mux, roles.Operations, roles.Queue, cfg.Log), deps: d, metrics: m}, nil
+	served, err := server.CORS(m.serve(mux, roles.Operations, roles.Queue, cfg.Log), api, server.CORSConfig{Origins: cfg.CORSOrigins, Dev: cfg.Dev})
+	if err != nil {
+		return nil, err
+	}
+	return &handler{handler: served, deps: d, metrics: m}, nil
 }

@@ -2,7 +2,6 @@ package asynceventapi_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/smuggletest"
 )
@@ -22,31 +20,14 @@ import (
 func TestOverLimitBodiesSmuggleNothing(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- asynceventapi.Run(ctx, asynceventapi.Config{
-			Config:   asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, DynamoDB: env.Dynamo, SQS: env.SQS},
-			Listener: l, Dev: true,
-		})
-	}()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("api: %v", err)
-		}
-	}()
+	addr := run(t, env, asynceventapi.Config{Dev: true})
 	// The request hidden in each body would take a seat in probe1.
 	if _, err := env.Admin.CreateEvent(context.Background(), asyncevent_firstCome("probe1")); err != nil {
 		t.Fatal(err)
 	}
 	api := asynceventapi.NewAPI(http.NewServeMux(), asynceventapi.Deps{}, nil, false)
 	smuggletest.CheckAPI(t, api, smuggletest.Target{
-		Addr:   l.Addr().String(),
+		Addr:   addr,
 		Header: map[string]string{server.DevUserHeader: "prober", server.DevRolesHeader: "admin", "Content-Type": "application/json"},
 		Hidden: "POST /events/probe1/participations HTTP/1.1\r\nHost: smuggled\r\n" + server.DevUserHeader + ": smuggler\r\n",
 	})

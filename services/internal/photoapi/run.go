@@ -63,6 +63,9 @@ type Config struct {
 	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins;
 	// PACER_EMBED_ORIGINS).
 	EmbedOrigins server.Origins
+	// CORSOrigins may call the API from their pages (server.CORSConfig;
+	// PACER_CORS_ORIGINS).
+	CORSOrigins server.Origins
 	// Bucket holds the photos' originals (rawKey; PACER_PHOTO_BUCKET):
 	// organizers get S3 presigned GETs of them. Originals, if set, signs
 	// instead (the dev runner's local folder).
@@ -95,6 +98,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
+	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	cfg.Limits.Declare(s)
 }
@@ -168,7 +172,8 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // handler is the API as Run serves it: every route and page, and
-// /metrics, timed; and the roles under it.
+// /metrics, timed, and cross-origin calls from cfg.CORSOrigins; and the
+// roles under it.
 type handler struct {
 	handler http.Handler
 	deps    Deps
@@ -211,12 +216,17 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if d.Originals == nil && cfg.Bucket != "" {
 		d.Originals = NewS3Originals(awsCfg, cfg.Bucket)
 	}
-	NewAPI(mux, d, verifier, cfg.Dev)
+	api := NewAPI(mux, d, verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.ImageBaseURL, cfg.EmbedOrigins); err != nil {
 		roles.Close()
 		return nil, err
 	}
-	return &handler{handler: m.serve(mux), deps: d, roles: roles}, nil
+	served, err := server.CORS(m.serve(mux), api, server.CORSConfig{Origins: cfg.CORSOrigins, Dev: cfg.Dev})
+	if err != nil {
+		roles.Close()
+		return nil, err
+	}
+	return &handler{handler: served, deps: d, roles: roles}, nil
 }
 
 // rolesDeps are the routes' roles.

@@ -27,16 +27,9 @@ func TestRunSetup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dbURL := pgtest.NewDatabase(t)
-	stage := fmt.Sprintf("setup%d", time.Now().UnixNano()%1e9)
+	stage, base := runStage(ctx, t, "setup")
 	name := dynamostore.TableName(stage)
-	base, err := awsclient.Load(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dc := awsclient.DynamoDB(base)
-	t.Cleanup(func() {
-		_, _ = dc.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
 
 	// run runs photo-api until it serves (then stops it) or fails, and
 	// returns the CreateTable calls it made and its error.
@@ -77,4 +70,20 @@ func TestRunSetup(t *testing.T) {
 	if creates, err := run(false); err != nil || creates != 0 {
 		t.Fatalf("without Setup, on the table: %v, %d CreateTable calls; want it to serve after none", err, creates)
 	}
+}
+
+// runStage returns a stage of its own for a test that runs photo-api,
+// named prefix and a number (its table is deleted when t ends), and the
+// AWS configuration of the stand-ins.
+func runStage(ctx context.Context, t *testing.T, prefix string) (string, aws.Config) {
+	t.Helper()
+	stage := fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()%1e9)
+	base, err := awsclient.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = awsclient.DynamoDB(base).DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(dynamostore.TableName(stage))})
+	})
+	return stage, base
 }

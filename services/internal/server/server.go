@@ -2,11 +2,11 @@
 // (RFC 9457 problem+json errors clipped to a few KB, bearer security
 // scheme, strict JSON bodies: UTF-8, no repeated or case-variant keys, at
 // most MaxBodyDepth levels), JWT authentication middleware, the dev-only
-// impersonation header, the /healthz liveness probe, graceful serving, and
-// the `openapi` subcommand, and the route adapter Handle (who may call,
-// then the route's work, its errors mapped). Each service maps its own
-// domain errors to HTTP in one place (its errors.go: a table of
-// ProblemTypes for Errors).
+// impersonation header, the /healthz liveness probe, cross-origin calls
+// from listed origins (CORS), graceful serving, the `openapi` subcommand,
+// and the route adapter Handle (who may call, then the route's work, its
+// errors mapped). Each service maps its own domain errors to HTTP in one
+// place (its errors.go: a table of ProblemTypes for Errors).
 package server
 
 import (
@@ -109,7 +109,8 @@ func NewServiceAPI(mux *http.ServeMux, title, version, description, server strin
 // srv if they are zero, and puts guard in front of srv.Handler: unclean
 // paths (/events//x) get a 404 problem+json instead of ServeMux's HTML
 // redirect, ServeMux's plain-text 404s and 405s become problem+json too,
-// and the request's media type is matched case-insensitively. Requests
+// and the request's media type is matched case-insensitively. When
+// srv.Handler is CORS's, guard goes just inside it (guarded). Requests
 // net/http refuses before any handler runs (a malformed path or header,
 // headers too large) get problem+json too (see problemListener).
 func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
@@ -125,7 +126,7 @@ func Serve(ctx context.Context, srv *http.Server, l net.Listener) error {
 	if srv.IdleTimeout == 0 {
 		srv.IdleTimeout = 120 * time.Second
 	}
-	srv.Handler = guard(srv.Handler)
+	srv.Handler = guarded(srv.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(problemListener{l}) }()
 	select {
