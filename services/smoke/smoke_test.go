@@ -154,4 +154,3 @@ func TestOrgComesFromTheOrganizersToken(t *testing.T) {
 		}
 	}
 }
-

@@ -36,9 +36,11 @@ var asyncAPISettings = []setting{
 		Pattern:     `^https://\S+$`, Constraint: "an https URL"},
 }
 
-// The pages' settings, per API: the origins of the applications that may
-// frame them and hand them a token (PACER_EMBED_ORIGINS; https only, since
-// a token crosses into the frame), and photo-api's image base URL, the CDN
+// The pages' and browsers' settings, per API: the origins of the
+// applications that may frame the pages and hand them a token
+// (PACER_EMBED_ORIGINS; https only, since a token crosses into the
+// frame), the origins of front ends that call the API themselves
+// (PACER_CORS_ORIGINS), and photo-api's image base URL, the CDN
 // or bucket URL the pages load previews from (PACER_PHOTO_IMAGE_BASE_URL):
 // without it the runner page shows no photo.
 var (
@@ -46,8 +48,14 @@ var (
 		{Env: "PACER_EMBED_ORIGINS", Param: "AsyncEventApiEmbedOrigins", Placeholder: "ASYNCEVENT_API_EMBED_ORIGINS",
 			Description: "Origins of the applications that may frame the participation and operator pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
 			Pattern:     originsPattern, Constraint: originsConstraint},
+		{Env: "PACER_CORS_ORIGINS", Param: "AsyncEventApiCorsOrigins", Placeholder: "ASYNCEVENT_API_CORS_ORIGINS",
+			Description: "Origins of the front ends that call the AsyncEvent API from a browser with a bearer token (PACER_CORS_ORIGINS, CORS; comma-separated https://host[:port]; empty: none)",
+			Pattern:     originsPattern, Constraint: originsConstraint},
 	}
 	photoAPISettings = []setting{
+		{Env: "PACER_CORS_ORIGINS", Param: "PhotoApiCorsOrigins", Placeholder: "PHOTO_API_CORS_ORIGINS",
+			Description: "Origins of the front ends that call photo-api from a browser with a bearer token (PACER_CORS_ORIGINS, CORS; comma-separated https://host[:port]; empty: none)",
+			Pattern:     originsPattern, Constraint: originsConstraint},
 		{Env: "PACER_EMBED_ORIGINS", Param: "PhotoApiEmbedOrigins", Placeholder: "PHOTO_API_EMBED_ORIGINS",
 			Description: "Origins of the applications that may frame the runner and organizer pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
 			Pattern:     originsPattern, Constraint: originsConstraint},
