@@ -44,26 +44,28 @@ var asyncAPISettings = []setting{
 // or bucket URL the pages load previews from (PACER_PHOTO_IMAGE_BASE_URL):
 // without it the runner page shows no photo.
 var (
-	asyncAPIPageSettings = []setting{
-		{Env: "PACER_EMBED_ORIGINS", Param: "AsyncEventApiEmbedOrigins", Placeholder: "ASYNCEVENT_API_EMBED_ORIGINS",
-			Description: "Origins of the applications that may frame the participation and operator pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
-			Pattern:     originsPattern, Constraint: originsConstraint},
-		{Env: "PACER_CORS_ORIGINS", Param: "AsyncEventApiCorsOrigins", Placeholder: "ASYNCEVENT_API_CORS_ORIGINS",
-			Description: "Origins of the front ends that call the AsyncEvent API from a browser with a bearer token (PACER_CORS_ORIGINS, CORS; comma-separated https://host[:port]; empty: none)",
-			Pattern:     originsPattern, Constraint: originsConstraint},
-	}
-	photoAPISettings = []setting{
-		{Env: "PACER_CORS_ORIGINS", Param: "PhotoApiCorsOrigins", Placeholder: "PHOTO_API_CORS_ORIGINS",
-			Description: "Origins of the front ends that call photo-api from a browser with a bearer token (PACER_CORS_ORIGINS, CORS; comma-separated https://host[:port]; empty: none)",
-			Pattern:     originsPattern, Constraint: originsConstraint},
-		{Env: "PACER_EMBED_ORIGINS", Param: "PhotoApiEmbedOrigins", Placeholder: "PHOTO_API_EMBED_ORIGINS",
-			Description: "Origins of the applications that may frame the runner and organizer pages and hand them a token (PACER_EMBED_ORIGINS; comma-separated https://host[:port]; empty: none)",
-			Pattern:     originsPattern, Constraint: originsConstraint},
-		{Env: "PACER_PHOTO_IMAGE_BASE_URL", Param: "PhotoImageBaseUrl", Placeholder: "PHOTO_IMAGE_BASE_URL",
-			Description: "Base URL of the photo previews (PACER_PHOTO_IMAGE_BASE_URL): the CDN or bucket URL a photo's processedKey is appended to, which the pages load images from; empty: the pages show no photo",
-			Pattern:     `^(https://[^\s/,]+(/[^\s,]*)?)?$`, Constraint: "empty, or an https URL"},
-	}
+	asyncAPIPageSettings = originSettings("AsyncEventApi", "ASYNCEVENT_API", "the AsyncEvent API", "participation and operator pages")
+	photoAPISettings     = append(originSettings("PhotoApi", "PHOTO_API", "photo-api", "runner and organizer pages"), setting{
+		Env: "PACER_PHOTO_IMAGE_BASE_URL", Param: "PhotoImageBaseUrl", Placeholder: "PHOTO_IMAGE_BASE_URL",
+		Description: "Base URL of the photo previews (PACER_PHOTO_IMAGE_BASE_URL): the CDN or bucket URL a photo's processedKey is appended to, which the pages load images from; empty: the pages show no photo",
+		Pattern:     `^(https://[^\s/,]+(/[^\s,]*)?)?$`, Constraint: "empty, or an https URL"})
 )
+
+// originSettings are an API's two lists of origins: the applications that
+// may frame its pages (PACER_EMBED_ORIGINS, parameter <id>EmbedOrigins,
+// placeholder <placeholder>_EMBED_ORIGINS) and the front ends that call it
+// (PACER_CORS_ORIGINS, <id>CorsOrigins, <placeholder>_CORS_ORIGINS).
+func originSettings(id, placeholder, api, pages string) []setting {
+	const list = "comma-separated https://host[:port]; empty: none"
+	return []setting{
+		{Env: "PACER_EMBED_ORIGINS", Param: id + "EmbedOrigins", Placeholder: placeholder + "_EMBED_ORIGINS",
+			Description: "Origins of the applications that may frame the " + pages + " and hand them a token (PACER_EMBED_ORIGINS; " + list + ")",
+			Pattern:     originsPattern, Constraint: originsConstraint},
+		{Env: "PACER_CORS_ORIGINS", Param: id + "CorsOrigins", Placeholder: placeholder + "_CORS_ORIGINS",
+			Description: "Origins of the front ends that call " + api + " from a browser with a bearer token (PACER_CORS_ORIGINS, CORS; " + list + ")",
+			Pattern:     originsPattern, Constraint: originsConstraint},
+	}
+}
 
 // originsPattern is a comma-separated list of https origins, or empty.
 const (
