@@ -80,7 +80,7 @@ func (s *Spec) parameters() map[string]Parameter {
 		"VpcId":            {Type: "AWS::EC2::VPC::Id", Description: "VPC of the load balancer and tasks"},
 		"PublicSubnetIds":  {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the internet-facing load balancer (two or more AZs)"},
 		"PrivateSubnetIds": {Type: "List<AWS::EC2::Subnet::Id>", Description: "Subnets of the tasks, with a route to AWS APIs and the image registry (NAT gateway or VPC endpoints)"},
-		ParamJwksURL:       {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL); empty: HS256 with JwtSecretArn (one of the two is required)"},
+		ParamJwksURL:       {Type: "String", Default: str(""), Description: "JWKS URL of the identity provider (PACER_JWKS_URL), which then needs JwtIssuer and JwtAudience; empty: HS256 with JwtSecretArn (one of the two is required)"},
 		ParamPhotoBucket: {Type: "String", AllowedPattern: "^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
 			Description:           "Existing S3 bucket of the photos' originals (rawKey, PACER_PHOTO_BUCKET): photo-api gives organizers presigned GETs of them and is granted s3:GetObject on its objects",
 			ConstraintDescription: "an S3 bucket name"},

@@ -2,14 +2,8 @@ package auth_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"math/big"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +11,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/pacerhq/pacer/sdk/auth"
+	"github.com/pacerhq/pacer/sdk/auth/authtest"
 )
 
 var secret = []byte("test-secret-that-is-at-least-32-bytes!!")
@@ -132,48 +127,49 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := auth.NewVerifier(ctx, auth.Config{HS256Secret: []byte("short")}); err == nil {
 		t.Error("short secret accepted")
 	}
+	// A JWKS verifier needs both the issuer and the audience; the check
+	// comes before any fetch.
+	for name, cfg := range map[string]auth.Config{
+		"no audience": {JWKSURL: "https://idp.invalid/jwks.json", Issuer: "https://idp.invalid/"},
+		"no issuer":   {JWKSURL: "https://idp.invalid/jwks.json", Audience: "pacer"},
+		"neither":     {JWKSURL: "https://idp.invalid/jwks.json"},
+	} {
+		if _, err := auth.NewVerifier(ctx, cfg); !errors.Is(err, auth.ErrNoAudience) {
+			t.Errorf("%s: %v, want ErrNoAudience", name, err)
+		}
+	}
+	// Claims that would read the audience, the roles or the org from a
+	// claim that means something else, or two of them from one claim.
+	for name, cfg := range map[string]auth.Config{
+		"audience from sub":  {AudienceClaim: "sub"},
+		"roles from aud":     {RolesClaim: "aud"},
+		"org from iss":       {OrgClaim: "iss"},
+		"roles and org":      {RolesClaim: "groups", OrgClaim: "groups"},
+		"audience and roles": {AudienceClaim: "client_id", RolesClaim: "client_id"},
+	} {
+		cfg.HS256Secret = secret
+		if _, err := auth.NewVerifier(ctx, cfg); err == nil || !strings.Contains(err.Error(), "claim") {
+			t.Errorf("%s: %v, want an error naming the claims", name, err)
+		}
+	}
 }
 
+// A JWKS verifier checks the issuer, refuses a token signed with HS256
+// (algorithm confusion: the key's public modulus as the HMAC secret).
 func TestVerifyJWKS(t *testing.T) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
+	idp := authtest.NewIdP(t)
+	v := jwksVerifier(t, idp, auth.Config{Issuer: "https://idp.example", Audience: "pacer"})
+	claims := func(iss string) jwt.MapClaims {
+		return jwt.MapClaims{"sub": "u7", "iss": iss, "aud": "pacer", "exp": time.Now().Add(time.Minute).Unix()}
 	}
-	jwks := map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "kid": "k1", "alg": "RS256", "use": "sig",
-		"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
-		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes()),
-	}}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := json.NewEncoder(w).Encode(jwks); err != nil {
-			t.Error(err)
-		}
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	v, err := auth.NewVerifier(ctx, auth.Config{JWKSURL: srv.URL, Issuer: "https://idp.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sign := func(iss string) string {
-		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.MapClaims{"sub": "u7", "iss": iss, "exp": time.Now().Add(time.Minute).Unix()})
-		tok.Header["kid"] = "k1"
-		s, err := tok.SignedString(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	p, err := v.Verify(sign("https://idp.example"))
+	p, err := v.Verify(idp.Sign(t, claims("https://idp.example")))
 	if err != nil || p.UserID != "u7" {
 		t.Fatalf("verify: %+v %v", p, err)
 	}
-	if _, err := v.Verify(sign("https://evil.example")); !errors.Is(err, auth.ErrUnauthenticated) {
+	if _, err := v.Verify(idp.Sign(t, claims("https://evil.example"))); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("wrong issuer accepted: %v", err)
 	}
-	// An HS256 token signed with the public modulus as secret (alg confusion).
-	hs, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "u7", "iss": "https://idp.example", "exp": time.Now().Add(time.Minute).Unix()}).SignedString(key.N.Bytes())
+	hs, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, claims("https://idp.example")).SignedString(idp.PublicKey().N.Bytes())
 	if _, err := v.Verify(hs); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("alg confusion accepted: %v", err)
 	}

@@ -5,8 +5,8 @@
 //
 // The AWS SDK's standard variables say where DynamoDB is
 // (AWS_ENDPOINT_URL_DYNAMODB for a local one); the secrets
-// (PACER_JWT_SECRET or PACER_JWKS_URL, PACER_CURSOR_KEY) come from the
-// environment only. SIGINT or SIGTERM shuts it down gracefully.
+// (PACER_JWT_SECRET, PACER_CURSOR_KEY) come from the environment only.
+// SIGINT or SIGTERM shuts it down gracefully.
 package main
 
 import (

@@ -7,8 +7,10 @@
 //	go run ./services/smoke -asyncevent https://api.example.com -photo https://photos.example.com -preview-key smoke/pacer-smoke.jpg
 //
 // Tokens: with PACER_JWT_SECRET (the stack's HS256 secret) it mints its
-// own, short-lived; else it reads PACER_ADMIN_TOKEN, PACER_ORGANIZER_TOKEN
-// (with an org claim) and PACER_USER_TOKEN from your identity provider.
+// own, short-lived, with the stack's PACER_JWT_ISSUER, PACER_JWT_AUDIENCE
+// and claim names when set; else it reads PACER_ADMIN_TOKEN,
+// PACER_ORGANIZER_TOKEN (with an org claim, PACER_JWT_ORG_CLAIM) and
+// PACER_USER_TOKEN from your identity provider.
 // It creates an event smoke-… on both APIs and, unless -keep, closes it,
 // deletes its photo and unpublishes it afterwards. The exit code is 0 when
 // every step passed.
@@ -21,6 +23,9 @@ import (
 	"os"
 	"os/signal"
 	"time"
+
+	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func main() {
@@ -31,14 +36,24 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", 2*time.Minute, "how long to wait for the decision and for the photo to be found")
 	flag.BoolVar(&cfg.Keep, "keep", false, "leave the smoke event and photo in place")
 	flag.Parse()
+	// The stack's token settings, as the APIs read them (PACER_JWT_*).
+	var tokens server.AuthSettings
+	s := config.NewSet("smoke")
+	tokens.Declare(s)
+	if err := s.Parse(nil, os.Getenv); err != nil {
+		fail(err)
+	}
 	if secret := os.Getenv("PACER_JWT_SECRET"); secret != "" {
-		t, err := MintTokens([]byte(secret), 15*time.Minute)
+		ac := tokens.Config()
+		ac.JWKSURL, ac.HS256Secret = "", []byte(secret)
+		t, err := MintTokens(ac, 15*time.Minute)
 		if err != nil {
 			fail(err)
 		}
 		cfg.Tokens = t
 	} else {
-		cfg.Tokens = Tokens{Admin: os.Getenv("PACER_ADMIN_TOKEN"), Organizer: os.Getenv("PACER_ORGANIZER_TOKEN"), User: os.Getenv("PACER_USER_TOKEN")}
+		cfg.Tokens = Tokens{Admin: os.Getenv("PACER_ADMIN_TOKEN"), Organizer: os.Getenv("PACER_ORGANIZER_TOKEN"), User: os.Getenv("PACER_USER_TOKEN"),
+			OrgClaim: tokens.OrgClaim}
 		if cfg.Tokens.Admin == "" || cfg.Tokens.Organizer == "" || cfg.Tokens.User == "" {
 			fail(fmt.Errorf("set PACER_JWT_SECRET (HS256 stacks), or PACER_ADMIN_TOKEN, PACER_ORGANIZER_TOKEN and PACER_USER_TOKEN (docs/deploy.md, Smoke test)"))
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 func TestMain(m *testing.M) {
@@ -40,6 +41,10 @@ func TestSmokeAgainstTheLocalStack(t *testing.T) {
 	defer cancel()
 	secret := "smoke-test-secret-of-at-least-32-bytes"
 	t.Setenv("PACER_JWT_SECRET", secret)
+	// The stack's issuer and audience, which HS256 checks when set.
+	tokens := server.AuthSettings{Issuer: "https://pacer.example.com", Audience: "pacer-smoke-test"}
+	mint := tokens.Config()
+	mint.HS256Secret = []byte(secret)
 	t.Setenv("PACER_CURSOR_KEY", "smoke-test-cursor-key-of-32-bytes-or-more")
 	awsCfg, err := awsclient.Load(ctx)
 	if err != nil {
@@ -60,13 +65,13 @@ func TestSmokeAgainstTheLocalStack(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	photo := func(imageBase string) string {
 		return start(ctx, t, "photo-api", func(ctx context.Context, l net.Listener, ready func()) error {
-			return photoapi.Run(ctx, photoapi.Config{Listener: l, Stage: name[len(name)-9:], DatabaseURL: dbURL, Setup: true, AWS: &awsCfg,
+			return photoapi.Run(ctx, photoapi.Config{Listener: l, Stage: name[len(name)-9:], DatabaseURL: dbURL, Setup: true, AWS: &awsCfg, Auth: tokens,
 				ImageBaseURL: imageBase, Log: quiet, Ready: func(context.Context, string, photoapi.Deps) error { ready(); return nil }})
 		})
 	}
 	cfg := Config{
 		AsyncEventURL: start(ctx, t, "asyncevent-api", func(ctx context.Context, l net.Listener, ready func()) error {
-			return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l,
+			return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l, Auth: tokens,
 				Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
 		}),
 		PhotoURL:   photo(images.URL + "/previews"),
@@ -77,7 +82,7 @@ func TestSmokeAgainstTheLocalStack(t *testing.T) {
 		return asynceventworker.Run(ctx, asynceventworker.Config{Config: backend, Concurrency: 2, Batch: 10, Wait: time.Second,
 			Visibility: time.Minute, OpsListener: l, Ready: ready})
 	})
-	if cfg.Tokens, err = MintTokens([]byte(secret), time.Minute); err != nil {
+	if cfg.Tokens, err = MintTokens(mint, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 
@@ -100,7 +105,14 @@ func TestSmokeAgainstTheLocalStack(t *testing.T) {
 		{"a preview not uploaded", func(c *Config) { c.PreviewKey = "smoke/missing.jpg" }, "does not load as an image: 404"},
 		{"no image base URL", func(c *Config) { c.PhotoURL = photo("") }, "set PhotoImageBaseUrl"},
 		{"a token without its secret", func(c *Config) {
-			c.Tokens.User, _ = auth.Mint([]byte("another-secret-of-at-least-32-bytes!"), auth.Principal{UserID: "u"}, time.Minute)
+			other := mint
+			other.HS256Secret = []byte("another-secret-of-at-least-32-bytes!")
+			c.Tokens.User, _ = other.Mint(auth.Principal{UserID: "u"}, time.Minute)
+		}, "401"},
+		{"a token for another audience", func(c *Config) {
+			other := mint
+			other.Audience = "pacer-other"
+			c.Tokens.User, _ = other.Mint(auth.Principal{UserID: "u"}, time.Minute)
 		}, "401"},
 	} {
 		bad := cfg
@@ -141,7 +153,8 @@ func start(ctx context.Context, t *testing.T, name string, run func(context.Cont
 }
 
 func TestOrgComesFromTheOrganizersToken(t *testing.T) {
-	tokens, err := MintTokens([]byte("smoke-test-secret-of-at-least-32-bytes"), time.Minute)
+	cfg := auth.Config{HS256Secret: []byte("smoke-test-secret-of-at-least-32-bytes")}
+	tokens, err := MintTokens(cfg, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +165,17 @@ func TestOrgComesFromTheOrganizersToken(t *testing.T) {
 		if org, err := (Tokens{Organizer: bad}).Org(); err == nil {
 			t.Errorf("Org() of %q = %q, want an error", bad, org)
 		}
+	}
+	// With the stack's own org claim (PACER_JWT_ORG_CLAIM), the tokens
+	// carry it there and Org reads it there.
+	cfg.OrgClaim = "https://pacer.example.com/org"
+	if tokens, err = MintTokens(cfg, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if org, err := tokens.Org(); err != nil || org != "pacer-smoke" {
+		t.Errorf("Org() from %s = %q, %v; want pacer-smoke", cfg.OrgClaim, org, err)
+	}
+	if org, err := (Tokens{Organizer: tokens.Organizer}).Org(); err == nil {
+		t.Errorf("Org() from the default claim of a token with %s = %q, want an error", cfg.OrgClaim, org)
 	}
 }

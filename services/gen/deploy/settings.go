@@ -67,6 +67,35 @@ func originSettings(id, placeholder, api, pages string) []setting {
 	}
 }
 
+// authSettings are how both APIs verify tokens, beyond the key source
+// (JwksUrl or JwtSecretArn, stack.authRules): the issuer and audience
+// (required with JwksUrl, checked when set with HS256) and the claims
+// that hold the audience, roles and org (docs/tokens.md).
+var authSettings = []setting{
+	{Env: "PACER_JWT_ISSUER", Param: stack.ParamJwtIssuer, Placeholder: "JWT_ISSUER",
+		Description: "The iss tokens must carry, exactly (PACER_JWT_ISSUER): https://cognito-idp.<region>.amazonaws.com/<pool id> for Cognito, https://<tenant>.auth0.com/ for Auth0; required with JwksUrl, checked when set with JwtSecretArn",
+		Pattern:     `^(https://\S+)?$`, Constraint: "empty, or the identity provider's issuer, an https URL"},
+	{Env: "PACER_JWT_AUDIENCE", Param: stack.ParamJwtAudience, Placeholder: "JWT_AUDIENCE",
+		Description: "The audience tokens must carry in JwtAudienceClaim (PACER_JWT_AUDIENCE): the Cognito app client id, or the Auth0 API identifier; required with JwksUrl, checked when set with JwtSecretArn",
+		Pattern:     `^[^\s,]*$`, Constraint: "empty, or one audience without spaces or commas"},
+	claimSetting("AUDIENCE", "Audience", "the audience: aud, or client_id for Cognito access tokens"),
+	claimSetting("ROLES", "Roles", "the caller's roles, admin and organizer: cognito:groups for Cognito groups, a namespaced claim for Auth0"),
+	claimSetting("ORG", "Org", "an organizer's org id"),
+}
+
+// claimPattern is a claim name: printable ASCII without spaces, as
+// cognito:groups and https://pacer.example.com/roles are.
+const claimPattern = `^[!-~]{1,256}$`
+
+// claimSetting is the setting PACER_JWT_<what>_CLAIM, parameter
+// Jwt<What>Claim, placeholder JWT_<what>_CLAIM: the claim holding holds.
+func claimSetting(what, What, holds string) setting {
+	env := "PACER_JWT_" + what + "_CLAIM"
+	return setting{Env: env, Param: "Jwt" + What + "Claim", Placeholder: "JWT_" + what + "_CLAIM",
+		Description: "The claim holding " + holds + " (" + env + ")",
+		Pattern:     claimPattern, Constraint: "a claim name: 1 to 256 printable ASCII characters without spaces"}
+}
+
 // originsPattern is a comma-separated list of https origins, or empty.
 const (
 	originsPattern    = `^(https://[a-z0-9.-]+(:[0-9]{1,5})?(,https://[a-z0-9.-]+(:[0-9]{1,5})?)*)?$`

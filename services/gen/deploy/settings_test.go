@@ -56,7 +56,8 @@ func settingProblems(tpl map[string]any, bin, td string, ss []setting) []string 
 }
 
 // Each API's container takes the settings an operator chooses per stack
-// from the stack's parameters: the AsyncEvent API's rate budgets, human
+// from the stack's parameters: both APIs' token issuer, audience and
+// claims (auth_test.go), the AsyncEvent API's rate budgets, human
 // check and embedding origins, photo-api's embedding origins and image
 // base URL (without which its pages show no photo). The human check's
 // secret comes from an optional secret ARN, PACER_RATE_REPLICAS from the
@@ -68,8 +69,8 @@ func TestAPISettingsReachTheContainer(t *testing.T) {
 		bin, td string
 		ss      []setting
 	}{
-		{AsyncAPI, "AsyncEventApiTaskDefinition", append(asyncAPISettings, asyncAPIPageSettings...)},
-		{PhotoAPI, "PhotoApiTaskDefinition", photoAPISettings},
+		{AsyncAPI, "AsyncEventApiTaskDefinition", slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings)},
+		{PhotoAPI, "PhotoApiTaskDefinition", slices.Concat(authSettings, photoAPISettings)},
 	} {
 		for _, p := range settingProblems(tpl, c.bin, c.td, c.ss) {
 			t.Error(p)

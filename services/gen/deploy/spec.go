@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,9 +55,9 @@ func declarations() map[string]map[string]config.Setting {
 }
 
 // serverEnv are the variables the services' shared kit reads directly
-// (server.AuthFromEnv, server.CursorKeyFromEnv), not through a Set.
-var serverEnv = map[string]bool{"PACER_JWKS_URL": true, "PACER_JWT_SECRET": true, "PACER_JWT_ISSUER": true, "PACER_JWT_AUDIENCE": true, "PACER_CURSOR_KEY": true,
-	asynceventapi.HumanCheckSecretEnv: true}
+// (the HS256 secret in server.AuthSettings.Verifier, server.CursorKeyFromEnv),
+// not through a Set.
+var serverEnv = map[string]bool{"PACER_JWT_SECRET": true, "PACER_CURSOR_KEY": true, asynceventapi.HumanCheckSecretEnv: true}
 
 // Build fills the deployment's spec from the code's declarations; root is
 // the repository root (analytics/ is read from there).
@@ -106,6 +107,8 @@ func Build(root string) (*stack.Spec, error) {
 		Params:   d.params(AsyncAPI, append(asyncAPISettings, asyncAPIPageSettings...)),
 	}
 	maps.Copy(spec.Params, d.params(PhotoAPI, photoAPISettings))
+	// Both APIs declare the auth settings alike (server.AuthSettings).
+	maps.Copy(spec.Params, d.params(AsyncAPI, authSettings))
 	if err := d.checkEnv(spec.Services); err != nil {
 		return nil, err
 	}
@@ -172,7 +175,7 @@ func services(d decls, n names) []stack.Service {
 			// the fewest tasks that run.
 			Env: append(append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks),
-				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(append(asyncAPISettings, asyncAPIPageSettings...))...),
+				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings))...),
 			Secrets: append([]stack.Secret{{Name: asynceventapi.HumanCheckSecretEnv, Param: "HumanCheckSecretArn", Key: "human-check-secret", Optional: true}}, jwt...),
 			Access:  Access[AsyncAPI],
 		},
@@ -182,7 +185,7 @@ func services(d decls, n names) []stack.Service {
 			// As the AsyncEvent API's: the public name search's address
 			// limit must see the client, not the load balancer.
 			Env: append([]stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
-				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")}, vars(photoAPISettings)...),
+				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")}, vars(slices.Concat(authSettings, photoAPISettings))...),
 			// Postgres before it listens: the stack opens the way first
 			// (stack.ParamDatabaseSG).
 			Database: true,

@@ -33,7 +33,7 @@ func BenchmarkIngestInstrumentation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := server.AuthFromEnv(ctx, true)
+	v, err := server.AuthSettings{}.Verifier(ctx, true)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,8 +4,9 @@
 // services/asyncevent-api and the dev runner both call.
 //
 // Settings come from flags or PACER_* variables (Config.Declare; `-h` and
-// docs/settings.md list them); the secrets (PACER_JWT_SECRET or PACER_JWKS_URL,
-// PACER_CURSOR_KEY) from the environment only (services/internal/server).
+// docs/settings.md list them, token verification's among them); the
+// secrets (PACER_JWT_SECRET, PACER_CURSOR_KEY) from the environment only
+// (services/internal/server).
 //
 // EventConfig items are cached in process for 2 s (see package asyncevent),
 // which keeps a new participation at 3 AWS calls.
@@ -65,12 +66,15 @@ type Config struct {
 	Listener net.Listener // if set, used instead of listening on Addr
 	// Dev enables dev mode (dev header, dev secrets).
 	Dev bool
+	// Auth says how tokens are verified (PACER_JWKS_URL, PACER_JWT_*),
+	// unless Verifier is set.
+	Auth server.AuthSettings
 	// EmbedOrigins may frame the pages (server.PageConfig.EmbedOrigins).
 	EmbedOrigins server.Origins
 	// CORSOrigins may call the API from their pages (server.CORSConfig;
 	// PACER_CORS_ORIGINS).
 	CORSOrigins server.Origins
-	// Verifier defaults to server.AuthFromEnv.
+	// Verifier defaults to Auth's (server.AuthSettings.Verifier).
 	Verifier *auth.Verifier
 	// Limits are the participation and poll rate limits (docs/ratelimit.md).
 	Limits server.LimitSettings
@@ -87,6 +91,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Addr, "addr", "PACER_ASYNCEVENT_ADDR", DefaultAddr, "listen address")
 	cfg.Config.Declare(s)
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	cfg.Auth.Declare(s)
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
@@ -102,7 +107,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	log := cfg.Log
 	if cfg.Verifier == nil {
-		v, err := server.AuthFromEnv(ctx, cfg.Dev)
+		v, err := cfg.Auth.Verifier(ctx, cfg.Dev)
 		if err != nil {
 			return err
 		}

@@ -53,6 +53,8 @@ type Config struct {
 	// Dev turns on dev mode: the built-in JWT secret and cursor key, and the
 	// X-Pacer-Dev-* impersonation headers (PACER_DEV=1).
 	Dev bool
+	// Auth says how tokens are verified (PACER_JWKS_URL, PACER_JWT_*).
+	Auth server.AuthSettings
 	// ConsumedCapacity makes every DynamoDB call ask for its consumed
 	// capacity (PACER_CONSUMED_CAPACITY; Declare defaults it to true unless
 	// the AWS endpoints are local, see metrics.DeclareConsumedCapacity).
@@ -97,6 +99,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.ImageBaseURL, "image-base-url", "PACER_PHOTO_IMAGE_BASE_URL", "", "base URL of the processed images (CDN or bucket) the pages show photos from: <url>/<processedKey>; empty: no images")
 	s.AutoBool(&cfg.Setup, "setup", "PACER_PHOTO_SETUP", awsclient.Local, "create the table if missing: true, false, or auto (true when the AWS endpoints are local); false only checks that it exists")
 	s.Bool(&cfg.Dev, "dev", "PACER_DEV", false, "dev mode: the built-in dev JWT secret and cursor key, and the X-Pacer-Dev-* headers")
+	cfg.Auth.Declare(s)
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
@@ -151,7 +154,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	verifier, err := server.AuthFromEnv(ctx, cfg.Dev)
+	verifier, err := cfg.Auth.Verifier(ctx, cfg.Dev)
 	if err != nil {
 		return err
 	}
