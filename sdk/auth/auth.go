@@ -17,6 +17,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,13 +112,7 @@ type Config struct {
 type claimNames struct{ audience, roles, org string }
 
 func (c Config) names() claimNames {
-	or := func(s, def string) string {
-		if s == "" {
-			return def
-		}
-		return s
-	}
-	return claimNames{or(c.AudienceClaim, DefaultAudienceClaim), or(c.RolesClaim, DefaultRolesClaim), or(c.OrgClaim, DefaultOrgClaim)}
+	return claimNames{cmp.Or(c.AudienceClaim, DefaultAudienceClaim), cmp.Or(c.RolesClaim, DefaultRolesClaim), cmp.Or(c.OrgClaim, DefaultOrgClaim)}
 }
 
 // check refuses claim names that would read the audience, the roles or

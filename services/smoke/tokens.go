@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -47,10 +48,7 @@ func MintTokens(cfg auth.Config, ttl time.Duration) (Tokens, error) {
 // Org is the organization the organizer's token names (its OrgClaim),
 // read without verifying the token: the APIs verify it.
 func (t Tokens) Org() (string, error) {
-	claim := t.OrgClaim
-	if claim == "" {
-		claim = auth.DefaultOrgClaim
-	}
+	claim := cmp.Or(t.OrgClaim, auth.DefaultOrgClaim)
 	parts := strings.Split(t.Organizer, ".")
 	if len(parts) != 3 {
 		return "", errors.New("the organizer's token is not a JWT")
