@@ -17,6 +17,8 @@ func (s *Spec) arns(tg Target) []any {
 		return []any{GetAtt(idPhotoTable, "Arn"), Sub("${" + idPhotoTable + ".Arn}/index/*")}
 	case TargetCheckpoints:
 		return []any{GetAtt(idCheckpointTable, "Arn")}
+	case TargetReplicas:
+		return []any{GetAtt(IDReplicasTable, "Arn")}
 	case TargetQueue:
 		return []any{GetAtt(idQueue, "Arn")}
 	case TargetDLQ:
@@ -34,6 +36,7 @@ const (
 	IDAsyncTable      = "AsyncEventTable"
 	IDPhotoTable      = "PhotoTable"
 	IDCheckpointTable = "CheckpointTable"
+	IDReplicasTable   = "ReplicasTable"
 	idAsyncTable      = IDAsyncTable
 	idPhotoTable      = IDPhotoTable
 	idCheckpointTable = IDCheckpointTable

@@ -41,6 +41,9 @@ type Table struct {
 	// Warm gives the table <ID>WarmReadUnits and <ID>WarmWriteUnits
 	// parameters: its WarmThroughput, for a sale day (tables.go).
 	Warm bool
+	// Disposable: the table holds nothing worth keeping (the replicas'
+	// heartbeats), so it goes with the stack instead of being kept.
+	Disposable bool
 }
 
 // Queue is the participation queue and its DLQ (<name>-dlq).
@@ -135,9 +138,12 @@ const (
 	TargetTableStream Target = "table-stream"
 	TargetPhotoTable  Target = "photo-table" // PhotoService and its indexes
 	TargetCheckpoints Target = "checkpoints"
-	TargetQueue       Target = "queue"
-	TargetDLQ         Target = "dlq"
-	TargetEventBus    Target = "event-bus"
+	// TargetReplicas is the table where the APIs' replicas count each
+	// other for the rate limits' shares.
+	TargetReplicas Target = "replicas"
+	TargetQueue    Target = "queue"
+	TargetDLQ      Target = "dlq"
+	TargetEventBus Target = "event-bus"
 	// TargetPhotoBucket is the objects of the photo bucket (the
 	// PhotoBucket parameter): the photos' originals, which photo-api
 	// presigns GETs of.

@@ -90,12 +90,11 @@ func (s *Spec) tables(t *Template) {
 				g.(map[string]any)["WarmThroughput"] = warmThroughput(tb)
 			}
 		}
-		t.add(tb.ID, Resource{
-			Type:                "AWS::DynamoDB::Table",
-			Properties:          props,
-			DeletionPolicy:      keepExceptOnCreate,
-			UpdateReplacePolicy: keepOnReplace,
-		})
+		r := Resource{Type: "AWS::DynamoDB::Table", Properties: props, DeletionPolicy: keepExceptOnCreate, UpdateReplacePolicy: keepOnReplace}
+		if tb.Disposable {
+			r.DeletionPolicy, r.UpdateReplacePolicy = "", ""
+		}
+		t.add(tb.ID, r)
 	}
 }
 

@@ -37,6 +37,7 @@ var Access = map[string][]stack.Grant{
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"}, Resources: []stack.Target{stack.TargetQueue}},
 		{Actions: []string{"sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:StartMessageMoveTask"},
 			Resources: []stack.Target{stack.TargetDLQ}},
+		replicas,
 	},
 	Worker: {
 		// DescribeTable: /readyz; Query (the pending index, GSI3) and
@@ -65,6 +66,7 @@ var Access = map[string][]stack.Grant{
 		// GetObject: the organizers' presigned links to originals (signed
 		// offline; a link is authorized by the role that signed it).
 		{Actions: []string{"s3:GetObject"}, Resources: []stack.Target{stack.TargetPhotoBucket}},
+		replicas,
 	},
 	Events: {
 		{Actions: []string{"dynamodb:DescribeTable"}, Resources: []stack.Target{stack.TargetTable}},
@@ -73,3 +75,7 @@ var Access = map[string][]stack.Grant{
 		{Actions: []string{"events:PutEvents"}, Resources: []stack.Target{stack.TargetEventBus}},
 	},
 }
+
+// replicas is what an API's replicas do to count each other
+// (ratelimit.Replicas): each puts its heartbeat and queries its group's.
+var replicas = stack.Grant{Actions: []string{"dynamodb:PutItem", "dynamodb:Query"}, Resources: []stack.Target{stack.TargetReplicas}}

@@ -32,6 +32,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/ratelimit"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/iamtest"
 )
@@ -77,6 +78,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	suffix := fmt.Sprintf("acc%d", time.Now().UnixNano()%1e9)
 	table, queue, checkpoints, bus := "AsyncEventTable-"+suffix, "participations-"+suffix, "Checkpoints-"+suffix, "pacer-"+suffix
+	replicas := "PacerReplicas-" + suffix
 	photoTable := photostore.TableName(suffix)
 	photoBucket := "pacer-photos-" + suffix
 	// The binaries run under their generated task-role policies, their
@@ -86,12 +88,13 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		"AWS::Partition": "aws", "AWS::Region": arns.Region, "AWS::AccountId": arns.Account,
 		stack.IDAsyncTable + ".Arn": arns.Table(table), stack.IDAsyncTable + ".StreamArn": arns.Stream(table),
 		stack.IDPhotoTable + ".Arn": arns.Table(photoTable), stack.IDCheckpointTable + ".Arn": arns.Table(checkpoints),
-		stack.IDQueue + ".Arn": arns.Queue(queue), stack.IDDLQ + ".Arn": arns.Queue(queue + "-dlq"), "EventBus.Arn": arns.Bus(bus),
+		stack.IDReplicasTable + ".Arn": arns.Table(replicas),
+		stack.IDQueue + ".Arn":         arns.Queue(queue), stack.IDDLQ + ".Arn": arns.Queue(queue + "-dlq"), "EventBus.Arn": arns.Bus(bus),
 		stack.ParamPhotoBucket: photoBucket,
 	})
 	targets := map[string]stack.Target{
 		arns.Table(table): stack.TargetTable, arns.Stream(table): stack.TargetTableStream, arns.Table(photoTable): stack.TargetPhotoTable,
-		arns.Table(checkpoints): stack.TargetCheckpoints, arns.Queue(queue): stack.TargetQueue, arns.Queue(queue + "-dlq"): stack.TargetDLQ,
+		arns.Table(checkpoints): stack.TargetCheckpoints, arns.Table(replicas): stack.TargetReplicas, arns.Queue(queue): stack.TargetQueue, arns.Queue(queue + "-dlq"): stack.TargetDLQ,
 		arns.Bus(bus): stack.TargetEventBus, arns.Object(photoBucket, "*"): stack.TargetPhotoBucket,
 	}
 
@@ -111,6 +114,12 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	if err := db.Table(photoTable, &photostore.Schema).Ensure(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Table(replicas, &ratelimit.ReplicaSchema).Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The APIs count their replicas there, as the containers do
+	// (PACER_RATE_REPLICAS_TABLE).
+	sharing := server.LimitSharing{ReplicasTable: replicas}
 
 	enf, cfg := map[string]*iamtest.Enforcer{}, map[string]*aws.Config{}
 	for _, b := range []string{AsyncAPI, Worker, Events, PhotoAPI} {
@@ -152,7 +161,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	serve(AsyncAPI, func() error {
 		cfg := backend(AsyncAPI)
 		cfg.DrawGrace = 100 * time.Millisecond // the draw right after the cutoff, not 5 s later
-		return asynceventapi.Run(runCtx, asynceventapi.Config{Config: cfg, Listener: apiL, Dev: true,
+		return asynceventapi.Run(runCtx, asynceventapi.Config{Config: cfg, Listener: apiL, Dev: true, Limits: server.LimitSettings{LimitSharing: sharing},
 			Ready: func(context.Context, string, asynceventapi.Deps) error { close(apiReady); return nil }})
 	})
 	serve(Worker, func() error {
@@ -165,6 +174,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	dbURL := pgtest.NewDatabase(t)
 	serve(PhotoAPI, func() error {
 		return photoapi.Run(runCtx, photoapi.Config{Listener: photoL, Stage: suffix, DatabaseURL: dbURL, Dev: true, Setup: false, Log: quiet, AWS: cfg[PhotoAPI],
+			Limits: photoapi.LimitSettings{LimitSharing: sharing},
 			Bucket: photoBucket, // its presigned links to originals: signed offline, authorized as s3:GetObject
 			Ready: func(ctx context.Context, _ string, d photoapi.Deps) error {
 				defer close(photoReady)

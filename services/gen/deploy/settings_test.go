@@ -60,8 +60,8 @@ func settingProblems(tpl map[string]any, bin, td string, ss []setting) []string 
 // claims (auth_test.go), the AsyncEvent API's rate budgets, human
 // check and embedding origins, photo-api's embedding origins and image
 // base URL (without which its pages show no photo). The human check's
-// secret comes from an optional secret ARN, PACER_RATE_REPLICAS from the
-// fewest tasks; the budget pattern accepts exactly what the binary parses.
+// secret comes from an optional secret ARN, the replicas' count from
+// the replicas table; the budget pattern accepts exactly what the binary parses.
 func TestAPISettingsReachTheContainer(t *testing.T) {
 	tpl := committedTemplate(t)
 	params := tpl["Parameters"].(map[string]any)
@@ -86,7 +86,6 @@ func TestAPISettingsReachTheContainer(t *testing.T) {
 		t.Errorf("a container without PACER_PHOTO_IMAGE_BASE_URL: found %q", got)
 	}
 	tpl = committedTemplate(t)
-	env := containerEnv(tpl, "AsyncEventApiTaskDefinition")
 	c = resources(tpl, "AWS::ECS::TaskDefinition")["AsyncEventApiTaskDefinition"]["ContainerDefinitions"].([]any)[0].(map[string]any)
 	// Origins in the parameters' form are what the binary accepts.
 	origins := regexp.MustCompile(originsPattern)
@@ -101,8 +100,16 @@ func TestAPISettingsReachTheContainer(t *testing.T) {
 			t.Errorf("the origins pattern accepts %q", v)
 		}
 	}
-	if got := env["PACER_RATE_REPLICAS"]; got != fmt.Sprint(map[string]any{"Fn::Sub": "${AsyncEventApiMinTasks}"}) {
-		t.Errorf("PACER_RATE_REPLICAS = %s, want the AsyncEventApiMinTasks parameter", got)
+	// Both APIs' replicas count each other, each allowing its share of the
+	// replicas running (no fixed PACER_RATE_REPLICAS).
+	for _, td := range []string{"AsyncEventApiTaskDefinition", "PhotoApiTaskDefinition"} {
+		e := containerEnv(tpl, td)
+		if got, want := e["PACER_RATE_REPLICAS_TABLE"], fmt.Sprint(map[string]any{"Fn::Sub": ReplicasTable}); got != want {
+			t.Errorf("%s: PACER_RATE_REPLICAS_TABLE = %s, want %s", td, got, want)
+		}
+		if got, set := e["PACER_RATE_REPLICAS"]; set {
+			t.Errorf("%s: PACER_RATE_REPLICAS = %s, a fixed count beside the live one", td, got)
+		}
 	}
 	secret := ""
 	for _, s := range c["Secrets"].([]any) {

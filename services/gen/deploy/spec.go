@@ -23,6 +23,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/ratelimit"
 )
 
 // Binary names, as the ECS services, Deployments and access.go call them.
@@ -92,6 +93,9 @@ func Build(root string) (*stack.Spec, error) {
 			// PITR and AWS-managed encryption, none of which Ensure sets.
 			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true, Stream: "NEW_AND_OLD_IMAGES"},
 			{ID: stack.IDCheckpointTable, Name: n.checkpoints, Schema: &stream.CheckpointSchema, SSE: true},
+			// Where the APIs' replicas count each other (the rate limits'
+			// shares): heartbeats, nothing to keep.
+			{ID: stack.IDReplicasTable, Name: ReplicasTable, Schema: &ratelimit.ReplicaSchema, SSE: true, Disposable: true},
 		},
 		Queue: stack.Queue{
 			Name:        n.queue,
@@ -146,6 +150,11 @@ var (
 	photoAPIScaling = stack.Autoscale{Min: 2, Max: 10, CPUPercent: 60, RequestsPerTask: 6000}
 )
 
+// ReplicasTable is the table where each API's replicas count each other,
+// each allowing 1/(replicas running) of each rate budget
+// (docs/ratelimit.md).
+const ReplicasTable = "PacerReplicas-${Stage}"
+
 // privateNetworks are RFC 1918's: where a VPC's load balancer nodes and a
 // cluster's ingress controllers connect from.
 const privateNetworks = "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
@@ -171,11 +180,11 @@ func services(d decls, n names) []stack.Service {
 			// The load balancer (and an ingress controller) forwards from
 			// the private networks: believe their X-Forwarded-For, so that
 			// the address limits see the client (docs/ratelimit.md).
-			// Each replica allows 1/PACER_RATE_REPLICAS of each budget:
-			// the fewest tasks that run.
+			// Each replica allows its share of each budget: 1/(the
+			// replicas running), counted in ReplicasTable.
 			Env: append(append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks),
-				{Name: "PACER_RATE_REPLICAS", CFN: "${AsyncEventApiMinTasks}", K8s: strconv.Itoa(asyncAPIScaling.Min)}}, asyncEnv...), vars(slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings))...),
+				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable)}, asyncEnv...), vars(slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings))...),
 			Secrets: append([]stack.Secret{{Name: asynceventapi.HumanCheckSecretEnv, Param: "HumanCheckSecretArn", Key: "human-check-secret", Optional: true}}, jwt...),
 			Access:  Access[AsyncAPI],
 		},
@@ -185,7 +194,8 @@ func services(d decls, n names) []stack.Service {
 			// As the AsyncEvent API's: the public name search's address
 			// limit must see the client, not the load balancer.
 			Env: append([]stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
-				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}")}, vars(slices.Concat(authSettings, photoAPISettings))...),
+				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}"),
+				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable)}, vars(slices.Concat(authSettings, photoAPISettings))...),
 			// Postgres before it listens: the stack opens the way first
 			// (stack.ParamDatabaseSG).
 			Database: true,

@@ -1,10 +1,12 @@
 // Package ratelimit limits how fast one user, and one client address, may
 // call a class of operations ("participate", "poll"): in-memory token
 // buckets (golang.org/x/time/rate) in each API replica, each bucket a
-// replica's share of a deployment-wide budget (the budget divided by the
-// replica count the deployment declares). Nothing is written anywhere: a
-// refusal costs no DynamoDB call. docs/ratelimit.md says how to set the
-// budgets and what the edge (AWS WAF) adds.
+// replica's share of a deployment-wide budget: the budget divided by the
+// replicas running, counted live (Replicas: each replica beats in a small
+// table) or fixed by the deployment. A request costs no AWS call: a
+// refusal writes nothing. docs/ratelimit.md says how to set the budgets,
+// the bound they hold to as the replicas scale, and what the edge (AWS
+// WAF) adds.
 package ratelimit
 
 import (
@@ -41,8 +43,10 @@ type Config struct {
 	// one is not limited.
 	Rules map[string]map[By]Rule
 	// Replicas is how many API replicas share each budget (at least 1):
-	// each replica's bucket gets 1/Replicas of it.
+	// each replica's bucket gets 1/Replicas of it. Count, if set, is the
+	// live count instead (Replicas.Count): a bucket's share follows it.
 	Replicas int
+	Count    func() int
 	// MaxBuckets bounds the buckets kept (default 100,000); past it, the
 	// buckets idle longest are dropped first (a dropped bucket starts
 	// full again: the limit fails open, never closed).
@@ -69,6 +73,8 @@ type bucketKey struct {
 
 type bucket struct {
 	lim  *rate.Limiter
+	rule Rule
+	n    int // the replicas its share is of
 	seen time.Time
 }
 
@@ -162,17 +168,32 @@ func (l *Limiter) bucket(k bucketKey, rule Rule, now time.Time) *bucket {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	n := l.cfg.Replicas
+	if l.cfg.Count != nil {
+		n = max(l.cfg.Count(), 1)
+	}
 	b := l.buckets[k]
 	if b == nil {
 		if len(l.buckets) >= l.cfg.MaxBuckets {
 			l.evict(now)
 		}
-		n := float64(l.cfg.Replicas)
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(rule.Rate/n), max(1, int(math.Ceil(float64(rule.Burst)/n))))}
+		b = &bucket{lim: rate.NewLimiter(share(rule, n)), rule: rule, n: n}
 		l.buckets[k] = b
+	} else if b.n != n { // the replicas changed: the bucket takes its new share
+		r, burst := share(b.rule, n)
+		b.lim.SetLimitAt(now, r)
+		b.lim.SetBurstAt(now, burst)
+		b.n = n
 	}
 	b.seen = now
 	return b
+}
+
+// share is one of n replicas' share of rule: its rate and burst (at
+// least 1, so a budget smaller than the replicas still lets a call
+// through somewhere).
+func share(rule Rule, n int) (rate.Limit, int) {
+	return rate.Limit(rule.Rate / float64(n)), max(1, int(math.Ceil(float64(rule.Burst)/float64(n))))
 }
 
 // evict drops the buckets that are full again (they limit nothing until

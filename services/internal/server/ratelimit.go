@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -137,49 +136,9 @@ func (ls LimitSettings) Limits(refused func(class string, by ratelimit.By)) (Lim
 		Budget{Env: "PACER_RATE_POLL_ADDRESS", Value: ls.PollAddress, Class: "poll", By: ratelimit.ByAddress})
 }
 
-// LimitSharing are the rate-limit settings every API's limits share: how
-// many replicas divide each budget, and the proxies whose X-Forwarded-For
-// names the client.
-type LimitSharing struct {
-	Replicas       int
-	TrustedProxies string
-}
-
-// Declare declares the settings on s.
-func (sh *LimitSharing) Declare(s *config.Set) {
-	s.Int(&sh.Replicas, "rate-replicas", "PACER_RATE_REPLICAS", 2, "API replicas sharing each budget: each replica allows 1/N of it")
-	s.String(&sh.TrustedProxies, "trusted-proxies", "PACER_TRUSTED_PROXIES", "", "comma-separated CIDR prefixes of the proxies whose X-Forwarded-For names the client (empty: the connection's address)")
-}
-
 // Budget is one budget setting: Value (as ratelimit.ParseRule reads it)
 // of the environment variable Env, limiting Class by By.
 type Budget struct {
 	Env, Value, Class string
 	By                ratelimit.By
-}
-
-// Limits makes an API's Limits of budgets, shared as sh says; an error
-// names the setting at fault. refused, if set, hears each refusal.
-func (sh LimitSharing) Limits(refused func(class string, by ratelimit.By), budgets ...Budget) (Limits, error) {
-	rules := map[string]map[ratelimit.By]ratelimit.Rule{}
-	for _, b := range budgets {
-		rule, err := ratelimit.ParseRule(b.Value)
-		if err != nil {
-			return Limits{}, fmt.Errorf("%s: %w", b.Env, err)
-		}
-		if rule.Rate > 0 {
-			if rules[b.Class] == nil {
-				rules[b.Class] = map[ratelimit.By]ratelimit.Rule{}
-			}
-			rules[b.Class][b.By] = rule
-		}
-	}
-	if sh.Replicas < 0 {
-		return Limits{}, fmt.Errorf("PACER_RATE_REPLICAS: %d, want at least 1", sh.Replicas)
-	}
-	proxies, err := ratelimit.ParseProxies(sh.TrustedProxies)
-	if err != nil {
-		return Limits{}, fmt.Errorf("PACER_TRUSTED_PROXIES: %w", err)
-	}
-	return Limits{Limiter: ratelimit.New(ratelimit.Config{Rules: rules, Replicas: max(1, sh.Replicas), Refused: refused}), Proxies: proxies}, nil
 }
