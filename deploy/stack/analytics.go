@@ -81,6 +81,7 @@ func (s *Spec) analytics(t *Template) error {
 	t.add(idEventBus, Resource{Type: "AWS::Events::EventBus", Properties: map[string]any{"Name": Sub("pacer-${Stage}")}})
 	t.add(idEventsBucket, Resource{Type: "AWS::S3::Bucket", Properties: bucket("analytics", map[string]int{resultsPrefix: resultsDays}),
 		DeletionPolicy: keepExceptOnCreate, UpdateReplacePolicy: keepOnReplace})
+	bucketPolicy(t, idEventsBucket+"Policy", idEventsBucket, "")
 
 	firehose(t, a)
 	s.eventsRule(t, a)

@@ -14,9 +14,10 @@ import (
 // A small CloudFormation evaluator, for tests: it deploys a template on
 // paper for one set of parameter values, as CloudFormation would resolve
 // it. Parameters are checked against their AllowedPattern, the template's
-// Rules are asserted, conditions are evaluated, resources whose condition
-// is false are left out, Fn::If picks its branch and AWS::NoValue removes
-// what it stands for. A Ref, Fn::GetAtt, Fn::Sub or DependsOn naming a
+// Rules are asserted, conditions are evaluated, resources and outputs
+// whose condition is false are left out, Fn::If picks its branch,
+// AWS::NoValue removes what it stands for and Fn::FindInMap reads the
+// Mappings. A Ref, Fn::GetAtt, Fn::Sub or DependsOn naming a
 // resource that is not created is an error, as CloudFormation refuses it.
 // A resource's Ref resolves to "ref:<id>" and its attribute to
 // "att:<id>.<attr>", since nothing runs.
@@ -24,6 +25,7 @@ import (
 // deployed is a template resolved for one set of parameter values.
 type deployed struct {
 	tpl       map[string]any
+	pseudo    map[string]any // the pseudo parameters: pseudo, or values' AWS::Region
 	params    map[string]any // string, or []any of strings for list types
 	conds     map[string]bool
 	condBusy  map[string]bool
@@ -49,8 +51,15 @@ func readTemplate(t *testing.T) map[string]any { return decodeTemplate(t, false)
 // default gets "placeholder-<name>", unchecked: the tests here are about
 // the parameters they set. Every stack needs a way to verify tokens (the
 // TokenVerification rule): where the template has JwtSecretArn and values
-// set neither it nor JwksUrl, JwtSecretArn gets a secret's ARN.
+// set neither it nor JwksUrl, JwtSecretArn gets a secret's ARN. A value
+// for AWS::Region deploys in that region rather than eu-west-1.
 func deploy(tpl map[string]any, values map[string]string) (*deployed, error) {
+	pseudos := maps.Clone(pseudo)
+	if r, ok := values["AWS::Region"]; ok {
+		pseudos["AWS::Region"] = r
+		values = maps.Clone(values)
+		delete(values, "AWS::Region")
+	}
 	_, keys := values["JwksUrl"]
 	_, secret := values["JwtSecretArn"]
 	params, _ := tpl["Parameters"].(map[string]any)
@@ -61,7 +70,7 @@ func deploy(tpl map[string]any, values map[string]string) (*deployed, error) {
 		}
 		values["JwtSecretArn"] = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:pacer/test/jwt-secret-AbCdEf"
 	}
-	d := &deployed{tpl: tpl, params: map[string]any{}, conds: map[string]bool{}, condBusy: map[string]bool{},
+	d := &deployed{tpl: tpl, pseudo: pseudos, params: map[string]any{}, conds: map[string]bool{}, condBusy: map[string]bool{},
 		created: map[string]bool{}, Resources: map[string]deployedResource{}, Outputs: map[string]any{}}
 	if err := d.parameters(values); err != nil {
 		return nil, err
@@ -100,6 +109,14 @@ func deploy(tpl map[string]any, values map[string]string) (*deployed, error) {
 	}
 	outs, _ := tpl["Outputs"].(map[string]any)
 	for name, o := range outs {
+		if c, has := o.(map[string]any)["Condition"].(string); has {
+			if ok, err := d.condition(c); err != nil || !ok {
+				if err != nil {
+					return nil, fmt.Errorf("output %s: %w", name, err)
+				}
+				continue
+			}
+		}
 		v, err := d.resolve(o.(map[string]any)["Value"])
 		if err != nil {
 			return nil, fmt.Errorf("output %s: %w", name, err)
@@ -335,6 +352,28 @@ func (d *deployed) function(fn string, arg any) (any, error) {
 			out = append(out, p)
 		}
 		return out, nil
+	case "Fn::FindInMap":
+		var keys []string
+		for _, a := range args {
+			r, err := d.resolve(a)
+			if err != nil {
+				return nil, err
+			}
+			k, ok := r.(string)
+			if !ok {
+				return nil, fmt.Errorf("Fn::FindInMap key %v is not a string", r)
+			}
+			keys = append(keys, k)
+		}
+		mappings, _ := d.tpl["Mappings"].(map[string]any)
+		var v any = mappings
+		for _, k := range keys {
+			m, _ := v.(map[string]any)
+			if v = m[k]; v == nil {
+				return nil, fmt.Errorf("Fn::FindInMap %v: no %s", keys, k)
+			}
+		}
+		return v, nil
 	case "Fn::Select":
 		l, err := d.resolve(args[1])
 		if err != nil {
@@ -354,7 +393,7 @@ func (d *deployed) ref(name string) (any, error) {
 	if name == "AWS::NoValue" {
 		return noValue, nil
 	}
-	if v, ok := pseudo[name]; ok {
+	if v, ok := d.pseudo[name]; ok {
 		return v, nil
 	}
 	if v, ok := d.params[name]; ok {
@@ -457,9 +496,12 @@ func TestEvaluator(t *testing.T) {
 		  "Resources": {
 		    "A": {"Type": "T", "Condition": "Named", "Properties": {"N": {"Fn::Sub": "x-${Name}"}}},
 		    "B": {"Type": "T", "Properties": {"L": ["k", {"Fn::If": ["Named", {"Ref": "A"}, {"Ref": "AWS::NoValue"}]}],
-		                                      "M": {"Fn::If": ["Second", 1, {"Ref": "AWS::NoValue"}]}}}
+		                                      "M": {"Fn::If": ["Second", 1, {"Ref": "AWS::NoValue"}]},
+		                                      "R": {"Fn::FindInMap": ["Regions", {"Ref": "AWS::Region"}, "Id"]}}}
 		  },
-		  "Outputs": {"O": {"Value": {"Fn::Join": ["", ["u-", {"Fn::GetAtt": ["B", "Arn"]}]]}}}
+		  "Mappings": {"Regions": {"eu-west-1": {"Id": "r1"}}},
+		  "Outputs": {"O": {"Value": {"Fn::Join": ["", ["u-", {"Fn::GetAtt": ["B", "Arn"]}]]}},
+		              "OA": {"Condition": "Named", "Value": {"Ref": "A"}}}
 		}`), &m); err != nil {
 			t.Fatal(err)
 		}
@@ -472,11 +514,14 @@ func TestEvaluator(t *testing.T) {
 	if _, ok := d.Resources["A"]; ok {
 		t.Error("A is created with its condition false")
 	}
-	if got := d.Resources["B"].Properties; !reflect.DeepEqual(got, map[string]any{"L": []any{"k"}}) {
+	if got := d.Resources["B"].Properties; !reflect.DeepEqual(got, map[string]any{"L": []any{"k"}, "R": "r1"}) {
 		t.Errorf("B without a name: %v", got)
 	}
 	if d.Outputs["O"] != "u-att:B.Arn" {
 		t.Errorf("output O: %v", d.Outputs["O"])
+	}
+	if _, ok := d.Outputs["OA"]; ok {
+		t.Error("output OA is there with its condition false")
 	}
 	d, err = deploy(tpl(), map[string]string{"Name": "ab"})
 	if err != nil {
@@ -487,6 +532,9 @@ func TestEvaluator(t *testing.T) {
 	}
 	if got := d.Resources["A"].Properties["N"]; got != "x-ab" {
 		t.Errorf("A with a name: %v", got)
+	}
+	if got := d.Outputs["OA"]; got != "ref:A" {
+		t.Errorf("output OA with a name: %v", got)
 	}
 	for name, c := range map[string]struct {
 		mutate func(map[string]any)
@@ -504,6 +552,9 @@ func TestEvaluator(t *testing.T) {
 		"select past end": {mutate: func(m map[string]any) {
 			resourceOf(m, "B")["Properties"].(map[string]any)["S"] = map[string]any{"Fn::Select": []any{3.0, []any{"a"}}}
 		}, want: "Fn::Select"},
+		"no such mapping key": {mutate: func(m map[string]any) {
+			m["Mappings"] = map[string]any{"Regions": map[string]any{"us-east-1": map[string]any{"Id": "r2"}}}
+		}, want: "Fn::FindInMap [Regions eu-west-1 Id]: no eu-west-1"},
 		"unknown function": {mutate: func(m map[string]any) {
 			resourceOf(m, "B")["Properties"].(map[string]any)["S"] = map[string]any{"Fn::GetAZs": ""}
 		}, want: "not supported"},

@@ -29,10 +29,12 @@ func (s *Spec) network(t *Template) {
 			}})
 		}
 	}
+	accessLogs(t)
 	t.add(idALB, Resource{Type: "AWS::ElasticLoadBalancingV2::LoadBalancer", Properties: map[string]any{
 		"Name": Sub("pacer-${Stage}"), "Scheme": "internet-facing", "Type": "application",
-		"Subnets": Ref("PublicSubnetIds"), "SecurityGroups": []any{GetAtt(idALBSG, "GroupId")}, "Tags": tags("network"),
-		"LoadBalancerAttributes": lbAttributes,
+		"Subnets": Ref("PublicSubnetIds"), "SecurityGroups": []any{GetAtt(idALBSG, "GroupId")},
+		"Tags":                   append(tags("network"), accessLogsTag()),
+		"LoadBalancerAttributes": append(append([]any(nil), lbAttributes...), accessLogAttributes()...),
 	}})
 	edgeListeners(t)
 	t.add(idCluster, Resource{Type: "AWS::ECS::Cluster", Properties: map[string]any{
@@ -97,7 +99,9 @@ func (s *Spec) service(t *Template, sv Service) {
 }
 
 // roles adds sv's execution role, which pulls the image, writes logs and
-// reads sv's secrets only, and its task role: what the binary may do.
+// reads sv's secrets only (and decrypts them with SecretsKmsKeyArn, when
+// set), and its task role: what the binary may do, assumed by this
+// account's tasks only (taskTrust).
 func (s *Spec) roles(t *Template, sv Service) {
 	exec := map[string]any{
 		"AssumeRolePolicyDocument": assumeRole("ecs-tasks.amazonaws.com"),
@@ -105,14 +109,15 @@ func (s *Spec) roles(t *Template, sv Service) {
 		"Tags":                     tags(sv.Name),
 	}
 	if pol := s.secretPolicy(sv); pol != nil {
-		exec["Policies"] = pol
+		exec["Policies"] = []any{pol, ifSecrets(sv, secretsKeyPolicy())}
 	}
 	t.add(sv.ID+"ExecutionRole", Resource{Type: "AWS::IAM::Role", Properties: exec})
-	task := map[string]any{"AssumeRolePolicyDocument": assumeRole("ecs-tasks.amazonaws.com"), "Tags": tags(sv.Name)}
+	task := map[string]any{"AssumeRolePolicyDocument": taskTrust(), "Tags": tags(sv.Name)}
 	if len(sv.Access) > 0 {
 		task["Policies"] = inlinePolicy(sv.Name, s.policy(sv.Access))
 	}
 	t.add(sv.ID+"TaskRole", Resource{Type: "AWS::IAM::Role", Properties: task})
+	photoBucketKeyPolicy(t, sv)
 }
 
 // taskDefinition adds sv's Fargate task definition, Linux on the CPU the
@@ -136,6 +141,9 @@ func taskDefinition(t *Template, sv Service, logs string) {
 	container := map[string]any{
 		"Name": sv.Name, "Image": Ref(sv.Image), "Essential": true, "Environment": env,
 		"StopTimeout": 30,
+		// The binaries write no file (their Kubernetes pods run with
+		// readOnlyRootFilesystem too).
+		"ReadonlyRootFilesystem": true,
 		"LogConfiguration": map[string]any{"LogDriver": "awslogs", "Options": map[string]any{
 			"awslogs-group": Ref(logs), "awslogs-region": Ref("AWS::Region"), "awslogs-stream-prefix": sv.Name,
 		}},
@@ -155,9 +163,10 @@ func taskDefinition(t *Template, sv Service, logs string) {
 	}})
 }
 
-// secretPolicy lets the execution role read the service's secrets (a
-// Secrets Manager secret or an SSM parameter: ECS accepts either ARN).
-// Each is granted as given and with Secrets Manager's random suffix
+// secretPolicy is the execution role's policy (one of its Policies)
+// reading the service's secrets (a Secrets Manager secret or an SSM
+// parameter: ECS accepts either ARN), or nil without secrets. Each is
+// granted as given and with Secrets Manager's random suffix
 // (<arn>-??????), so that the complete ARN the console shows and the
 // partial one without the suffix both work: IAM authorizes GetSecretValue
 // on the complete ARN.
@@ -166,23 +175,27 @@ func (s *Spec) secretPolicy(sv Service) any {
 		return nil
 	}
 	var res []any
-	allOptional := true
 	for _, sc := range sv.Secrets {
 		suffixed := Sub("${" + sc.Param + "}-??????")
 		if sc.Optional {
 			res = append(res, If(condHas(sc.Param), Ref(sc.Param), NoValue), If(condHas(sc.Param), suffixed, NoValue))
 		} else {
-			allOptional = false
 			res = append(res, Ref(sc.Param), suffixed)
 		}
 	}
-	pol := inlinePolicy("secrets", map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+	return ifSecrets(sv, namedPolicy("secrets", map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
 		"Effect": "Allow", "Action": []string{"secretsmanager:GetSecretValue", "ssm:GetParameters"}, "Resource": res,
-	}}})
-	if allOptional && len(sv.Secrets) == 1 {
-		return If(condHas(sv.Secrets[0].Param), pol, NoValue)
+	}}}))
+}
+
+// ifSecrets is v, or, for a service whose one secret is optional, v only
+// when that secret's parameter is set (a policy granting nothing is
+// refused).
+func ifSecrets(sv Service, v any) any {
+	if len(sv.Secrets) == 1 && sv.Secrets[0].Optional {
+		return If(condHas(sv.Secrets[0].Param), v, NoValue)
 	}
-	return pol
+	return v
 }
 
 func condHas(param string) string { return "Has" + param }

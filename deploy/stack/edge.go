@@ -31,6 +31,18 @@ const (
 // TLSPolicy is the HTTPS listener's security policy: TLS 1.3 and 1.2 only.
 const TLSPolicy = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 
+// HSTS is the Strict-Transport-Security header the HTTPS listener puts
+// on every answer it sends, the tasks' and its own (RFC 6797): browsers
+// that saw it use HTTPS only, for a year, for the API host and the names
+// under it. The load balancer adds it, replacing any the task sent
+// (routing.http.response.strict_transport_security.header_value). The
+// plain listeners send none: a browser ignores it over HTTP (§8.1), and
+// without a certificate there is no HTTPS to hold it to.
+const (
+	HSTS          = "max-age=31536000; includeSubDomains"
+	hstsAttribute = "routing.http.response.strict_transport_security.header_value"
+)
+
 // maxAdminCidrs is how many networks AdminCidrs may name. A listener rule
 // matches at most five values in all: an admin rule spends one on the
 // host, two on the admin paths and the rest, cidrsPerRule, on networks,
@@ -150,13 +162,14 @@ func (s *Spec) edgeIngress() []any {
 }
 
 // edgeListeners adds, with a certificate, the HTTPS listener (its default
-// answer, for a host name no service has, is 404) and the port 80
-// listener that only redirects to it.
+// answer, for a host name no service has, is 404; every answer carries
+// HSTS) and the port 80 listener that only redirects to it.
 func edgeListeners(t *Template) {
 	t.add(idHTTPSListener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Condition: condTLS, Properties: map[string]any{
 		"LoadBalancerArn": Ref(idALB), "Port": 443, "Protocol": "HTTPS", "SslPolicy": TLSPolicy,
-		"Certificates":   []any{map[string]any{"CertificateArn": Ref(paramCertificate)}},
-		"DefaultActions": []any{fixed("404", "no such host")},
+		"Certificates":       []any{map[string]any{"CertificateArn": Ref(paramCertificate)}},
+		"DefaultActions":     []any{fixed("404", "no such host")},
+		"ListenerAttributes": []any{map[string]any{"Key": hstsAttribute, "Value": HSTS}},
 	}})
 	t.add(idRedirectListener, Resource{Type: "AWS::ElasticLoadBalancingV2::Listener", Condition: condTLS, Properties: map[string]any{
 		"LoadBalancerArn": Ref(idALB), "Port": 80, "Protocol": "HTTP",

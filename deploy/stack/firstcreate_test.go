@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pacerhq/pacer/deploy/stack"
+	"github.com/pacerhq/pacer/internal/repo"
 )
 
 // A first create, on paper (cfneval_test.go): CloudFormation creates a
@@ -21,7 +22,10 @@ import (
 // does not yet admit its tasks fails them, the circuit breaker fails the
 // service and the stack rolls back. And a rollback must leave nothing
 // behind that stops the retry: no resource is kept (Retain, Snapshot) when
-// its first create fails.
+// its first create fails, nor protected from deletion, with one
+// documented exception: the tables' deletion protection
+// (TableDeletionProtection, on by default for production), which
+// docs/deploy.md's failed-first-create steps turn off before the delete.
 
 var resourceRef = regexp.MustCompile(`\b(?:ref|att):([A-Za-z0-9]+)`)
 
@@ -75,6 +79,9 @@ func firstCreateProblems(tpl map[string]any, values map[string]string) []string 
 		if p := res[id].(map[string]any)["DeletionPolicy"]; p == "Retain" || p == "Snapshot" {
 			out = append(out, fmt.Sprintf("%s: DeletionPolicy %v keeps it when the first create rolls back, and the retry fails on it", id, p))
 		}
+		if d.Resources[id].Properties["DeletionProtectionEnabled"] == true {
+			out = append(out, fmt.Sprintf("%s: deletion protection keeps it when the first create rolls back (CloudFormation cannot delete it either), and the retry fails on it", id))
+		}
 	}
 	paramValues := map[string]bool{}
 	for _, v := range d.params {
@@ -123,14 +130,36 @@ func firstCreateProblems(tpl map[string]any, values map[string]string) []string 
 	return out
 }
 
-var withDatabaseSG = map[string]string{stack.ParamDatabaseSG: "sg-0123456789abcdef0", stack.ParamDatabasePort: "6432"}
+var (
+	unprotected    = map[string]string{stack.ParamDeletionProtection: "false"}
+	withDatabaseSG = map[string]string{stack.ParamDatabaseSG: "sg-0123456789abcdef0", stack.ParamDatabasePort: "6432", stack.ParamDeletionProtection: "false"}
+)
 
 func TestFirstCreate(t *testing.T) {
 	tpl := readTemplate(t)
-	for name, values := range map[string]map[string]string{"with the database's security group": withDatabaseSG, "without": nil} {
+	for name, values := range map[string]map[string]string{"with the database's security group": withDatabaseSG, "without": unprotected} {
 		for _, p := range firstCreateProblems(tpl, values) {
 			t.Errorf("%s: %s", name, p)
 		}
+	}
+	// With deletion protection (the default) the tables are kept, and
+	// only they: the documented failed-first-create steps turn it off on
+	// each before deleting the stack.
+	var kept []string
+	for _, p := range firstCreateProblems(tpl, nil) {
+		id, _, _ := strings.Cut(p, ":")
+		if !strings.Contains(p, "deletion protection keeps it") {
+			t.Errorf("with deletion protection: %s", p)
+		}
+		kept = append(kept, id)
+	}
+	if want := []string{stack.IDAsyncTable, stack.IDCheckpointTable, stack.IDPhotoTable}; !slices.Equal(kept, want) {
+		t.Errorf("with deletion protection, the first create keeps %v, want the tables %v", kept, want)
+	}
+	steps := failedFirstCreateSteps(t)
+	off, del := strings.Index(steps, "--no-deletion-protection-enabled"), strings.Index(steps, "delete-stack")
+	if off < 0 || del < off || !strings.Contains(steps, "update-table") {
+		t.Errorf("docs/deploy.md's failed-first-create steps do not turn the tables' deletion protection off (update-table --no-deletion-protection-enabled) before delete-stack:\n%s", steps)
 	}
 	d, err := deploy(tpl, nil)
 	if err != nil {
@@ -145,6 +174,31 @@ func TestFirstCreate(t *testing.T) {
 			t.Errorf("%v: %v, want the pattern to refuse it", bad, err)
 		}
 	}
+}
+
+// failedFirstCreateSteps is docs/deploy.md's "A failed first create"
+// paragraph and the code block after it.
+func failedFirstCreateSteps(t *testing.T) string {
+	t.Helper()
+	b, err := repo.ReadFile("docs", "deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "**A failed first create**")
+	if start < 0 {
+		t.Fatal(`docs/deploy.md has no "**A failed first create**" paragraph`)
+	}
+	doc = doc[start:]
+	fence := strings.Index(doc, "```")
+	end := -1
+	if fence >= 0 {
+		end = strings.Index(doc[fence+3:], "```")
+	}
+	if end < 0 {
+		t.Fatal(`docs/deploy.md's "A failed first create" has no code block`)
+	}
+	return doc[:fence+3+end]
 }
 
 func TestFirstCreateChecksCatchMutations(t *testing.T) {
@@ -170,6 +224,9 @@ func TestFirstCreateChecksCatchMutations(t *testing.T) {
 			props := resourceOf(map[string]any{"Resources": res}, "DatabaseIngress")["Properties"].(map[string]any)
 			props["FromPort"], props["ToPort"] = 5432.0, 5432.0
 		}, "on 6432 before it is created"},
+		{"a table protected whatever the parameter says", func(res map[string]any) {
+			resourceOf(map[string]any{"Resources": res}, stack.IDCheckpointTable)["Properties"].(map[string]any)["DeletionProtectionEnabled"] = true
+		}, "CheckpointTable: deletion protection keeps it"},
 		{"an image made by the stack", func(res map[string]any) {
 			td := resourceOf(map[string]any{"Resources": res}, "WorkerTaskDefinition")["Properties"].(map[string]any)
 			td["ContainerDefinitions"].([]any)[0].(map[string]any)["Image"] = map[string]any{"Fn::Sub": "${Cluster}/worker@sha256:0"}

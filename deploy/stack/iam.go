@@ -68,6 +68,23 @@ func assumeRole(principal string) map[string]any {
 	}
 }
 
-func inlinePolicy(name string, doc map[string]any) []any {
-	return []any{map[string]any{"PolicyName": name, "PolicyDocument": doc}}
+// taskTrust is a task role's trust policy: ECS may hand the role to tasks
+// of this account and region only (aws:SourceAccount, aws:SourceArn), the
+// confused-deputy guard AWS recommends for task roles, so a task
+// definition of another account naming the role gets nothing.
+func taskTrust() map[string]any {
+	doc := assumeRole("ecs-tasks.amazonaws.com")
+	doc["Statement"].([]any)[0].(map[string]any)["Condition"] = map[string]any{
+		"StringEquals": map[string]any{"aws:SourceAccount": Ref("AWS::AccountId")},
+		"ArnLike":      map[string]any{"aws:SourceArn": Sub("arn:${AWS::Partition}:ecs:${AWS::Region}:${AWS::AccountId}:*")},
+	}
+	return doc
+}
+
+// inlinePolicy is a role's Policies with the one policy doc, named name.
+func inlinePolicy(name string, doc map[string]any) []any { return []any{namedPolicy(name, doc)} }
+
+// namedPolicy is one of a role's Policies: doc, named name.
+func namedPolicy(name string, doc map[string]any) map[string]any {
+	return map[string]any{"PolicyName": name, "PolicyDocument": doc}
 }

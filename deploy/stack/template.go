@@ -12,8 +12,11 @@ type Template struct {
 	Description              string               `json:"Description"`
 	Parameters               map[string]Parameter `json:"Parameters"`
 	Conditions               map[string]any       `json:"Conditions,omitempty"`
-	Resources                map[string]Resource  `json:"Resources"`
-	Outputs                  map[string]Output    `json:"Outputs"`
+	// Mappings are lookup tables (Fn::FindInMap), such as each region's
+	// Elastic Load Balancing account.
+	Mappings  map[string]any      `json:"Mappings,omitempty"`
+	Resources map[string]Resource `json:"Resources"`
+	Outputs   map[string]Output   `json:"Outputs"`
 	// Rules refuse parameter values that contradict each other before
 	// anything is created.
 	Rules map[string]any `json:"Rules,omitempty"`
@@ -51,6 +54,8 @@ type Resource struct {
 type Output struct {
 	Description string `json:"Description"`
 	Value       any    `json:"Value"`
+	// Condition, if set, names the condition the output exists on.
+	Condition string `json:"Condition,omitempty"`
 }
 
 // JSON returns the template as indented JSON with a trailing newline.
@@ -95,6 +100,11 @@ func Join(sep string, parts ...any) map[string]any {
 
 // If is {"Fn::If": [cond, a, b]}.
 func If(cond string, a, b any) map[string]any { return map[string]any{"Fn::If": []any{cond, a, b}} }
+
+// FindInMap is {"Fn::FindInMap": [mapping, key, attribute]}.
+func FindInMap(mapping string, key, attr any) map[string]any {
+	return map[string]any{"Fn::FindInMap": []any{mapping, key, attr}}
+}
 
 // NoValue is AWS::NoValue.
 var NoValue = Ref("AWS::NoValue")
