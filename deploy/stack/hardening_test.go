@@ -106,11 +106,14 @@ func hardeningFailures(tpl map[string]any, values map[string]string) []string {
 		}
 	}
 
-	// Deletion protection on the tables, unless the stage opts out.
+	// Deletion protection on the tables kept on delete, unless the stage
+	// opts out; none on a table that goes with the stack (its delete would
+	// fail).
 	protect := values[stack.ParamDeletionProtection] != "false"
 	for _, id := range d.ofType("AWS::DynamoDB::Table") {
-		if got := d.Resources[id].Properties["DeletionProtectionEnabled"]; got != protect {
-			fail("%s: DeletionProtectionEnabled %v, want %v", id, got, protect)
+		kept := resourceOf(d.tpl, id)["DeletionPolicy"] != nil
+		if got := d.Resources[id].Properties["DeletionProtectionEnabled"]; kept && got != protect || !kept && got != nil {
+			fail("%s: DeletionProtectionEnabled %v, want %v", id, got, map[bool]any{true: protect, false: nil}[kept])
 		}
 	}
 
@@ -385,6 +388,9 @@ func TestHardeningChecksCatchMutations(t *testing.T) {
 			"PhotoTable: DeletionProtectionEnabled <nil>, want true"},
 		"protection ignoring the parameter": {func(m map[string]any) { props(m, stack.IDAsyncTable)["DeletionProtectionEnabled"] = true },
 			withValues(nil, stack.ParamDeletionProtection, "false"), "AsyncEventTable: DeletionProtectionEnabled true, want false"},
+		"a table that goes with the stack protected": {func(m map[string]any) {
+			props(m, stack.IDReplicasTable)["DeletionProtectionEnabled"] = true
+		}, nil, "ReplicasTable: DeletionProtectionEnabled true, want <nil>"},
 		"a writable root": {func(m map[string]any) {
 			asMap(asList(props(m, "WorkerTaskDefinition")["ContainerDefinitions"])[0])["ReadonlyRootFilesystem"] = false
 		}, nil, "WorkerTaskDefinition: container asyncevent-worker has a writable root file system"},

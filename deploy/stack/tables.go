@@ -85,10 +85,11 @@ const (
 // DynamoDB refuses to delete the tables, whoever asks, until it is turned
 // off (docs/deploy.md's teardown turns it off first). It guards what the
 // DeletionPolicy cannot: a DeleteTable call of a person or a script. A
-// stage of throwaway data may set it "false". On a failed first create it
-// keeps the tables too, since CloudFormation cannot delete them either:
-// docs/deploy.md's failed-first-create steps turn it off before the
-// delete.
+// stage of throwaway data may set it "false". A Disposable table, which
+// goes with the stack, has none: it would fail the stack's delete. On a
+// failed first create it keeps the tables too, since CloudFormation
+// cannot delete them either: docs/deploy.md's failed-first-create steps
+// turn it off before the delete.
 const (
 	ParamDeletionProtection = "TableDeletionProtection"
 	condDeletionProtection  = "ProtectTables"
@@ -104,7 +105,9 @@ func (s *Spec) tables(t *Template) {
 	t.Conditions[condDeletionProtection] = map[string]any{"Fn::Equals": []any{Ref(ParamDeletionProtection), "true"}}
 	for _, tb := range s.Tables {
 		props := withTags(TableProperties(tb, Sub(tb.Name)), "data")
-		props["DeletionProtectionEnabled"] = If(condDeletionProtection, true, false)
+		if !tb.Disposable {
+			props["DeletionProtectionEnabled"] = If(condDeletionProtection, true, false)
+		}
 		if tb.Warm {
 			props["WarmThroughput"] = warmThroughput(tb)
 			for _, g := range props["GlobalSecondaryIndexes"].([]any) {
