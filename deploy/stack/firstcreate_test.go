@@ -22,10 +22,11 @@ import (
 // does not yet admit its tasks fails them, the circuit breaker fails the
 // service and the stack rolls back. And a rollback must leave nothing
 // behind that stops the retry: no resource is kept (Retain, Snapshot) when
-// its first create fails, nor protected from deletion, with one
-// documented exception: the tables' deletion protection
-// (TableDeletionProtection, on by default for production), which
-// docs/deploy.md's failed-first-create steps turn off before the delete.
+// its first create fails, nor protected from deletion by default: the
+// tables' deletion protection (TableDeletionProtection) is turned on by an
+// update once the first create has completed, and docs/deploy.md's
+// failed-first-create steps turn it off before the delete for whoever
+// set it from the start.
 
 var resourceRef = regexp.MustCompile(`\b(?:ref|att):([A-Za-z0-9]+)`)
 
@@ -131,22 +132,22 @@ func firstCreateProblems(tpl map[string]any, values map[string]string) []string 
 }
 
 var (
-	unprotected    = map[string]string{stack.ParamDeletionProtection: "false"}
-	withDatabaseSG = map[string]string{stack.ParamDatabaseSG: "sg-0123456789abcdef0", stack.ParamDatabasePort: "6432", stack.ParamDeletionProtection: "false"}
+	protected      = map[string]string{stack.ParamDeletionProtection: "true"}
+	withDatabaseSG = map[string]string{stack.ParamDatabaseSG: "sg-0123456789abcdef0", stack.ParamDatabasePort: "6432"}
 )
 
 func TestFirstCreate(t *testing.T) {
 	tpl := readTemplate(t)
-	for name, values := range map[string]map[string]string{"with the database's security group": withDatabaseSG, "without": unprotected} {
+	for name, values := range map[string]map[string]string{"with the database's security group": withDatabaseSG, "without": nil} {
 		for _, p := range firstCreateProblems(tpl, values) {
 			t.Errorf("%s: %s", name, p)
 		}
 	}
-	// With deletion protection (the default) the tables are kept, and
-	// only they: the documented failed-first-create steps turn it off on
-	// each before deleting the stack.
+	// With deletion protection set from the start the tables are kept,
+	// and only they: the documented failed-first-create steps turn it off
+	// on each before deleting the stack.
 	var kept []string
-	for _, p := range firstCreateProblems(tpl, nil) {
+	for _, p := range firstCreateProblems(tpl, protected) {
 		id, _, _ := strings.Cut(p, ":")
 		if !strings.Contains(p, "deletion protection keeps it") {
 			t.Errorf("with deletion protection: %s", p)

@@ -33,6 +33,7 @@ const (
 var hardened = map[string]string{
 	"CertificateArn": certARN, "AsyncEventApiHostName": apiHost, "PhotoApiHostName": photoHost,
 	stack.ParamAccessLogs: "true", stack.ParamSecretsKey: secretsKey, stack.ParamPhotoBucketKey: photosKey,
+	stack.ParamDeletionProtection: "true",
 	"EventsUserKeySecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:pacer/test/user-key-AbCdEf",
 }
 
@@ -106,10 +107,10 @@ func hardeningFailures(tpl map[string]any, values map[string]string) []string {
 		}
 	}
 
-	// Deletion protection on the tables kept on delete, unless the stage
-	// opts out; none on a table that goes with the stack (its delete would
-	// fail).
-	protect := values[stack.ParamDeletionProtection] != "false"
+	// Deletion protection on the tables kept on delete when the stage asks
+	// for it (a production stage, once created); none on a table that goes
+	// with the stack (its delete would fail).
+	protect := values[stack.ParamDeletionProtection] == "true"
 	for _, id := range d.ofType("AWS::DynamoDB::Table") {
 		kept := resourceOf(d.tpl, id)["DeletionPolicy"] != nil
 		if got := d.Resources[id].Properties["DeletionProtectionEnabled"]; kept && got != protect || !kept && got != nil {
@@ -384,10 +385,10 @@ func TestHardeningChecksCatchMutations(t *testing.T) {
 		"TLS deny of TLS": {func(m map[string]any) {
 			asMap(asMap(asMap(statements(m, "EventsBucketPolicy")[0])["Condition"])["Bool"])["aws:SecureTransport"] = "true"
 		}, nil, "EventsBucket: no bucket policy denies"},
-		"a table unprotected": {func(m map[string]any) { delete(props(m, stack.IDPhotoTable), "DeletionProtectionEnabled") }, nil,
+		"a table unprotected": {func(m map[string]any) { delete(props(m, stack.IDPhotoTable), "DeletionProtectionEnabled") }, hardened,
 			"PhotoTable: DeletionProtectionEnabled <nil>, want true"},
 		"protection ignoring the parameter": {func(m map[string]any) { props(m, stack.IDAsyncTable)["DeletionProtectionEnabled"] = true },
-			withValues(nil, stack.ParamDeletionProtection, "false"), "AsyncEventTable: DeletionProtectionEnabled true, want false"},
+			nil, "AsyncEventTable: DeletionProtectionEnabled true, want false"},
 		"a table that goes with the stack protected": {func(m map[string]any) {
 			props(m, stack.IDReplicasTable)["DeletionProtectionEnabled"] = true
 		}, nil, "ReplicasTable: DeletionProtectionEnabled true, want <nil>"},

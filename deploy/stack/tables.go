@@ -81,24 +81,24 @@ const (
 	keepOnReplace      = "Retain"
 )
 
-// Deletion protection: with ParamDeletionProtection "true" (the default)
-// DynamoDB refuses to delete the tables, whoever asks, until it is turned
-// off (docs/deploy.md's teardown turns it off first). It guards what the
-// DeletionPolicy cannot: a DeleteTable call of a person or a script. A
-// stage of throwaway data may set it "false". A Disposable table, which
-// goes with the stack, has none: it would fail the stack's delete. On a
-// failed first create it keeps the tables too, since CloudFormation
-// cannot delete them either: docs/deploy.md's failed-first-create steps
-// turn it off before the delete.
+// Deletion protection: with ParamDeletionProtection "true" DynamoDB
+// refuses to delete the tables, whoever asks, until it is turned off
+// (docs/deploy.md's teardown turns it off first). It guards what the
+// DeletionPolicy cannot: a DeleteTable call of a person or a script. It is
+// off by default and turned on for a production stage by an update once
+// its first create has completed: on a failed first create it would keep
+// the tables (CloudFormation cannot delete them either), and the retry
+// would stop on their names. A Disposable table, which goes with the
+// stack, never has it: it would fail the stack's delete.
 const (
 	ParamDeletionProtection = "TableDeletionProtection"
 	condDeletionProtection  = "ProtectTables"
 )
 
 func deletionProtectionParameter(p map[string]Parameter) {
-	p[ParamDeletionProtection] = Parameter{Type: "String", Default: str("true"), AllowedValues: []string{"true", "false"},
-		Description: "DynamoDB deletion protection on the stage's tables: true (the default, for production) refuses every DeleteTable " +
-			"until it is turned off; false for a stage of throwaway data"}
+	p[ParamDeletionProtection] = Parameter{Type: "String", Default: str("false"), AllowedValues: []string{"true", "false"},
+		Description: "DynamoDB deletion protection on the stage's kept tables: true refuses every DeleteTable until it is turned off; " +
+			"set it on a production stage by an update once its first create has completed (a failed first create could not delete protected tables)"}
 }
 
 func (s *Spec) tables(t *Template) {

@@ -162,7 +162,7 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 		return nil, err
 	}
 	cfg.Humans = humans
-	if err := cfg.Limits.CountReplicas(ctx, *cfg.AWS, cfg.Setup, "asyncevent-api", cfg.Log); err != nil {
+	if err := cfg.Limits.CountReplicas(ctx, cfg.DynamoDBClient(), cfg.Setup, "asyncevent-api", cfg.Log); err != nil {
 		return nil, err
 	}
 	limits, err := cfg.Limits.Limits(m.limited.Refused)

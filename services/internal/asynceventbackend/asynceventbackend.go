@@ -102,6 +102,15 @@ func (cfg *Config) LoadAWS(ctx context.Context) error {
 	return nil
 }
 
+// DynamoDBClient is the DynamoDB client cfg's stores use: cfg.DynamoDB, or
+// one made from cfg.AWS (LoadAWS first).
+func (cfg *Config) DynamoDBClient() ddb.Client {
+	if cfg.DynamoDB != nil {
+		return cfg.DynamoDB
+	}
+	return awsclient.DynamoDB(*cfg.AWS)
+}
+
 // APIRoles are the roles the API process runs, over one EventCache (an
 // event its Admin closes stops its Ingest at once), and the queue.
 type APIRoles struct {
@@ -179,10 +188,7 @@ func open(ctx context.Context, cfg *Config) (*dynamostore.Store, *sqsqueue.Queue
 	if err := cfg.LoadAWS(ctx); err != nil {
 		return nil, nil, err
 	}
-	dc := cfg.DynamoDB
-	if dc == nil {
-		dc = awsclient.DynamoDB(*cfg.AWS)
-	}
+	dc := cfg.DynamoDBClient()
 	sc := cfg.SQS
 	if sc == nil {
 		sc = awsclient.SQS(*cfg.AWS)

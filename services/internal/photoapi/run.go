@@ -207,7 +207,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	if err != nil {
 		return nil, fmt.Errorf("photo-api: %w", err)
 	}
-	if err := cfg.Limits.CountReplicas(ctx, awsCfg, cfg.Setup, "photo-api", cfg.Log); err != nil {
+	if err := cfg.Limits.CountReplicas(ctx, awsclient.DynamoDB(awsCfg), cfg.Setup, "photo-api", cfg.Log); err != nil {
 		roles.Close()
 		return nil, fmt.Errorf("photo-api: %w", err)
 	}

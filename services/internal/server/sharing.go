@@ -8,9 +8,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/config"
 	"github.com/pacerhq/pacer/services/internal/ratelimit"
@@ -41,11 +38,11 @@ func (sh *LimitSharing) Declare(s *config.Set) {
 // before it returns: the Limits made after it share each budget by the
 // live count. setup creates the table if it is missing (the local stack;
 // the deployment creates it). Without ReplicasTable it does nothing.
-func (sh *LimitSharing) CountReplicas(ctx context.Context, awsCfg aws.Config, setup bool, group string, log *slog.Logger) error {
+func (sh *LimitSharing) CountReplicas(ctx context.Context, client ddb.Client, setup bool, group string, log *slog.Logger) error {
 	if sh.ReplicasTable == "" {
 		return nil
 	}
-	table := ddb.New(awsclient.DynamoDB(awsCfg), ddb.Config{}).Table(sh.ReplicasTable, &ratelimit.ReplicaSchema)
+	table := ddb.New(client, ddb.Config{}).Table(sh.ReplicasTable, &ratelimit.ReplicaSchema)
 	if setup {
 		if err := table.Ensure(ctx); err != nil {
 			return fmt.Errorf("PACER_RATE_REPLICAS_TABLE: %w", err)
