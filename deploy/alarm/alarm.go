@@ -38,8 +38,10 @@ type Signal struct {
 // CloudWatch is a signal in CloudWatch: metric math over AWS or custom
 // metrics, evaluated over Period.
 type CloudWatch struct {
-	Metrics    []Metric
-	Expression string // metric math over the Metrics' IDs
+	Metrics []Metric
+	// Expression is metric math over the Metrics' IDs; {workerMaxTasks}
+	// in it is the deployment's worker task maximum.
+	Expression string
 	Period     time.Duration
 	// MissingIsBreaching makes a period without data count as breaching
 	// (TreatMissingData breaching): for a metric Pacer emits on a timer
@@ -51,10 +53,11 @@ type CloudWatch struct {
 
 // Metric is one CloudWatch metric a signal reads. Dimension values in
 // braces ({queue}, {dlq}, {service}, {cluster}, {targetGroup},
-// {loadBalancer}, {table}, {stage}, {deliveryStream}, {eventsRuleDLQ})
-// are the deployment's names, filled in by its generator; a signal with
-// {targetGroup} gets an alarm per public service, one with {table} an
-// alarm per table.
+// {loadBalancer}, {table}, {stage}, {deliveryStream}, {eventsRuleDLQ},
+// {serviceName}: the public service's binary, its metrics' service
+// label) are the deployment's names, filled in by its generator; a
+// signal with {targetGroup} gets an alarm per public service, one with
+// {table} an alarm per table.
 type Metric struct {
 	ID, Namespace, Name, Stat string
 	Dimensions                map[string]string

@@ -7,14 +7,17 @@ import (
 )
 
 // apiSignals say whether each API has an instance up (a healthy target of
-// the load balancer) and how many of the load balancer's own answers are
+// the load balancer), how many of the load balancer's own answers are
 // 5xx (it answers 502, 503 and 504 when targets fail, are missing or time
-// out: errors no API process sees).
+// out: errors no API process sees), how many of an API's instances fail
+// beside healthy ones, and how long its answers take.
 func apiSignals(c Config) []Signal {
-	var up []string
+	var up, unhealthy []string
 	for _, job := range c.APIJobs {
 		up = append(up, fmt.Sprintf(`label_replace(sum(up{job=%q}) or vector(0), "service", %q, "", "")`, job, job))
+		unhealthy = append(unhealthy, fmt.Sprintf(`label_replace((count(up{job=%q} == 0) and on () count(up{job=%q} == 1)) or vector(0), "service", %q, "", "")`, job, job, job))
 	}
+	w := promDuration(c.RateWindow)
 	elb := func(id, name string) Metric {
 		return Metric{ID: id, Namespace: "AWS/ApplicationELB", Name: name, Stat: "Sum", Dimensions: map[string]string{"LoadBalancer": "{loadBalancer}"}}
 	}
@@ -41,11 +44,46 @@ func apiSignals(c Config) []Signal {
 				Period:     c.RateWindow,
 			},
 		},
+		{
+			Record: UnhealthyTargets,
+			Expr:   strings.Join(unhealthy, " or "),
+			Help:   "Instances of each API (label service) that are down while at least one is up; 0 when all are up, or none is (APINoHealthyTarget's case).",
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					targetGroupMetric("unhealthy", "UnHealthyHostCount", "Maximum"),
+					targetGroupMetric("healthy", "HealthyHostCount", "Minimum"),
+				},
+				Expression: "IF(healthy >= 1, unhealthy, 0)",
+				Period:     time.Minute,
+			},
+		},
+		{
+			Record: APILatencyP99,
+			Expr: fmt.Sprintf(`histogram_quantile(0.99, sum by (service, le) (rate(pacer_http_request_duration_seconds_bucket[%s])))`+
+				` and on (service) (sum by (service) (rate(pacer_http_request_duration_seconds_count[%s])) > %s)`, w, w, num(c.HTTPMinRate)),
+			Help: fmt.Sprintf("99th percentile of a service's answer times in seconds (to the last byte); absent below %s requests/s. "+
+				"CloudWatch: the target group's TargetResponseTime (to the answer's first byte).", num(c.HTTPMinRate)),
+			CloudWatch: CloudWatch{
+				Metrics: []Metric{
+					targetGroupMetric("latency", "TargetResponseTime", "p99"),
+					targetGroupMetric("requests", "RequestCount", "Sum"),
+				},
+				Expression: fmt.Sprintf("IF(requests > %s, latency, 0)", minCount),
+				Period:     c.RateWindow,
+			},
+		},
 	}
 }
 
-// apiAlerts fire when an API has no healthy instance, or the load balancer
-// answers for the APIs with errors of its own.
+// targetGroupMetric is a metric of an API's target group by stat.
+func targetGroupMetric(id, name, stat string) Metric {
+	return Metric{ID: id, Namespace: "AWS/ApplicationELB", Name: name, Stat: stat,
+		Dimensions: map[string]string{"LoadBalancer": "{loadBalancer}", "TargetGroup": "{targetGroup}"}}
+}
+
+// apiAlerts fire when an API has no healthy instance or some unhealthy
+// ones, the load balancer answers for the APIs with errors of its own, or
+// an API answers slowly.
 func apiAlerts(c Config) []Alert {
 	return []Alert{
 		{
@@ -59,6 +97,21 @@ func apiAlerts(c Config) []Alert {
 			Summary: "The load balancer answers {{ $value | humanizePercentage }} of requests with 5xx of its own",
 			Description: fmt.Sprintf("More than %s of the load balancer's answers are errors it generated (502: a target closed the connection or answered garbage; "+
 				"503: no healthy target; 504: a target timed out): users get errors the APIs never saw.", pct(c.HTTP5xxRatio)),
+		},
+		{
+			Name: "APITargetsUnhealthy", Signal: UnhealthyTargets, Op: ">", Threshold: 0, For: c.UnhealthyTargetFor, Severity: Warning,
+			Summary: fmt.Sprintf("{{ $labels.service }} has had {{ $value }} unhealthy instances beside healthy ones for %s", promDuration(c.UnhealthyTargetFor)),
+			Description: fmt.Sprintf("Some instances of the API fail their health check (/healthz) while others pass: the healthy ones take all the traffic, "+
+				"with less headroom for a spike. A target fails after 3 checks 10 s apart and ECS replaces its task within minutes, so %s "+
+				"means the replacements fail too (a bad image on part of a deploy, one zone's network, tasks out of memory).", promDuration(c.UnhealthyTargetFor)),
+		},
+		{
+			Name: "APILatencyHigh", Signal: APILatencyP99, Op: ">", Threshold: c.LatencyP99Max.Seconds(), For: c.LatencyFor, Severity: Warning,
+			Summary: fmt.Sprintf("{{ $labels.service }} answers 1 request in 100 slower than {{ $value | humanizeDuration }}, above %s for %s",
+				promDuration(c.LatencyP99Max), promDuration(c.LatencyFor)),
+			Description: fmt.Sprintf("The 99th percentile of the API's answer times is above %s: an answer makes a few AWS calls of milliseconds each "+
+				"(and Postgres queries for photo-api), so requests are waiting for CPU, a dependency is slow, or the SDK's retries back off. "+
+				"Users wait, and clients' own timeouts fire before any 5xx shows.", promDuration(c.LatencyP99Max)),
 		},
 	}
 }

@@ -22,6 +22,15 @@ const (
 	PublisherLag     = "pacer:events_publisher_lag_seconds:max"
 	DeliveryFailing  = "cloudwatch:events_delivery_failing"
 	RuleDLQDepth     = "cloudwatch:events_rule_dlq_messages:max"
+	APILatencyP99    = "service:pacer_http_request_duration_seconds:p99"
+	UnhealthyTargets = "service:targets_unhealthy:count"
+	Unauth401Ratio   = "service:pacer_http_401:ratio_rate"
+	Client4xxRatio   = "service:pacer_http_4xx_client:ratio_rate"
+	DynamoDBErrors   = "pacer:dynamodb_server_errors:ratio_rate"
+	WorkersAtMax     = "pacer:workers_at_max"
+	AuthKeys         = "pacer:auth_keys:min"
+	AuthKeyFailing   = "pacer:auth_key_set_refresh_failed:max"
+	HumanCheckRatio  = "pacer:human_checks_unavailable:ratio_rate"
 )
 
 // Signals returns the recording rules in evaluation order (each may use the
@@ -32,8 +41,11 @@ func Signals(c Config) []Signal {
 	out = append(out, queueHealthSignals(c)...)
 	out = append(out, outcomeSignals(c)...)
 	out = append(out, apiSignals(c)...)
+	out = append(out, problemSignals(c)...)
 	out = append(out, queueAgeSignals(c)...)
 	out = append(out, tableSignals(c)...)
+	out = append(out, workerPoolSignals(c)...)
+	out = append(out, providerSignals(c)...)
 	return append(out, analyticsSignals(c)...)
 }
 
@@ -182,8 +194,11 @@ func Alerts(c Config) []Alert {
 	var out []Alert
 	out = append(out, coreAlerts(c)...)
 	out = append(out, apiAlerts(c)...)
+	out = append(out, problemAlerts(c)...)
 	out = append(out, queueAgeAlerts(c)...)
 	out = append(out, tableAlerts(c)...)
+	out = append(out, workerPoolAlerts(c)...)
+	out = append(out, providerAlerts(c)...)
 	return append(out, analyticsAlerts(c)...)
 }
 

@@ -50,6 +50,31 @@ type Config struct {
 	// Firehose has not yet delivered to S3 that alerts (above Firehose's
 	// buffer interval), held DeliveryFor, like a failed delivery.
 	DeliveryFreshnessMax, DeliveryFor time.Duration
+	// LatencyP99Max is the 99th percentile of an API's answer times that
+	// alerts, held LatencyFor (with at least HTTPMinRate requests/s).
+	LatencyP99Max, LatencyFor time.Duration
+	// UnauthenticatedRatio is the share of an API's answers that are 401
+	// that alerts, ClientErrorRatio the share of its other 4xx (the
+	// problems metric's class client: not 401, nor 429 rate limits, nor
+	// 499 cancellations); each held ProblemRatioFor, with at least
+	// HTTPMinRate requests/s.
+	UnauthenticatedRatio, ClientErrorRatio float64
+	ProblemRatioFor                        time.Duration
+	// DynamoDBErrorRatio is the share of DynamoDB calls failing with a
+	// 5xx after the SDK's retries that alerts, held DynamoDBErrorFor, with
+	// at least DynamoDBMinRate calls/s.
+	DynamoDBErrorRatio, DynamoDBMinRate float64
+	DynamoDBErrorFor                    time.Duration
+	// WorkersAtMaxFor is how long the worker pool may run at its maximum
+	// (Scaling.Max; on AWS the WorkerMaxTasks parameter).
+	WorkersAtMaxFor time.Duration
+	// UnhealthyTargetFor is how long an API may have unhealthy instances
+	// beside healthy ones.
+	UnhealthyTargetFor time.Duration
+	// KeySetMissingFor is how long an API instance may hold no key of the
+	// identity provider's key set; KeySetFailingFor how long its fetches
+	// of the key set may fail.
+	KeySetMissingFor, KeySetFailingFor time.Duration
 	// RunbookBase is prefixed to docs/runbooks/<alert>.md in runbook_url.
 	RunbookBase string
 }
@@ -91,6 +116,37 @@ func Defaults() Config {
 		PublisherLagFor:      5 * time.Minute,
 		DeliveryFreshnessMax: 15 * time.Minute,
 		DeliveryFor:          10 * time.Minute,
-		RunbookBase:          "https://github.com/pacerhq/pacer/blob/main/",
+		// An answer takes a few AWS calls of milliseconds each: a p99
+		// of a second is requests waiting (CPU, a slow dependency, the
+		// SDK's backoff), 10 minutes is no blip.
+		LatencyP99Max: time.Second,
+		LatencyFor:    10 * time.Minute,
+		// Clients renew tokens before they expire and send valid
+		// requests: a quarter of all answers refused is a client, an
+		// identity provider or a deploy gone wrong, or a flood.
+		UnauthenticatedRatio: 0.25,
+		ClientErrorRatio:     0.25,
+		ProblemRatioFor:      10 * time.Minute,
+		// AWS's advice: a DynamoDB error rate of 1 % or more over 15
+		// minutes is one to take to AWS Support (these are the errors
+		// its retries did not absorb, a stricter test of the same).
+		DynamoDBErrorRatio: 0.01,
+		DynamoDBMinRate:    0.1,
+		DynamoDBErrorFor:   15 * time.Minute,
+		// The spike policies reach the maximum within a minute and scale
+		// in after the 5-minute window: 15 minutes at it is load above
+		// the pool's ceiling, not a spike's first minutes.
+		WorkersAtMaxFor: 15 * time.Minute,
+		// A target fails its checks after 30 s (3 × 10 s) and ECS
+		// replaces it within a few minutes: 5 minutes is a replacement
+		// that does not help.
+		UnhealthyTargetFor: 5 * time.Minute,
+		// An instance fetches the key set every 5 minutes (sdk/auth): one
+		// that met a blip at start-up loads it at its next fetch; one
+		// still without a key after that refuses every token. Three
+		// failed fetches in a row (15 minutes) are no blip.
+		KeySetMissingFor: 6 * time.Minute,
+		KeySetFailingFor: 15 * time.Minute,
+		RunbookBase:      "https://github.com/pacerhq/pacer/blob/main/",
 	}
 }

@@ -13,7 +13,7 @@
 // balancer's own errors, message ages, Firehose). The custom metrics the
 // CloudWatch signals read ([Shipped]: name, unit, dimensions) are what the
 // binaries write in the Embedded Metric Format
-// (services/internal/asynceventbackend.EMF, with metrics.EMFWriter). Thresholds come from a [Config];
+// (services/internal/metrics.EMF, with metrics.EMFWriter). Thresholds come from a [Config];
 // [Defaults] is production's, whose backlog threshold is the worker pool's
 // autoscaling target ([autoscale.Config.TargetBacklogPerWorker]).
 package alarm

@@ -10,7 +10,23 @@ import (
 	"github.com/pacerhq/pacer/deploy/alarm"
 )
 
-const idAlertTopic = "AlertTopic"
+// The alerts' SNS topic, and the optional e-mail subscription to it.
+const (
+	idAlertTopic     = "AlertTopic"
+	idAlertEmail     = "AlertEmailSubscription"
+	paramAlertEmail  = "AlertEmail"
+	condAlertEmail   = "HasAlertEmail"
+	alertEmailFormat = `^([^@\s]+@[^@\s]+\.[^@\s]+)?$`
+)
+
+// alarmParameters adds AlertEmail: an address the alert topic mails every
+// alarm's change to (AWS sends it a confirmation first), or none.
+func (s *Spec) alarmParameters(p map[string]Parameter) {
+	p[paramAlertEmail] = Parameter{Type: "String", Default: str(""), AllowedPattern: alertEmailFormat,
+		Description: "E-mail address subscribed to the alerts' SNS topic (pacer-<stage>-alerts): every alarm and its recovery, with the runbook's link; " +
+			"SNS mails a confirmation link first. Empty: no subscription (subscribe a pager or chat to the AlertTopicArn output instead)",
+		ConstraintDescription: "empty, or one e-mail address"}
+}
 
 func (s *Spec) backlogSignal() alarm.CloudWatch {
 	for _, sig := range alarm.Signals(s.Alarms) {
@@ -31,7 +47,8 @@ func (s *Spec) worker() Service {
 }
 
 // scope is what an alarm's placeholders stand for: the service of
-// {service} and {targetGroup}, the table of {table}.
+// {service}, {targetGroup} and {serviceName} (its binary's name, the
+// service label of its metrics), the table of {table}.
 type scope struct {
 	svc   Service
 	table Table
@@ -39,8 +56,8 @@ type scope struct {
 
 // dimensions fills deploy/alarm's placeholders ({queue}, {dlq},
 // {cluster}, {service}, {loadBalancer}, {targetGroup}, {table}, {stage},
-// {deliveryStream}, {eventsRuleDLQ}) with the stack's resources in scope
-// sc.
+// {deliveryStream}, {eventsRuleDLQ}, {serviceName}) with the stack's
+// resources in scope sc.
 func (s *Spec) dimensions(dims map[string]string, sc scope) []any {
 	names := make([]string, 0, len(dims))
 	for k := range dims {
@@ -86,8 +103,21 @@ func placeholder(val string, sc scope) any {
 		return Ref(idFirehose)
 	case "{eventsRuleDLQ}":
 		return GetAtt(idRuleDLQ, "QueueName")
+	case "{serviceName}":
+		return sc.svc.Name
 	}
 	return nil
+}
+
+// expression is cw's metric math with the stack's values for
+// deploy/alarm's expression placeholders: {workerMaxTasks}, the
+// worker's task maximum (its parameter).
+func (s *Spec) expression(expr string) any {
+	const workerMax = "{workerMaxTasks}"
+	if !strings.Contains(expr, workerMax) {
+		return expr
+	}
+	return Sub(strings.ReplaceAll(expr, workerMax, "${"+maxParam(s.worker())+"}"))
 }
 
 // metric is a CloudWatch Metric: namespace, name and dimensions, with sv
@@ -113,6 +143,10 @@ func (s *Spec) scopedMetric(m alarm.Metric, sc scope) map[string]any {
 func (s *Spec) alarms(t *Template) {
 	t.add(idAlertTopic, Resource{Type: "AWS::SNS::Topic", Properties: map[string]any{
 		"TopicName": Sub("pacer-${Stage}-alerts"), "Tags": tags("alarms"),
+	}})
+	t.Conditions[condAlertEmail] = map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{Ref(paramAlertEmail), ""}}}}
+	t.add(idAlertEmail, Resource{Type: "AWS::SNS::Subscription", Condition: condAlertEmail, Properties: map[string]any{
+		"TopicArn": Ref(idAlertTopic), "Protocol": "email", "Endpoint": Ref(paramAlertEmail),
 	}})
 	signals := map[string]alarm.CloudWatch{}
 	for _, sig := range alarm.Signals(s.Alarms) {
@@ -182,7 +216,7 @@ func (s *Spec) alarmProperties(a alarm.Alert, cw alarm.CloudWatch, sc scope, nam
 		}
 		metrics = append(metrics, map[string]any{"Id": m.ID, "ReturnData": false, "MetricStat": stat})
 	}
-	metrics = append(metrics, map[string]any{"Id": "signal", "Expression": cw.Expression, "Label": a.Signal, "ReturnData": true})
+	metrics = append(metrics, map[string]any{"Id": "signal", "Expression": s.expression(cw.Expression), "Label": a.Signal, "ReturnData": true})
 	op := map[string]string{">": "GreaterThanThreshold", "<": "LessThanThreshold"}[a.Op]
 	if op == "" {
 		panic("stack: alert " + a.Name + " has operator " + a.Op)

@@ -38,6 +38,8 @@ var awsMetrics = map[string]awsMetric{
 	"AWS/ApplicationELB RequestCount":               {append(slices.Clone(lbDims), tgDims...), countStats},
 	"AWS/ApplicationELB HTTPCode_ELB_5XX_Count":     {lbDims, countStats},
 	"AWS/ApplicationELB HealthyHostCount":           {tgDims, gaugeStats},
+	"AWS/ApplicationELB UnHealthyHostCount":         {tgDims, gaugeStats},
+	"AWS/ApplicationELB TargetResponseTime":         {append(slices.Clone(lbDims), tgDims...), append(slices.Clone(gaugeStats), "p50", "p90", "p95", "p99")},
 	"AWS/DynamoDB ReadThrottleEvents":               {tableDims, countStats},
 	"AWS/DynamoDB WriteThrottleEvents":              {tableDims, countStats},
 	"AWS/Firehose DeliveryToS3.Success":             {[][]string{{"DeliveryStreamName"}}, []string{"Average", "Sum", "Minimum"}},
@@ -151,6 +153,9 @@ func TestAlarmPerScope(t *testing.T) {
 		"APINoHealthyTargetAsyncEventApiAlarm", "APINoHealthyTargetPhotoApiAlarm",
 		"DynamoDBThrottledAsyncEventTableAlarm", "DynamoDBThrottledPhotoTableAlarm", "DynamoDBThrottledCheckpointTableAlarm",
 		"LoadBalancer5xxRatioHighAlarm", "CapacityInvariantBrokenAlarm", "EventsPublisherLagHighAlarm",
+		"APILatencyHighAsyncEventApiAlarm", "APILatencyHighPhotoApiAlarm", "APITargetsUnhealthyPhotoApiAlarm",
+		"HTTP401RatioHighAsyncEventApiAlarm", "HTTP401RatioHighPhotoApiAlarm", "HTTP4xxRatioHighPhotoApiAlarm",
+		"DynamoDBSystemErrorsAlarm", "WorkersAtMaximumAlarm", "AuthKeySetMissingAlarm", "AuthKeySetRefreshFailingAlarm", "HumanCheckUnavailableAlarm",
 	} {
 		if !ids[want] {
 			t.Errorf("no alarm %s", want)

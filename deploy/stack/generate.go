@@ -100,6 +100,7 @@ func (s *Spec) parameters() map[string]Parameter {
 	s.kmsParameters(p)
 	accessLogParameter(p)
 	deletionProtectionParameter(p)
+	s.alarmParameters(p)
 	seen := map[string]bool{}
 	for _, sv := range s.Services {
 		p[sv.Image] = Parameter{Type: "String", AllowedPattern: ImageByDigest,

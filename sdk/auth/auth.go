@@ -13,7 +13,7 @@
 //
 // docs/tokens.md shows the claims of Cognito's and Auth0's tokens and the
 // Config that reads each. Verification uses github.com/golang-jwt/jwt/v5
-// and, for JWKS, github.com/MicahParks/keyfunc/v3.
+// and, for JWKS, github.com/MicahParks/keyfunc/v3 over jwkset.
 package auth
 
 import (
@@ -26,7 +26,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -137,14 +136,16 @@ type Verifier struct {
 	keyfunc jwt.Keyfunc
 	parser  *jwt.Parser
 	names   claimNames
+	keys    *keySet // a JWKS's fetches (nil for an HS256 secret)
 }
 
 // NewVerifier returns a Verifier for cfg. With a JWKS URL it tries once to
-// fetch the key set before returning (waiting up to a minute), but a
+// fetch the key set before returning (waiting up to 10 seconds), but a
 // failed fetch is not an error: it is logged (slog), and the Verifier
-// refuses every token until a refresh succeeds. Refreshes run hourly in
-// the background until ctx ends, and when a token names a key id the set
-// lacks (at most once every 5 minutes).
+// refuses every token until a refresh succeeds (KeySet reports it).
+// Refreshes run every 5 minutes in the background until ctx ends, and
+// when a token names a key id the set lacks (at most once every 5
+// minutes).
 func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Leeway == 0 {
 		cfg.Leeway = 30 * time.Second
@@ -177,11 +178,11 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 		if cfg.Issuer == "" || cfg.Audience == "" {
 			return nil, ErrNoAudience
 		}
-		k, err := keyfunc.NewDefaultCtx(ctx, []string{cfg.JWKSURL})
+		k, keys, err := newKeySet(ctx, cfg.JWKSURL)
 		if err != nil {
 			return nil, fmt.Errorf("auth: JWKS %s: %w", cfg.JWKSURL, err)
 		}
-		v.keyfunc = k.Keyfunc
+		v.keyfunc, v.keys = k.Keyfunc, keys
 		opts = append(opts, jwt.WithValidMethods([]string{"RS256", "RS384", "RS512", "ES256", "ES384", "PS256", "EdDSA"}))
 	default:
 		return nil, errors.New("auth: no key source: set an HS256 secret (dev) or a JWKS URL")

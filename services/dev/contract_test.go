@@ -13,6 +13,7 @@ import (
 
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
+	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/dev/workerpool"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
@@ -21,6 +22,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // Every collector of every service (the metrics kit's, asynceventbackend's,
@@ -32,7 +34,7 @@ import (
 func TestEveryCollectorMatchesTheContract(t *testing.T) {
 	t.Parallel()
 	reg := metrics.NewRegistry()
-	h := metrics.NewHTTP(reg, "asyncevent-api")
+	h := metrics.NewHTTP(reg, "asyncevent-api", metrics.Problem{Status: 401, Type: metrics.NoProblemType})
 	a := metrics.NewAWS(reg, "T")
 	w := asynceventbackend.NewWorkerMetrics(reg, 7)
 	d := asynceventevents.NewDelays(reg)
@@ -49,8 +51,14 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		return sqsqueue.Counts{Visible: 1, InFlight: 2, Delayed: 3}, sqsqueue.Counts{Visible: 4}, nil
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-	if n := len(metricstest.Contracts(t)); n != 24 {
-		t.Fatalf("read %d metrics from docs/metrics.md, want its 24", n)
+	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: []byte("contract-test-secret-at-least-32-bytes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics.NewKeySet(reg, server.KeySetState(v))
+
+	if n := len(metricstest.Contracts(t)); n != 27 {
+		t.Fatalf("read %d metrics from docs/metrics.md, want its 27", n)
 	}
 	asynceventbackend.NewInvariant(reg, func(context.Context, int) (int, []string, error) { return 1, nil, nil }, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	before := metricstest.Gather(t, reg)
@@ -71,6 +79,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		{"pacer_human_checks_total", []string{"outcome", "unavailable_admitted"}},
 		{"pacer_queued_at_unsure_total", nil},
 		{"pacer_late_arrivals_total", nil},
+		{"pacer_http_problems_total", []string{"class", "unauthenticated", "status", "401", "type", "about:blank"}},
+		{"pacer_auth_key_set_refresh_failed", nil},
 	} {
 		if v := before.Value(c.name, c.labels...); v != 0 {
 			t.Errorf("%s%v starts at %v, want 0", c.name, c.labels, v)
@@ -105,7 +115,7 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		"pacer_aws_consumed_capacity_units_total", "pacer_photo_ingest_photos_total", "pacer_photo_search_duration_seconds",
 		"pacer_event_capacity_invariant_ok", "pacer_worker_dead_lettered_total", "pacer_worker_decided_total", "pacer_workers_desired", "pacer_workers_running",
 		"pacer_events_publisher_lag_seconds", "pacer_rate_limited_total", "pacer_human_checks_total",
-		"pacer_queued_at_unsure_total", "pacer_late_arrivals_total")
+		"pacer_queued_at_unsure_total", "pacer_late_arrivals_total", "pacer_http_problems_total", "pacer_auth_keys", "pacer_auth_key_set_refresh_failed")
 	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
 		t.Fatalf("lint: %v %v", problems, err)
 	}
@@ -115,6 +125,8 @@ func TestEveryCollectorMatchesTheContract(t *testing.T) {
 		want   float64
 	}{
 		{"pacer_http_request_duration_seconds", []string{"route", metrics.Unmatched, "code_class", "4xx"}, 1},
+		{"pacer_http_problems_total", []string{"class", "client", "status", "404", "type", "about:blank"}, 1},
+		{"pacer_auth_keys", nil, 1},
 		{"pacer_queue_messages", []string{"queue", "main", "state", "delayed"}, 3},
 		{"pacer_queue_messages", []string{"queue", "dlq", "state", "visible"}, 4},
 		{"pacer_aws_consumed_capacity_units_total", []string{"table", "T", "operation", "PutItem"}, 1},

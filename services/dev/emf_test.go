@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,48 +9,26 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pacerhq/pacer/deploy/alarm"
 	"github.com/pacerhq/pacer/internal/repo"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
+	"github.com/pacerhq/pacer/sdk/pgtest"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/photoapi"
 	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // emfStage is the stage the binaries write; the template's {"Ref":
 // "Stage"} stands for it.
 const emfStage = "emftest"
-
-// lines is a buffer one binary's EMF writer fills while the test reads it.
-type lines struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// parse reads what was written as CloudWatch Logs would.
-func (l *lines) parse(t *testing.T) []metricstest.EMFDatum {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ds, err := metricstest.ParseEMF(bytes.NewReader(l.b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
-}
 
 // sum adds the values of name's datapoints whose dimensions include dims
 // (name=value pairs); -1 when there is none.
@@ -72,22 +49,23 @@ func sum(ds []metricstest.EMFDatum, name string, dims ...string) float64 {
 	return total
 }
 
-// The AsyncEvent API, a worker and the analytics publisher, run with EMF on
-// against the stand-ins, write what every CloudWatch alarm of the committed
-// template on Pacer's namespace reads: its metric, dimensions, unit, and a
-// statistic that means something for it. The worker's lines add up to its
-// counters (each line is an increase), the invariant check writes 1, the
-// idle publisher a lag of about a poll.
+// The AsyncEvent API, a worker, the analytics publisher and photo-api, run
+// with EMF on against the stand-ins, write what every CloudWatch alarm of
+// the committed template on Pacer's namespace reads: its metric,
+// dimensions, unit, and a statistic that means something for it. The
+// worker's lines add up to its counters (each line is an increase), the
+// invariant check writes 1, the idle publisher a lag of about a poll, each
+// API the keys it holds (1: a secret) and its refusals by class.
 func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	awsCfg := ownStandins(ctx, t)
 	name := fmt.Sprintf("emf-%d", time.Now().UnixNano())
-	backend := func(out *lines) asynceventbackend.Config {
+	backend := func(out *metricstest.Lines) asynceventbackend.Config {
 		return asynceventbackend.Config{Table: name, Queue: name, Setup: true, AWS: &awsCfg,
-			EMF: asynceventbackend.EMF{On: true, Stage: emfStage, Out: out, Every: 100 * time.Millisecond}}
+			EMF: metrics.EMF{On: true, Stage: emfStage, Out: out, Every: 100 * time.Millisecond}}
 	}
-	var apiOut, workerOut, eventsOut lines
+	var apiOut, workerOut, eventsOut, photoOut metricstest.Lines
 
 	apiURL := serve(t, ctx, "api", func(ctx context.Context, l net.Listener, ready func()) error {
 		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend(&apiOut), Listener: l, Dev: true,
@@ -107,37 +85,60 @@ func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 			Sink: discard{}, Poll: 50 * time.Millisecond, OpsListener: l, Ready: ready})
 	})
 
-	var worker, api, events []metricstest.EMFDatum
-	asynceventtest.Eventually(t, time.Minute, "the worker's lines to count its 2 decisions, the API's its invariant, the publisher's its lag", func() (bool, error) {
-		worker, api, events = workerOut.parse(t), apiOut.parse(t), eventsOut.parse(t)
+	dbURL := pgtest.NewDatabase(t)
+	photoURL := serve(t, ctx, "photo-api", func(ctx context.Context, l net.Listener, ready func()) error {
+		return photoapi.Run(ctx, photoapi.Config{Listener: l, Stage: name, DatabaseURL: dbURL, Dev: true, Setup: true, AWS: &awsCfg,
+			EMF:   metrics.EMF{On: true, Stage: emfStage, Out: &photoOut, Every: 100 * time.Millisecond},
+			Ready: func(context.Context, string, photoapi.Deps) error { ready(); return nil }})
+	})
+	// Refusals of both APIs: no token (401), no such path (404).
+	for _, url := range []string{apiURL + "/me/participations", photoURL + "/photographers"} {
+		send(t, "GET", url, "", nil, http.StatusUnauthorized)
+		send(t, "GET", url+"/nowhere/at/all", "", nil, http.StatusNotFound)
+	}
+
+	var worker, api, events, photo []metricstest.EMFDatum
+	asynceventtest.Eventually(t, time.Minute, "the worker's lines to count its 2 decisions, the API's its invariant, the publisher's its lag, the APIs' their refusals", func() (bool, error) {
+		worker, api, events, photo = workerOut.Parse(t), apiOut.Parse(t), eventsOut.Parse(t), photoOut.Parse(t)
 		ok, rej := sum(worker, "pacer_worker_messages_total", "outcome", "succeeded"), sum(worker, "pacer_worker_messages_total", "outcome", "rejected")
 		inv, lag := sum(api, "pacer_event_capacity_invariant_ok"), sum(events, "pacer_events_publisher_lag_seconds")
-		return ok == 1 && rej == 1 && inv > 0 && lag >= 0, fmt.Errorf("succeeded %v, rejected %v, invariant %v, lag %v", ok, rej, inv, lag)
+		refused := []float64{
+			sum(api, "pacer_http_problems_total", "service", asynceventapi.Job, "class", "unauthenticated"), sum(api, "pacer_http_problems_total", "service", asynceventapi.Job, "class", "client"),
+			sum(photo, "pacer_http_problems_total", "service", photoapi.Job, "class", "unauthenticated"), sum(photo, "pacer_http_problems_total", "service", photoapi.Job, "class", "client"),
+		}
+		return ok == 1 && rej == 1 && inv > 0 && lag >= 0 && !slices.ContainsFunc(refused, func(n float64) bool { return n != 1 }),
+			fmt.Errorf("succeeded %v, rejected %v, invariant %v, lag %v, 401s and 404s of the APIs %v", ok, rej, inv, lag, refused)
 	})
 	scraped := metricstest.Scrape(t, opsURL+"/metrics")
 	for _, o := range []string{"succeeded", "rejected", "waiting", "retryable", "final"} {
-		if got, want := sum(workerOut.parse(t), "pacer_worker_messages_total", "outcome", o), scraped.Value("pacer_worker_messages_total", "outcome", o); got != want {
+		if got, want := sum(workerOut.Parse(t), "pacer_worker_messages_total", "outcome", o), scraped.Value("pacer_worker_messages_total", "outcome", o); got != want {
 			t.Errorf("outcome %s: the lines add up to %v, the counter says %v", o, got, want)
 		}
 	}
-	for _, d := range apiOut.parse(t) {
+	for _, d := range apiOut.Parse(t) {
 		if d.Name == "pacer_event_capacity_invariant_ok" && d.Value != 1 {
 			t.Errorf("the invariant wrote %v, want 1 (nothing is oversold)", d.Value)
 		}
 	}
-	for _, d := range eventsOut.parse(t) {
+	for _, d := range eventsOut.Parse(t) {
 		if d.Name == "pacer_events_publisher_lag_seconds" && d.Value > 60 {
 			t.Errorf("the idle publisher wrote a lag of %v s", d.Value)
 		}
 	}
+	for _, d := range append(apiOut.Parse(t), photoOut.Parse(t)...) {
+		if d.Name == "pacer_auth_keys" && d.Value != 1 || d.Name == "pacer_auth_key_set_refresh_failed" && d.Value != 0 {
+			t.Errorf("an API with a secret wrote %s %v", d.Name, d.Value)
+		}
+	}
 
 	reads := templateAlarmReads(t, name)
-	emitted := append(append(worker, api...), events...)
+	emitted := append(append(append(worker, api...), events...), photo...)
 	for _, p := range unemitted(reads, emitted) {
 		t.Error(p)
 	}
-	if n := countCustom(reads); n < 5 {
-		t.Errorf("%d alarm reads on namespace %s; want the final ratio's, the invariant's, the lag's and the two spike alarms' at least", n, alarm.Namespace)
+	if n := countCustom(reads); n < 20 {
+		t.Errorf("%d alarm reads on namespace %s; want the final ratio's, the invariant's, the lag's, the two spike alarms', the APIs' problems', "+
+			"the key set's, the human checks' and DynamoDB's errors' at least", n, alarm.Namespace)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 	"github.com/pacerhq/pacer/services/internal/asynceventevents"
 	"github.com/pacerhq/pacer/services/internal/asynceventworker"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/photoapi"
 	"github.com/pacerhq/pacer/services/internal/ratelimit"
 	"github.com/pacerhq/pacer/services/internal/server"
@@ -132,7 +133,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 		// (the worker's queue counts for the spike metric, the API's
 		// invariant check) goes through the enforcer too.
 		return asynceventbackend.Config{Table: table, Queue: queue, MaxReceives: 3, AWS: cfg[bin], Log: quiet,
-			EMF: asynceventbackend.EMF{On: true, Stage: suffix, Out: io.Discard, Every: 200 * time.Millisecond}}
+			EMF: metrics.EMF{On: true, Stage: suffix, Out: io.Discard, Every: 200 * time.Millisecond}}
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done, started := make(chan error, 4), 0

@@ -168,9 +168,8 @@ func services(d decls, n names) []stack.Service {
 	}
 	asyncEnv := []stack.EnvVar{env("PACER_ASYNCEVENT_TABLE", n.table), env("PACER_ASYNCEVENT_QUEUE", n.queue+"-${Stage}"), env("PACER_ASYNCEVENT_SETUP", "false")}
 	region := env("AWS_REGION", "${AWS::Region}")
-	// The AsyncEvent binaries ship the metrics CloudWatch alarms read as
-	// EMF log lines (asynceventbackend.EMF) on ECS; on Kubernetes Prometheus scrapes
-	// them.
+	// Every binary ships the metrics CloudWatch alarms read as EMF log
+	// lines (metrics.EMF) on ECS; on Kubernetes Prometheus scrapes them.
 	emf := []stack.EnvVar{{Name: "PACER_METRICS_EMF", CFN: "true", K8s: "false"}, env("PACER_METRICS_STAGE", "${Stage}")}
 	asyncEnv = append(asyncEnv, emf...)
 	return []stack.Service{
@@ -195,7 +194,7 @@ func services(d decls, n names) []stack.Service {
 			// limit must see the client, not the load balancer.
 			Env: append([]stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}"),
-				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable)}, vars(slices.Concat(authSettings, photoAPISettings))...),
+				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable), emf[0], emf[1]}, vars(slices.Concat(authSettings, photoAPISettings))...),
 			// Postgres before it listens: the stack opens the way first
 			// (stack.ParamDatabaseSG).
 			Database: true,

@@ -57,20 +57,50 @@ func (hs HumanCheckSettings) Widget() *server.Widget {
 	return &server.Widget{Script: cmp.Or(hs.Script, TurnstileScript), SiteKey: hs.SiteKey}
 }
 
-// verifier is the domain's HumanVerifier over the settings: nil when there
-// is no secret (from hs, else the environment).
-func (hs HumanCheckSettings) verifier() (asyncevent.HumanVerifier, error) {
+// provider is the challenge provider's client over the settings: nil
+// when there is no secret (from hs, else the environment).
+func (hs HumanCheckSettings) provider() (*humancheck.Verifier, error) {
 	if hs.Secret == "" {
 		hs.Secret = os.Getenv(HumanCheckSecretEnv)
 	}
 	if hs.Secret == "" {
 		return nil, nil
 	}
-	v, err := humancheck.New(humancheck.Config{URL: hs.URL, Secret: hs.Secret})
-	if err != nil {
-		return nil, err
+	return humancheck.New(humancheck.Config{URL: hs.URL, Secret: hs.Secret})
+}
+
+// HumanVerifier is the domain's HumanVerifier over the provider's client
+// p: nil without one.
+func HumanVerifier(p *humancheck.Verifier) asyncevent.HumanVerifier {
+	if p == nil {
+		return nil
 	}
-	return humans{v}, nil
+	return humans{p}
+}
+
+// HumanCheckReady is the readiness report's check of the challenge
+// provider p (nil: none configured), as the participations that needed it
+// found it (humancheck.Verifier.Status; it makes no call): fail while the
+// last call got no answer (participations in events requiring a check
+// are refused 503 human-check-unavailable, or admitted unchecked, as each
+// event says), else pass.
+func HumanCheckReady(p *humancheck.Verifier) server.Checker {
+	return func() server.ReadyCheck {
+		c := server.ReadyCheck{Name: "human-check", Status: server.Pass}
+		if p == nil {
+			c.Output = "no provider secret (" + HumanCheckSecretEnv + "): participations in events that require a human check are refused (503)"
+			return c
+		}
+		s := p.Status()
+		c.LastSuccessAt, c.LastFailureAt = server.EpochMillis(s.AnsweredAt), server.EpochMillis(s.FailedAt)
+		switch {
+		case s.Failing():
+			c.Status, c.Output = server.Fail, "the provider did not answer the last check: participations in events that require one are refused (503) or admitted unchecked, as each event says"
+		case s.AnsweredAt.IsZero():
+			c.Output = "no check made yet"
+		}
+		return c
+	}
 }
 
 // humans adapts a humancheck.Verifier to the domain's HumanVerifier.
@@ -91,5 +121,6 @@ func (h humans) Verify(ctx context.Context, token, remoteIP string) (asyncevent.
 // NewHumanVerifier is the domain's HumanVerifier over a siteverify
 // endpoint with secret (for tests and tools wiring an Ingest themselves).
 func NewHumanVerifier(url, secret string) (asyncevent.HumanVerifier, error) {
-	return HumanCheckSettings{URL: url, Secret: secret}.verifier()
+	p, err := HumanCheckSettings{URL: url, Secret: secret}.provider()
+	return HumanVerifier(p), err
 }

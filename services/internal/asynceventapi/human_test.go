@@ -15,7 +15,9 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
+	"github.com/pacerhq/pacer/services/internal/humancheck"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
+	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/spectest"
 )
 
@@ -72,18 +74,32 @@ func newSiteverify(t *testing.T) *siteverify {
 func TestHumanCheckOverTheAPI(t *testing.T) {
 	t.Parallel()
 	sv := newSiteverify(t)
-	humans, err := asynceventapi.NewHumanVerifier(sv.URL, "s3cret")
+	provider, err := humancheck.New(humancheck.Config{URL: sv.URL, Secret: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	env := asynceventtest.New(t, asynceventtest.Options{Ingest: asyncevent.IngestConfig{Humans: humans, HumanChecks: asynceventapi.NewHumanChecks(reg)}})
+	env := asynceventtest.New(t, asynceventtest.Options{Ingest: asyncevent.IngestConfig{Humans: asynceventapi.HumanVerifier(provider), HumanChecks: asynceventapi.NewHumanChecks(reg)}})
 	v, err := auth.NewVerifier(context.Background(), auth.Config{HS256Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), deps(env), v, false))
+	d := deps(env)
+	d.Ready = []server.Checker{asynceventapi.HumanCheckReady(provider)}
+	api := spectest.Wrap(t, asynceventapi.NewAPI(http.NewServeMux(), d, v, false))
 	admin := token(t, "root", auth.RoleAdmin)
+	// The readiness report's human check, as the participations found the
+	// provider: status, the report's status and code.
+	ready := func(when string, status int, check string) {
+		t.Helper()
+		resp := api.Get("/readyz")
+		expect(t, resp, status)
+		rep := decode[server.ReadyReport](t, resp)
+		if len(rep.Checks) != 2 || rep.Checks[1].Name != "human-check" || rep.Checks[1].Status != check {
+			t.Errorf("%s: /readyz %s, want the human check %s", when, resp.Body.String(), check)
+		}
+	}
+	ready("before any check", http.StatusOK, server.Pass)
 
 	// The setting: created, shown, and a bad value named.
 	for _, c := range []struct {
@@ -154,8 +170,11 @@ func TestHumanCheckOverTheAPI(t *testing.T) {
 		t.Fatalf("passed: %s", resp.Body.String())
 	}
 
+	ready("after a passed check", http.StatusOK, server.Pass)
+
 	// The provider down: refuse is 503 and writes nothing; admit is 202,
-	// admitted unverified.
+	// admitted unverified; the readiness report fails (503) while /healthz
+	// still passes.
 	sv.Close()
 	resp = api.Post("/events/hc-refuse/participations", token(t, "u2"), map[string]any{"humanToken": "good"})
 	expect(t, resp, http.StatusServiceUnavailable)
@@ -169,6 +188,12 @@ func TestHumanCheckOverTheAPI(t *testing.T) {
 	expect(t, resp, http.StatusAccepted)
 	if a := decode[asynceventapi.Accepted](t, resp); a.RequestID == "" || a.HumanCheck != asyncevent.HumanAdmittedUnverified {
 		t.Fatalf("admitted: %s, want humanCheck %s", resp.Body.String(), asyncevent.HumanAdmittedUnverified)
+	}
+
+	ready("with the provider down", http.StatusServiceUnavailable, server.Fail)
+	expect(t, api.Get("/healthz"), http.StatusOK)
+	if c := asynceventapi.HumanCheckReady(nil)(); c.Status != server.Pass || !strings.Contains(c.Output, asynceventapi.HumanCheckSecretEnv) {
+		t.Errorf("no provider configured: %+v, want pass naming the secret's variable", c)
 	}
 
 	fams := metricstest.Gather(t, reg)

@@ -35,7 +35,8 @@ type apiMetrics struct {
 // participation ones into cfg's backend settings.
 func newMetrics(cfg *Config) *apiMetrics {
 	m := &apiMetrics{reg: metrics.NewRegistry()}
-	m.http = metrics.NewHTTP(m.reg, Job)
+	m.http = metrics.NewHTTP(m.reg, Job, problems(nil).Problems()...)
+	metrics.NewKeySet(m.reg, server.KeySetState(cfg.Verifier))
 	a := metrics.NewAWS(m.reg, cfg.Table)
 	if cfg.AWS != nil { // loaded by Run (Config.LoadAWS), unless the clients are given
 		a.Attach(cfg.AWS)

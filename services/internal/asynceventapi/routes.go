@@ -23,7 +23,10 @@ type Deps struct {
 	TagKey []byte
 	// Limits are the participation and poll rate limits (none when nil).
 	Limits server.Limits
-	Log    *slog.Logger // default slog.Default()
+	// Ready are the readiness report's checks beside the key set's: the
+	// human-check provider's (HumanCheckReady).
+	Ready []server.Checker
+	Log   *slog.Logger // default slog.Default()
 }
 
 // Body size limits.

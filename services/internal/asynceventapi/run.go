@@ -42,13 +42,14 @@ const description = "First-come and lottery event participation. `POST /events/{
 	"The user is always the bearer token's `sub`; admin operations need the `admin` role. Errors are RFC 9457 problems. " +
 	"Times are epoch milliseconds."
 
-// NewAPI returns the API on mux with the health probe, authentication
+// NewAPI returns the API on mux with the health probe, the readiness
+// report (the key set's check, then d.Ready), authentication
 // (when v is not nil; dev enables the dev header) and the routes
 // registered. The spec always documents the dev-mode impersonation
 // headers, which are honoured only in dev mode.
 func NewAPI(mux *http.ServeMux, d Deps, v *auth.Verifier, dev bool) huma.API {
 	return server.NewServiceAPI(mux, Title, Version, description+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev,
-		func(api huma.API) { Register(api, d) })
+		func(api huma.API) { Register(api, d) }, d.Ready...)
 }
 
 // WriteOpenAPI writes the spec as YAML, without starting anything.
@@ -157,11 +158,11 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 		return nil, err
 	}
 	m := newMetrics(cfg)
-	humans, err := cfg.HumanCheck.verifier()
+	provider, err := cfg.HumanCheck.provider()
 	if err != nil {
 		return nil, err
 	}
-	cfg.Humans = humans
+	cfg.Humans = HumanVerifier(provider)
 	if err := cfg.Limits.CountReplicas(ctx, cfg.DynamoDBClient(), cfg.Setup, "asyncevent-api", cfg.Log); err != nil {
 		return nil, err
 	}
@@ -176,7 +177,8 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	}
 	asynceventbackend.NewUnsureWrites(m.reg, roles.Ingest.QueuedAtUnsure)
 	mux := http.NewServeMux()
-	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log}
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log,
+		Ready: []server.Checker{HumanCheckReady(provider)}}
 	api := NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins, cfg.HumanCheck.Widget()); err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
 	"github.com/pacerhq/pacer/services/internal/config"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // Config says where AsyncEvent's data lives.
@@ -58,10 +59,10 @@ type Config struct {
 	// DDBObserver, which makes every DynamoDB call ask for its consumed
 	// capacity; they declare it (metrics.DeclareConsumedCapacity).
 	ConsumedCapacity bool
-	// EMF ships the metrics CloudWatch alarms read (EMF): the
+	// EMF ships the metrics CloudWatch alarms read (metrics.EMF): the
 	// API's capacity invariant, the worker's outcomes, the publisher's
 	// lag. Each binary starts it on its registry.
-	EMF EMF
+	EMF metrics.EMF
 
 	CursorKey     []byte        // seals pagination cursors
 	EventCacheTTL time.Duration // see asyncevent.NewEventCache (0: its default)
@@ -83,7 +84,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	s.String(&cfg.Queue, "queue", "PACER_ASYNCEVENT_QUEUE", sqsqueue.DefaultName, "SQS queue; its DLQ is <queue>-dlq")
 	s.Int(&cfg.MaxReceives, "max-receives", "PACER_ASYNCEVENT_MAX_RECEIVES", sqsqueue.DefaultMaxReceives, "the DLQ's maxReceiveCount, used when creating the queue")
 	s.AutoBool(&cfg.Setup, "setup", "PACER_ASYNCEVENT_SETUP", awsclient.Local, "create the table and queues if missing: true, false, or auto (true when the AWS endpoints are local)")
-	DeclareEMF(s, &cfg.EMF)
+	metrics.DeclareEMF(s, &cfg.EMF)
 }
 
 // LoadAWS sets cfg.AWS with awsclient.Load (the standard chain, or the

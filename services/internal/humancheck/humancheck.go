@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -43,6 +44,28 @@ type Config struct {
 // Verifier calls a siteverify endpoint. It is safe for concurrent use.
 type Verifier struct {
 	cfg Config
+
+	mu     sync.Mutex
+	status Status
+}
+
+// Status is what the calls so far say of the provider.
+type Status struct {
+	// AnsweredAt is when the provider last answered a token (passed or
+	// not), FailedAt when a call last got no answer (zero: never).
+	AnsweredAt, FailedAt time.Time
+}
+
+// Failing reports whether the last call got no answer.
+func (s Status) Failing() bool { return !s.FailedAt.IsZero() && s.FailedAt.After(s.AnsweredAt) }
+
+// Status reports how the last calls went: the provider's reachability as
+// the participations that needed it saw it (Verify makes no call of its
+// own to find out).
+func (v *Verifier) Status() Status {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.status
 }
 
 // New returns a Verifier over cfg; an error if it has no secret.
@@ -74,8 +97,23 @@ type Answer struct {
 // Verify asks the provider about token from the client at remoteIP (""
 // to send none). An error means no answer: the provider could not be
 // reached, answered with a status other than 200, or not in JSON; the
-// error names no secret.
+// error names no secret. Status records the outcome (a call the caller
+// cancelled is none).
 func (v *Verifier) Verify(ctx context.Context, token, remoteIP string) (Answer, error) {
+	a, err := v.verify(ctx, token, remoteIP)
+	if ctx.Err() == nil || err == nil {
+		v.mu.Lock()
+		if err != nil {
+			v.status.FailedAt = time.Now()
+		} else {
+			v.status.AnsweredAt = time.Now()
+		}
+		v.mu.Unlock()
+	}
+	return a, err
+}
+
+func (v *Verifier) verify(ctx context.Context, token, remoteIP string) (Answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, v.cfg.Timeout)
 	defer cancel()
 	form := url.Values{"secret": {v.cfg.Secret}, "response": {token}}

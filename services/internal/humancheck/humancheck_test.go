@@ -56,13 +56,21 @@ func (l *lastRemote) set(v string) { l.mu.Lock(); l.v = v; l.mu.Unlock() }
 
 func (l *lastRemote) get() string { l.mu.Lock(); defer l.mu.Unlock(); return l.v }
 
-func TestVerify(t *testing.T) {
+// newVerifier is a Verifier of the local siteverify, with the secret it
+// takes and a timeout shorter than its "slow" answer.
+func newVerifier(t *testing.T) (*humancheck.Verifier, *httptest.Server, *lastRemote) {
+	t.Helper()
 	var remote lastRemote
 	srv := siteverify(t, &remote)
 	v, err := humancheck.New(humancheck.Config{URL: srv.URL, Secret: "s3cret", Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, srv, &remote
+}
+
+func TestVerify(t *testing.T) {
+	v, srv, remote := newVerifier(t)
 	ctx := context.Background()
 	if a, err := v.Verify(ctx, "good", "192.0.2.1"); err != nil || !a.Success || remote.get() != "192.0.2.1" {
 		t.Fatalf("good: %+v %v (remoteip %q)", a, err, remote.get())
@@ -84,5 +92,35 @@ func TestVerify(t *testing.T) {
 	}
 	if _, err := humancheck.New(humancheck.Config{}); err == nil {
 		t.Fatal("no secret: no error")
+	}
+}
+
+// Status follows the calls: none at first, answered after a token passed
+// or failed, failing after a call got no answer (a timeout, a garbled
+// answer), answered again after the next answer; a call its caller
+// cancelled says nothing of the provider.
+func TestStatus(t *testing.T) {
+	v, _, _ := newVerifier(t)
+	ctx := context.Background()
+	if s := v.Status(); s.Failing() || !s.AnsweredAt.IsZero() || !s.FailedAt.IsZero() {
+		t.Fatalf("before any call: %+v", s)
+	}
+	for _, c := range []struct {
+		token   string
+		failing bool
+	}{{"bad", false}, {"slow", true}, {"good", false}, {"garbled", true}} {
+		_, _ = v.Verify(ctx, c.token, "")
+		if s := v.Status(); s.Failing() != c.failing {
+			t.Errorf("after %q: failing %v, want %v (%+v)", c.token, s.Failing(), c.failing, s)
+		}
+	}
+	_, _ = v.Verify(ctx, "good", "")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := v.Verify(cancelled, "good", ""); err == nil {
+		t.Fatal("a cancelled call answered")
+	}
+	if s := v.Status(); s.Failing() {
+		t.Errorf("a cancelled call counts as the provider failing: %+v", s)
 	}
 }

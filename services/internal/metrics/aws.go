@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,7 +36,7 @@ func NewAWS(reg prometheus.Registerer, tables ...string) *AWS {
 	a := &AWS{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pacer_aws_calls_total",
-			Help: "AWS calls by service, operation and outcome (ok, throttled, error); retries of one call count once.",
+			Help: "AWS calls by service, operation and outcome (ok, throttled, server_error, error); retries of one call count once.",
 		}, []string{"service_name", "operation", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pacer_aws_call_duration_seconds",
@@ -50,7 +51,7 @@ func NewAWS(reg prometheus.Registerer, tables ...string) *AWS {
 	reg.MustRegister(a.calls, a.duration, a.capacity)
 	for svc, ops := range awsOperations {
 		for _, op := range ops {
-			for _, o := range []string{"ok", "throttled", "error"} {
+			for _, o := range []string{"ok", "throttled", "server_error", "error"} {
 				a.calls.WithLabelValues(svc, op, o)
 			}
 		}
@@ -100,13 +101,20 @@ var throttles = retry.IsErrorThrottles(retry.DefaultThrottles)
 
 // callOutcome is "ok", "throttled" (the SDK's throttle codes:
 // ProvisionedThroughputExceeded, RequestLimitExceeded, ThrottlingException,
-// SQS's RequestThrottled, ...) or "error".
+// SQS's RequestThrottled, ...), "server_error" (the service answered 5xx
+// after the SDK's retries: DynamoDB's InternalServerError, a
+// ServiceUnavailable; DynamoDB's SystemErrors as the caller saw them) or
+// "error" (anything else: a refused condition, a validation error, no
+// answer at all).
 func callOutcome(err error) string {
+	var status interface{ HTTPStatusCode() int }
 	switch {
 	case err == nil:
 		return "ok"
 	case throttles.IsErrorThrottle(err) == aws.TrueTernary:
 		return "throttled"
+	case errors.As(err, &status) && status.HTTPStatusCode() >= 500:
+		return "server_error"
 	}
 	return "error"
 }

@@ -1,10 +1,10 @@
 // Package metrics is Pacer's generic Prometheus kit: one registry per
 // binary (not the global default, so tests running in parallel do not
-// collide), the collectors every service shares (HTTP timing, AWS calls and
-// consumed capacity), the latency buckets, the /metrics handler, and
-// EMFWriter, which writes chosen metrics as CloudWatch Embedded Metric
-// Format log lines (asynceventbackend.EMF ships the ones the alarms read
-// where nothing scrapes: ECS).
+// collide), the collectors every service shares (HTTP timing and error
+// answers by problem type, AWS calls and consumed capacity, the token key
+// set), the latency buckets, the /metrics handler, and EMFWriter, which
+// writes chosen metrics as CloudWatch Embedded Metric Format log lines
+// (EMF ships the ones the alarms read where nothing scrapes: ECS).
 //
 // Each service keeps its own domain's collectors beside it (AsyncEvent's
 // worker, queue and invariant gauges in asynceventbackend, the API's

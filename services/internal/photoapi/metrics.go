@@ -6,8 +6,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/pacerhq/pacer/sdk/auth"
 	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/ratelimit"
+	"github.com/pacerhq/pacer/services/internal/server"
 )
 
 // Job is the scrape job of the API, and the service label of its HTTP metrics.
@@ -22,11 +24,12 @@ type apiMetrics struct {
 	limited *metrics.RateLimited
 }
 
-// newMetrics registers the API's metrics and instruments the AWS clients
-// made from awsCfg afterwards.
-func newMetrics(awsCfg *aws.Config, table string) *apiMetrics {
+// newMetrics registers the API's metrics, among them v's key set's, and
+// instruments the AWS clients made from awsCfg afterwards.
+func newMetrics(awsCfg *aws.Config, table string, v *auth.Verifier) *apiMetrics {
 	m := &apiMetrics{reg: metrics.NewRegistry()}
-	m.http = metrics.NewHTTP(m.reg, Job)
+	m.http = metrics.NewHTTP(m.reg, Job, problems(nil).Problems()...)
+	metrics.NewKeySet(m.reg, server.KeySetState(v))
 	m.aws = metrics.NewAWS(m.reg, table)
 	m.aws.Attach(awsCfg)
 	m.photo = NewPhotoMetrics(m.reg)

@@ -196,7 +196,7 @@ func TestPublicNameSearchIsOptIn(t *testing.T) {
 
 func TestPublicNameSearchRateLimit(t *testing.T) {
 	t.Parallel()
-	m := newMetrics(&aws.Config{}, "T")
+	m := newMetrics(&aws.Config{}, "T", nil)
 	limits, err := LimitSettings{NameSearchAddress: "3/m", LimitSharing: server.LimitSharing{Replicas: 1, TrustedProxies: "127.0.0.1/32"}}.Limits(m.limited.Refused)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestPublicNameSearchRateLimit(t *testing.T) {
 // counted; another address has its own; organizers are not limited.
 func TestPublicSearchRateLimit(t *testing.T) {
 	t.Parallel()
-	m := newMetrics(&aws.Config{}, "T")
+	m := newMetrics(&aws.Config{}, "T", nil)
 	limits, err := LimitSettings{PublicSearchAddress: "3/m", LimitSharing: server.LimitSharing{Replicas: 1, TrustedProxies: "127.0.0.1/32"}}.Limits(m.limited.Refused)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/modules/photo/dynamostore"
 	"github.com/pacerhq/pacer/sdk/auth"
@@ -78,6 +79,10 @@ type Config struct {
 	OriginalTTL time.Duration
 	// Limits are the public name search's rate limit (docs/ratelimit.md).
 	Limits LimitSettings
+	// EMF ships the metrics CloudWatch alarms read (PACER_METRICS_EMF,
+	// PACER_METRICS_STAGE; metrics.EMF): the HTTP problems, the key set,
+	// the AWS calls' outcomes.
+	EMF metrics.EMF
 	// Log receives the service's logs (default slog.Default()).
 	Log *slog.Logger
 	// Ready, if set, is called once the API serves, with its base URL
@@ -103,6 +108,7 @@ func (cfg *Config) Declare(s *config.Set) {
 	server.DeclareEmbedOrigins(s, &cfg.EmbedOrigins)
 	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
+	metrics.DeclareEMF(s, &cfg.EMF)
 	cfg.Limits.Declare(s)
 }
 
@@ -163,6 +169,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer h.roles.Close()
+	stopEMF, err := cfg.EMF.Start(h.reg, cfg.Log)
+	if err != nil {
+		return err
+	}
+	defer stopEMF() // after the graceful shutdown: the last lines count its last requests
 	d := h.deps
 	l := cfg.Listener
 	if l == nil {
@@ -181,6 +192,7 @@ type handler struct {
 	handler http.Handler
 	deps    Deps
 	roles   *photobackend.APIRoles
+	reg     *prometheus.Registry // the metrics the handler counts
 }
 
 // newHandler opens the backend (photobackend.OpenAPI) and builds the
@@ -197,7 +209,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 			return nil, fmt.Errorf("photo-api: %w", err)
 		}
 	}
-	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage))
+	m := newMetrics(&awsCfg, dynamostore.TableName(cfg.Stage), verifier)
 	var observer ddb.Observer // asks for consumed capacity
 	if cfg.ConsumedCapacity {
 		observer = m.aws
@@ -233,7 +245,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 		roles.Close()
 		return nil, err
 	}
-	return &handler{handler: served, deps: d, roles: roles}, nil
+	return &handler{handler: served, deps: d, roles: roles, reg: m.reg}, nil
 }
 
 // rolesDeps are the routes' roles.

@@ -2,7 +2,8 @@
 // (RFC 9457 problem+json errors clipped to a few KB, bearer security
 // scheme, strict JSON bodies: UTF-8, no repeated or case-variant keys, at
 // most MaxBodyDepth levels), JWT authentication middleware, the dev-only
-// impersonation header, the /healthz liveness probe, cross-origin calls
+// impersonation header, the /healthz liveness probe and the /readyz
+// report of outside dependencies, cross-origin calls
 // from listed origins (CORS), graceful serving, the `openapi` subcommand,
 // and the route adapter Handle (who may call, then the route's work, its
 // errors mapped). Each service maps its own domain errors to HTTP in one
@@ -61,13 +62,14 @@ var strictCasing sync.Once
 // (Public), every error status the server itself may answer documented
 // (documentServerErrors), the local stack's address (server) as the
 // spec's server, and (in dev mode) the documented impersonation headers.
-// Every problem it answers is bounded (clipProblems), and body keys are
-// matched case-sensitively (strictCasing). It changes no other Huma
+// Every problem it answers is bounded (clipProblems) and its type told
+// to the problems metric (noteProblem), and body keys are matched
+// case-sensitively (strictCasing). It changes no other Huma
 // default, and APIs may be built concurrently.
 func NewAPI(mux *http.ServeMux, title, version, description, server string, dev bool) huma.API {
 	strictCasing.Do(func() { huma.ValidateStrictCasing = true })
 	cfg := huma.DefaultConfig(title, version)
-	cfg.Transformers = []huma.Transformer{clipProblems} // before the $schema link Huma adds
+	cfg.Transformers = []huma.Transformer{clipProblems, noteProblem} // before the $schema link Huma adds
 	cfg.Info.License = &huma.License{Name: "Proprietary"}
 	cfg.Servers = []*huma.Server{{URL: server, Description: "The local stack (`make run`). Deployed, the API is served at the root of its host."}}
 	cfg.Formats = withStrictJSON(cfg.Formats)
@@ -91,11 +93,13 @@ func NewAPI(mux *http.ServeMux, title, version, description, server string, dev 
 
 // NewServiceAPI is a service's API: NewAPI's, its spec documenting the
 // dev-mode headers (honoured only when dev is set), with the /healthz
-// probe, authentication by v (none when v is nil, as for writing the
-// spec), then the routes register adds.
-func NewServiceAPI(mux *http.ServeMux, title, version, description, server string, v *auth.Verifier, dev bool, register func(huma.API)) huma.API {
+// probe, the /readyz report (v's key set, then checks), authentication by
+// v (none when v is nil, as for writing the spec), then the routes
+// register adds.
+func NewServiceAPI(mux *http.ServeMux, title, version, description, server string, v *auth.Verifier, dev bool, register func(huma.API), checks ...Checker) huma.API {
 	api := NewAPI(mux, title, version, description, server, true)
 	RegisterHealth(api)
+	RegisterReady(api, append([]Checker{KeySetCheck(v)}, checks...)...)
 	if v != nil {
 		// Middlewares apply to operations registered after them.
 		Authenticate(api, v, dev)

@@ -2,12 +2,46 @@ package metricstest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
 )
+
+// Lines is what a binary's EMF writer writes, kept for a test to read
+// while it writes (safe for concurrent use).
+type Lines struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *Lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Parse reads what was written so far as CloudWatch Logs would
+// (ParseEMF), failing t on a line CloudWatch would refuse.
+func (l *Lines) Parse(t testing.TB) []EMFDatum {
+	t.Helper()
+	ds, err := ParseEMF(strings.NewReader(l.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
 
 // EMFDatum is one datapoint CloudWatch extracts from an Embedded Metric
 // Format line: a metric of a directive under one of its dimension sets.

@@ -1,4 +1,4 @@
-package asynceventbackend
+package metrics
 
 import (
 	"errors"
@@ -11,20 +11,20 @@ import (
 
 	"github.com/pacerhq/pacer/deploy/alarm"
 	"github.com/pacerhq/pacer/services/internal/config"
-	"github.com/pacerhq/pacer/services/internal/metrics"
 )
 
 // EMFEvery is how often EMF.Start writes: twice a minute, so that every
 // one-minute period of an alarm has a datapoint from each process.
 const EMFEvery = 30 * time.Second
 
-// EMF ships an AsyncEvent binary's metrics to CloudWatch (with the generic
-// writer, metrics.EMFWriter): the ones the alert catalogue
-// (deploy/alarm.Shipped) names, written to stdout in the Embedded Metric
-// Format, which ECS's awslogs driver sends to CloudWatch Logs, where they
-// become metrics, with no agent and no permission beyond writing logs. The
-// generated task definitions turn it on; locally and on Kubernetes,
-// Prometheus scrapes /metrics instead.
+// EMF ships a binary's metrics to CloudWatch (with EMFWriter): the ones
+// the alert catalogue (deploy/alarm.Shipped) names, written to stdout in
+// the Embedded Metric Format, which ECS's awslogs driver sends to
+// CloudWatch Logs, where they become metrics, with no agent and no
+// permission beyond writing logs. Each binary writes those of its
+// registry (the APIs their HTTP problems and key set, a worker its
+// outcomes, ...). The generated task definitions turn it on; locally and
+// on Kubernetes, Prometheus scrapes /metrics instead.
 type EMF struct {
 	// On turns it on (PACER_METRICS_EMF); Stage is the value of every
 	// metric's stage dimension (PACER_METRICS_STAGE).
@@ -52,15 +52,15 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 		return func() {}, nil
 	}
 	if e.Stage == "" {
-		return nil, errors.New("asynceventbackend: PACER_METRICS_EMF needs PACER_METRICS_STAGE")
+		return nil, errors.New("metrics: PACER_METRICS_EMF needs PACER_METRICS_STAGE")
 	}
 	shipped, err := alarm.Shipped()
 	if err != nil {
 		return nil, err
 	}
-	var ms []metrics.EMFMetric
+	var ms []EMFMetric
 	for _, c := range shipped {
-		ms = append(ms, metrics.EMFMetric{Namespace: c.Namespace, Name: c.Name, Unit: c.Unit, Dimensions: c.Dimensions})
+		ms = append(ms, EMFMetric{Namespace: c.Namespace, Name: c.Name, Unit: c.Unit, Dimensions: c.Dimensions})
 	}
 	out, every := e.Out, e.Every
 	if out == nil {
@@ -69,7 +69,7 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 	if every <= 0 {
 		every = EMFEvery
 	}
-	w := metrics.NewEMFWriter(out, g, ms, map[string]string{alarm.StageDimension: e.Stage})
+	w := NewEMFWriter(out, g, ms, map[string]string{alarm.StageDimension: e.Stage})
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -79,12 +79,12 @@ func (e EMF) Start(g prometheus.Gatherer, log *slog.Logger) (stop func(), err er
 			select {
 			case <-quit:
 				if err := w.Flush(time.Now()); err != nil {
-					log.Warn("asynceventbackend: writing the last EMF lines", "err", err)
+					log.Warn("metrics: writing the last EMF lines", "err", err)
 				}
 				return
 			case now := <-t.C:
 				if err := w.Flush(now); err != nil {
-					log.Warn("asynceventbackend: writing EMF lines", "err", err)
+					log.Warn("metrics: writing EMF lines", "err", err)
 				}
 			}
 		}

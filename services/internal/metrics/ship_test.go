@@ -1,37 +1,16 @@
-package asynceventbackend_test
+package metrics_test
 
 import (
-	"bytes"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pacerhq/pacer/deploy/alarm"
-	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
+	"github.com/pacerhq/pacer/services/internal/metrics"
 	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 )
-
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Start writes the catalogue's metrics on a timer and once more when
 // stopped, so that what was counted last is not lost; off, it writes
@@ -43,8 +22,8 @@ func TestEMFStart(t *testing.T) {
 	reg.MustRegister(msgs)
 	log := slog.New(slog.DiscardHandler)
 
-	var off syncBuffer
-	stop, err := asynceventbackend.EMF{Out: &off, Every: time.Millisecond}.Start(reg, log)
+	var off metricstest.Lines
+	stop, err := metrics.EMF{Out: &off, Every: time.Millisecond}.Start(reg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,21 +32,18 @@ func TestEMFStart(t *testing.T) {
 	if off.String() != "" {
 		t.Errorf("off, it wrote %q", off.String())
 	}
-	if _, err := (asynceventbackend.EMF{On: true}).Start(reg, log); err == nil {
+	if _, err := (metrics.EMF{On: true}).Start(reg, log); err == nil {
 		t.Error("on without a stage: no error")
 	}
 
-	var on syncBuffer
-	stop, err = asynceventbackend.EMF{On: true, Stage: "prod", Out: &on, Every: time.Hour}.Start(reg, log)
+	var on metricstest.Lines
+	stop, err = metrics.EMF{On: true, Stage: "prod", Out: &on, Every: time.Hour}.Start(reg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs.WithLabelValues("final").Add(5)
 	stop()
-	ds, err := metricstest.ParseEMF(strings.NewReader(on.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := on.Parse(t)
 	if len(ds) != 1 || ds[0].Namespace != alarm.Namespace || ds[0].Value != 5 || ds[0].Dimensions[alarm.StageDimension] != "prod" || ds[0].Dimensions["outcome"] != "final" {
 		t.Errorf("stopped after 5 final messages: %+v, want them in one datapoint", ds)
 	}
