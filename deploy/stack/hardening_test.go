@@ -34,7 +34,7 @@ var hardened = map[string]string{
 	"CertificateArn": certARN, "AsyncEventApiHostName": apiHost, "PhotoApiHostName": photoHost,
 	stack.ParamAccessLogs: "true", stack.ParamSecretsKey: secretsKey, stack.ParamPhotoBucketKey: photosKey,
 	stack.ParamDeletionProtection: "true",
-	"EventsUserKeySecretArn": "arn:aws:secretsmanager:eu-west-1:123456789012:secret:pacer/test/user-key-AbCdEf",
+	"EventsUserKeySecretArn":      "arn:aws:secretsmanager:eu-west-1:123456789012:secret:pacer/test/user-key-AbCdEf",
 }
 
 // withValues is base with kv (name, value, ...) set.
