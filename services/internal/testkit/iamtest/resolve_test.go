@@ -120,7 +120,7 @@ func TestResolveTemplateTaskRoles(t *testing.T) {
 	}
 	a := testARNs
 	refs := map[string]string{}
-	for id, name := range map[string]string{"AsyncEventTable": "events", "PhotoTable": "photos", "CheckpointTable": "checkpoints"} {
+	for id, name := range map[string]string{"AsyncEventTable": "events", "PhotoTable": "photos", "CheckpointTable": "checkpoints", "ReplicasTable": "replicas"} {
 		refs[id+".Arn"], refs[id+".StreamArn"] = a.Table(name), a.Stream(name)
 	}
 	refs["ParticipationQueue.Arn"], refs["ParticipationDLQ.Arn"], refs["EventBus.Arn"] = a.Queue("q"), a.Queue("dlq"), a.Bus("pacer")
@@ -155,6 +155,11 @@ func TestResolveTemplateTaskRoles(t *testing.T) {
 	photo, err := ResolvePolicy(docs["PhotoApiTaskRole"], refs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The APIs count their replicas (the rate limits' shares) in their
+	// own table, and may do nothing else there.
+	if !photo.Allows("dynamodb:Query", a.Table("replicas")) || photo.Allows("dynamodb:DeleteItem", a.Table("replicas")) || p.Allows("dynamodb:PutItem", a.Table("replicas")) {
+		t.Error("the replicas table: want photo-api's Query, no DeleteItem, and nothing of the worker's")
 	}
 	if !photo.Allows("s3:GetObject", a.Object("race-photos", "o/e/raw/1.jpg")) || photo.Allows("s3:GetObject", a.Object("other", "o/e/raw/1.jpg")) ||
 		photo.Allows("s3:PutObject", a.Object("race-photos", "o/e/raw/1.jpg")) {
