@@ -109,8 +109,10 @@ func (a *Admin) Logs(ctx context.Context, requestID string) ([]*StatusLog, error
 	return logs, err
 }
 
-// EventStats counts an event's requests by status and result code and, for
-// FIRST_COME, checks capacityTotal − capacityRemaining == #SUCCEEDED.
+// EventStats counts an event's requests by status and result code, and
+// its dead-letter candidates (Request.DLQCandidate), in one pass over its
+// requests (the event index and the pending index, never a scan) and,
+// for FIRST_COME, checks capacityTotal − capacityRemaining == #SUCCEEDED.
 //
 // The requests and the capacity item are separate reads: a decision that
 // takes a seat between them, or one the event index (GSI2) does not show

@@ -30,7 +30,8 @@ func newEnqueuer(q Queue, requests Transitioner, l Lateness, now func() time.Tim
 }
 
 // enqueue sends r's message and moves r RECEIVED → QUEUED with queuedAt, or,
-// if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE. Its
+// if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE,
+// listed among its user's participations at its requestedAt. Its
 // transitions are timed no earlier than floor (epoch millis). It fails
 // (ErrUnavailable) only if the send failed and the request could not be
 // marked failed either: then it stays RECEIVED, for the sweep. shards is
@@ -41,7 +42,7 @@ func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards 
 		at := max(e.now().UnixMilli(), floor)
 		ferr := e.requests.Transition(context.WithoutCancel(ctx), &Transition{
 			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
-			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at,
+			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at, ListedAt: r.RequestedAt,
 			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
 			FailureClass: Requeueable, ErrorCode: string(CodeFailedIngestEnqueue),
 			ErrorMessage: truncate("enqueue failed: "+err.Error(), MaxErrorMessage),

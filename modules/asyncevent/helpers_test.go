@@ -3,6 +3,7 @@ package asyncevent_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +40,33 @@ func participate(t testing.TB, in *asyncevent.Ingest, eventID, userID string) as
 		t.Fatalf("participate %s/%s: %v", eventID, userID, err)
 	}
 	return p
+}
+
+// failEnqueue is userID's participation in eventID made while SQS
+// refuses every send: FAILED_FINAL / FAILED_INGEST_ENQUEUE.
+func failEnqueue(t testing.TB, env *asynceventtest.Env, eventID, userID string) asyncevent.Participation {
+	t.Helper()
+	env.SQS.SetSendFault(asynceventtest.Throttle)
+	defer env.SQS.SetSendFault(nil)
+	return participate(t, env.Ingest, eventID, userID)
+}
+
+// participateAtOnce makes n participations p through in, all started at
+// once, and returns their answers and errors.
+func participateAtOnce(in *asyncevent.Ingest, p asyncevent.ParticipateInput, n int) ([]asyncevent.Participation, []error) {
+	var wg sync.WaitGroup
+	results := make([]asyncevent.Participation, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = in.Participate(ctx, p)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return results, errs
 }
 
 // waitTerminal waits until every request is terminal.

@@ -101,12 +101,21 @@ type ParticipateInput struct {
 // A new participation costs 3 AWS calls once the event's config is cached:
 // the lock + request transaction, the SendMessage, and the RECEIVED →
 // QUEUED transaction. A duplicate costs 1 and returns the stored
-// requestId. Unknown or closed events are rejected before anything is
-// written, and so is a participation failing the event's human check
+// requestId. Unknown events and events not open yet are rejected before
+// anything is read or written; so is a participation past the event's own
+// budget (ErrRateLimited, as a *RateLimitedError; checked before anything
+// else is asked, so a retry after it gets the same answer as a first try).
+// A participation that the event's state refuses (closed:
+// ErrEventClosed, ErrLotteryClosed) or its human check refuses
 // (ErrHumanTokenMissing, ErrHumanCheckFailed, ErrHumanCheckUnavailable:
 // the check runs before the first write, and costs a call to the
-// provider), and one past the event's own budget (ErrRateLimited, as a
-// *RateLimitedError; checked before the provider is asked). If the enqueue fails the request becomes FAILED_FINAL /
+// provider) may be a repeat of one accepted earlier, whose 202 the client
+// lost: its idempotency lock is read (1 strongly consistent GetItem), and
+// if it exists the answer is the stored requestId as a duplicate, as for
+// any repeat; otherwise the refusal stands. (A human check token is
+// single-use, so a client retrying with the token of its first try fails
+// the check: the lock answers it.) Nothing is written on those paths. If
+// the enqueue fails the request becomes FAILED_FINAL /
 // FAILED_INGEST_ENQUEUE (the lock is kept) and its id is still returned.
 // IngestConfig.Observer, if set, hears the answer.
 func (in *Ingest) Participate(ctx context.Context, p ParticipateInput) (Participation, error) {
@@ -130,15 +139,21 @@ func (in *Ingest) participate(ctx context.Context, p ParticipateInput) (Particip
 		return Participation{}, err
 	}
 	now := in.cfg.Now().UnixMilli()
-	if err := admits(cfg, now); err != nil {
+	refused := admits(cfg, now)
+	if refused != nil && !repeatable(refused) {
+		return Participation{}, refused
+	}
+	// The event's own budget comes first: before the provider is asked,
+	// and before a refused participation's lock is read.
+	if err := in.checkLimits(cfg, p.ClientAddr); err != nil {
 		return Participation{}, err
 	}
-	if err := in.checkLimits(cfg, p.ClientAddr); err != nil { // before the provider is asked
-		return Participation{}, err
+	if refused != nil {
+		return in.repeated(ctx, eventID, userID, refused)
 	}
 	human, err := in.checkHuman(ctx, cfg, p)
 	if err != nil {
-		return Participation{}, err
+		return in.repeated(ctx, eventID, userID, err)
 	}
 	in.cfg.Cache.noteOpen(cfg)
 	r := &Request{
@@ -149,7 +164,7 @@ func (in *Ingest) participate(ctx context.Context, p ParticipateInput) (Particip
 		Status:      StatusReceived,
 		UIResult:    ResultPending,
 		RequestedAt: now,
-		TTL:         (now + RequestTTL.Milliseconds()) / 1000,
+		TTL:         cfg.requestTTL(now),
 	}
 	if cfg.EventType == Lottery {
 		r.LotteryCutoffAt, r.AnnouncedAt = cfg.LotteryCutoffAt, cfg.AnnouncedAt

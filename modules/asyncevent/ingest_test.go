@@ -58,8 +58,8 @@ func TestParticipateCallsAndItems(t *testing.T) {
 			t.Errorf("request %s = %q, want %q", a, got, want)
 		}
 	}
-	if ttl, want := num(item, "ttl"), strconv.FormatInt((r.RequestedAt+asyncevent.RequestTTL.Milliseconds())/1000, 10); ttl != want {
-		t.Errorf("request ttl %s, want %s (90 d)", ttl, want)
+	if ttl, want := num(item, "ttl"), strconv.FormatInt((cfg.ClosesAt+asyncevent.RequestTTL.Milliseconds())/1000, 10); ttl != want {
+		t.Errorf("request ttl %s, want %s (event end + 90 d: the event ends after the request)", ttl, want)
 	}
 	lock := rawItem(t, env, "IDEMP#ev1#u1", "LOCK")
 	if str(lock, "requestId") != p.RequestID || str(lock, "entityType") != "IDEMPOTENCY" || lock["GSI1PK"] != nil {
@@ -74,8 +74,8 @@ func TestParticipateCallsAndItems(t *testing.T) {
 		t.Fatalf("logs %+v %v", logs, err)
 	}
 	logItem := rawItem(t, env, "REQ#"+p.RequestID, "LOG#"+strconv.FormatInt(r.QueuedAt, 10)+"#QUEUED")
-	if ttl, want := num(logItem, "ttl"), strconv.FormatInt((r.QueuedAt+asyncevent.LogTTL.Milliseconds())/1000, 10); ttl != want || logItem["GSI2PK"] != nil {
-		t.Errorf("log ttl %s, want %s (30 d); item %v", ttl, want, logItem)
+	if ttl, want := num(logItem, "ttl"), strconv.FormatInt((cfg.ClosesAt+asyncevent.LogTTL.Milliseconds())/1000, 10); ttl != want || logItem["GSI2PK"] != nil {
+		t.Errorf("log ttl %s, want %s (event end + 30 d); item %v", ttl, want, logItem)
 	}
 	if n, err := env.Queue.Depth(ctx); err != nil || n != 2 {
 		t.Fatalf("queue depth %d %v, want 2", n, err)
@@ -92,18 +92,7 @@ func TestDuplicateClicks(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 10)
-	var wg sync.WaitGroup
-	results := make([]asyncevent.Participation, 50)
-	errs := make([]error, 50)
-	start := make(chan struct{})
-	for i := range results {
-		wg.Go(func() {
-			<-start
-			results[i], errs[i] = env.Ingest.Participate(ctx, asyncevent.ParticipateInput{EventID: "ev", UserID: "clicker"})
-		})
-	}
-	close(start)
-	wg.Wait()
+	results, errs := participateAtOnce(env.Ingest, asyncevent.ParticipateInput{EventID: "ev", UserID: "clicker"}, 50)
 	ids := map[string]int{}
 	dups := 0
 	for i, p := range results {
@@ -169,9 +158,7 @@ func TestEnqueueFailure(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	firstCome(t, env, "ev", 10)
-	env.SQS.SetSendFault(asynceventtest.Throttle)
-	p := participate(t, env.Ingest, "ev", "u1")
-	env.SQS.SetSendFault(nil)
+	p := failEnqueue(t, env, "ev", "u1")
 	r := env.Request(t, p.RequestID)
 	if r.Status != asyncevent.StatusFailedFinal || r.ResultCode != asyncevent.CodeFailedIngestEnqueue || r.ErrorCode != "FAILED_INGEST_ENQUEUE" ||
 		r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 || r.ErrorMessage == "" || len(r.ErrorMessage) > asyncevent.MaxErrorMessage {

@@ -25,6 +25,14 @@ type Line struct {
 	// measured: every request before it is decided (FIRST_COME arrival);
 	// ThroughBound bounds its error (the bucket the position fell in).
 	Through, ThroughBound int64
+	// SeatsLeft is the event's capacityRemaining read with the allocator's
+	// position Through counts from (FIRST_COME arrival), so that a place
+	// shows the seats and the requests ahead as of the same moment:
+	// neither the decisions made before that read nor those made after it
+	// are in either (SeatsKnown false: a line stored without it, by a keeper
+	// older than the field).
+	SeatsLeft  int64
+	SeatsKnown bool
 	// Rate is the allocator's decisions per second, smoothed over the
 	// measurements (0 until two measurements saw it move).
 	Rate float64

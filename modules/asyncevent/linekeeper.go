@@ -105,15 +105,17 @@ func (k *LineKeeper) Measure(ctx context.Context, eventID string) (*Line, error)
 		return old, nil
 	}
 	arrival := cfg.EventType == FirstCome
+	l := &Line{EventID: eventID, MeasuredAt: now, Settled: now - k.cfg.Lateness.Max().Milliseconds(), TTL: cfg.TTL}
 	var pos int64
 	if arrival {
+		// The position and the seats left come from one read: the
+		// allocator writes both in each allocation.
 		c, err := k.cfg.Store.GetCapacity(ctx, eventID)
 		if err != nil {
 			return nil, err
 		}
-		pos = c.AllocQueuedAt
+		pos, l.SeatsLeft, l.SeatsKnown = c.AllocQueuedAt, c.CapacityRemaining, true
 	}
-	l := &Line{EventID: eventID, MeasuredAt: now, Settled: now - k.cfg.Lateness.Max().Milliseconds(), TTL: cfg.TTL}
 	from, base := pos, int64(0)
 	var settled []LinePoint
 	if old != nil {

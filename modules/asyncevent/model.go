@@ -11,9 +11,15 @@ import (
 // Retention of the items that expire (the table's "ttl" attribute holds
 // epoch seconds).
 const (
-	RequestTTL   = 90 * 24 * time.Hour // Request: 90 days after it was requested
-	LockTTLAfter = 7 * 24 * time.Hour  // IdempotencyLock: event end + 7 days
-	LogTTL       = 30 * 24 * time.Hour // StatusLog: 30 days after the transition
+	// Request: 90 days after it was requested, or after its event's end
+	// if that is later (EventConfig.TTL), so that no request expires
+	// while its event could still decide, count or name it.
+	RequestTTL   = 90 * 24 * time.Hour
+	LockTTLAfter = 7 * 24 * time.Hour // IdempotencyLock: event end + 7 days
+	// StatusLog: 30 days after the transition, or after its event's end
+	// if that is later, so that the log of a request still waiting for
+	// its event (a lottery entry before its draw) is kept whole.
+	LogTTL = 30 * 24 * time.Hour
 	// MaxEventLifetime is how long a FIRST_COME event created without
 	// closesAt stays open: it closes MaxEventLifetime after it opens (its
 	// opensAt, or its creation), as long as a Request is kept. Every event
@@ -197,6 +203,14 @@ func (c *EventConfig) EndsAt() int64 {
 		return max(c.OpensAt, c.CreatedAt) + MaxEventLifetime.Milliseconds()
 	}
 	return c.ClosesAt
+}
+
+// requestTTL is the TTL (epoch seconds) of a request of the event
+// requested at (epoch millis): RequestTTL after the later of at and the
+// event's end. It is never earlier than the event's own TTL, which counts
+// RequestTTL from the end too.
+func (c *EventConfig) requestTTL(at int64) int64 {
+	return (max(at, c.EndsAt()) + RequestTTL.Milliseconds()) / 1000
 }
 
 // RevealedSeed is the seed once the draw has started, else "".

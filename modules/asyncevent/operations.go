@@ -50,7 +50,8 @@ type OperationsConfig struct {
 	// SweepStranded.
 	RequeueAfter time.Duration
 	// SweepLookback is how far back SweepStranded looks for requests by
-	// default (see SweepOptions.Lookback): 24 hours, at most RequestTTL.
+	// default (see SweepOptions.Lookback): 24 hours, at most RequestTTL
+	// (older requests are reached by event: SweepOptions.EventID).
 	SweepLookback time.Duration
 	// OpenEventsEvery is how often CheckCapacity asks the store for the
 	// open events, on DynamoDB a Query of the partition listing them

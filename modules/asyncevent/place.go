@@ -30,7 +30,10 @@ type Place struct {
 	// until a measurement a Lateness.Max later.
 	Ahead, AheadError   int64
 	Measuring, Settling bool
-	// SeatsLeft is the event's capacity not yet taken (FIRST_COME).
+	// SeatsLeft is the event's capacity not yet taken (FIRST_COME): for
+	// "arrival", as of AsOf, read with the position Ahead counts from (see
+	// Line.SeatsLeft), so that the two are of the same moment; for
+	// "delivery", as of the place's read.
 	SeatsLeft int64
 	// OrderedAt is queuedAt + Lateness.Max: the line before the request
 	// is complete then, and the allocator decides it no sooner.
@@ -51,9 +54,15 @@ type Place struct {
 	Version string
 }
 
-// WithinSeats reports whether the estimate puts the request among the
-// seats left.
-func (p *Place) WithinSeats() bool { return p.Ahead < p.SeatsLeft }
+// WithinSeats reports whether the request may be among the seats left
+// (arrival): false only when even the fewest requests it may have ahead
+// (Ahead − AheadError, both as of AsOf) take every seat left as of AsOf.
+// The allocator decides in line order, so a request that wins had fewer
+// undecided requests ahead of it than there were seats left at any moment
+// before: false never tells a winner it is out (barring a request ahead
+// of it failing rather than taking a seat, or one ahead that was still
+// being written: see Settling).
+func (p *Place) WithinSeats() bool { return p.SeatsLeft > 0 && p.Ahead-p.AheadError < p.SeatsLeft }
 
 // snapshot is what a Query read of an event's place, kept LineEvery. It
 // is never changed once made: a reader holds it without a lock while a
@@ -87,7 +96,8 @@ func (ps *places) entry(eventID string) *placeEntry {
 
 // snapshot returns eventID's snapshot, read again when older than
 // LineEvery: the event (through the cache), its line and, for FIRST_COME,
-// its capacity item. Concurrent callers share one read.
+// its capacity item, unless the line holds the seats left (an arrival
+// event's, see Line.SeatsLeft). Concurrent callers share one read.
 func (q *Query) snapshot(ctx context.Context, eventID string) (*snapshot, error) {
 	e := q.places.entry(eventID)
 	if s := e.latest.Load(); s != nil && q.cfg.Now().Sub(s.read) < q.cfg.LineEvery {
@@ -107,7 +117,7 @@ func (q *Query) snapshot(ctx context.Context, eventID string) (*snapshot, error)
 		return nil, err
 	}
 	var c *Capacity
-	if cfg.EventType == FirstCome {
+	if cfg.EventType == FirstCome && (line == nil || !line.SeatsKnown) {
 		if c, err = q.cfg.Lines.GetCapacity(ctx, eventID); err != nil {
 			return nil, err
 		}
@@ -149,7 +159,10 @@ func (q *Query) Place(ctx context.Context, r *Request) (*Place, error) {
 	if s.line != nil {
 		p.AsOf = s.line.MeasuredAt
 	}
-	if s.cap != nil {
+	switch {
+	case s.line != nil && s.line.SeatsKnown:
+		p.SeatsLeft = s.line.SeatsLeft // as of the line, as Ahead is
+	case s.cap != nil:
 		p.SeatsLeft = s.cap.CapacityRemaining
 	}
 	switch {

@@ -59,6 +59,40 @@ func checkPlaces(t *testing.T, q *asyncevent.Query, rs []*asyncevent.Request, up
 	return checked
 }
 
+// queueLine queues clients × each requests in the arrival event eventID,
+// the clients participating concurrently; no worker runs.
+func queueLine(t *testing.T, env *asynceventtest.Env, eventID string, clients, each int) {
+	t.Helper()
+	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
+		Lateness: asyncevent.Lateness{WriteTimeout: time.Minute}})
+	var wg sync.WaitGroup
+	for g := range clients {
+		wg.Go(func() {
+			for i := range each {
+				participate(t, ingest, eventID, fmt.Sprintf("u%d-%02d", g, i))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// allocateOneBatch has the allocator decide one batch of eventID (the
+// first MaxAllocBatch, or all if fewer) and stop, and returns how many it
+// decided.
+func allocateOneBatch(env *asynceventtest.Env, eventID string) int {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	store := &fenceStore{AllocStore: env.Store}
+	batches := 0
+	store.beforeAllocate = func() {
+		if batches++; batches == 2 {
+			cancel()
+		}
+	}
+	res, _ := allocator(env, store, time.Minute).Allocate(cctx, eventID)
+	return res.Decided
+}
+
 // A request's place is the count of undecided requests ahead of it, read
 // from the measured line within the bound the place states (at most two
 // buckets, 100 requests), before the allocator starts and after it
@@ -68,17 +102,7 @@ func TestPlaceInLine(t *testing.T) {
 	t.Parallel()
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	arrivalEvent(t, env, "line", 30)
-	ingest := asyncevent.NewIngest(asyncevent.IngestConfig{Requests: env.Store, Events: env.Store, Queue: env.Queue,
-		Lateness: asyncevent.Lateness{WriteTimeout: time.Minute}})
-	var wg sync.WaitGroup
-	for g := range 10 {
-		wg.Go(func() {
-			for i := range 13 {
-				participate(t, ingest, "line", fmt.Sprintf("u%d-%02d", g, i))
-			}
-		})
-	}
-	wg.Wait()
+	queueLine(t, env, "line", 10, 13)
 	k := keeper(env, noLateness)
 	if _, err := k.Measure(ctx, "line"); err != nil {
 		t.Fatal(err)
@@ -89,18 +113,7 @@ func TestPlaceInLine(t *testing.T) {
 	}
 
 	// The allocator decides one batch; the line moves by as many.
-	cctx, cancel := context.WithCancel(ctx)
-	store := &fenceStore{AllocStore: env.Store}
-	batches := 0
-	store.beforeAllocate = func() {
-		if batches++; batches == 2 {
-			cancel()
-		}
-	}
-	if _, err := allocator(env, store, time.Minute).Allocate(cctx, "line"); err == nil {
-		t.Log("the allocator decided everything in one batch")
-	}
-	cancel()
+	allocateOneBatch(env, "line")
 	time.Sleep(20 * time.Millisecond) // a measurement a rate can be taken over
 	l, err := k.Measure(ctx, "line")
 	if err != nil {
@@ -307,4 +320,82 @@ func TestPlaceSnapshotsUnderConcurrentPolls(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A place shows the requests ahead and the seats left as of the same
+// moment, its line's: when the allocator decides a batch after the line
+// was measured, a request polled before the next measurement is shown the
+// seats left when the requests ahead were counted, not the fewer left
+// after those decisions. So withinSeats never tells a winner it is out.
+func TestPlaceSeatsAreAsOfItsLine(t *testing.T) {
+	t.Parallel()
+	env := asynceventtest.New(t, asynceventtest.Options{})
+	const capacity = 60
+	arrivalEvent(t, env, "asof", capacity)
+	queueLine(t, env, "asof", 8, 10)
+	line, err := keeper(env, noLateness).Measure(ctx, "asof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One batch is decided, and the line is not measured again.
+	if n := allocateOneBatch(env, "asof"); n != asyncevent.MaxAllocBatch {
+		t.Fatalf("the allocator decided %d, want one batch of %d", n, asyncevent.MaxAllocBatch)
+	}
+	q := snapshotQuery(env, noLateness)
+	places := map[string]*asyncevent.Place{}
+	for _, r := range env.EventRequests(t, "asof") {
+		if r.Status.Terminal() {
+			continue
+		}
+		p, err := q.Place(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil || p.Measuring || p.AsOf != line.MeasuredAt || p.SeatsLeft != capacity {
+			t.Fatalf("place %+v, want one measured as of the line (%d), with the %d seats left then", p, line.MeasuredAt, capacity)
+		}
+		places[r.RequestID] = p
+	}
+	if _, err := allocator(env, env.Store, time.Minute).Allocate(ctx, "asof"); err != nil {
+		t.Fatal(err)
+	}
+	winners := 0
+	for _, r := range env.EventRequests(t, "asof") {
+		p := places[r.RequestID]
+		if p == nil || r.Status != asyncevent.StatusSucceeded {
+			continue
+		}
+		winners++
+		if !p.WithinSeats() {
+			t.Errorf("a winner was placed %d ±%d ahead of %d seats: told it is out", p.Ahead, p.AheadError, p.SeatsLeft)
+		}
+	}
+	if winners != capacity-asyncevent.MaxAllocBatch {
+		t.Fatalf("%d winners were undecided when placed, want %d", winners, capacity-asyncevent.MaxAllocBatch)
+	}
+}
+
+// WithinSeats is false only when even the fewest the request may have
+// ahead take every seat left: the winner, placed 53 ±50 ahead of
+// 51 seats (both as of the line) while 49 were ahead, is not told it is
+// out.
+func TestWithinSeats(t *testing.T) {
+	for _, c := range []struct {
+		ahead, bound, seats int64
+		want                bool
+	}{
+		{53, 50, 51, true},
+		{49, 0, 51, true},
+		{53, 2, 51, false},
+		{51, 0, 51, false},
+		{0, 0, 0, false},
+		{0, 10, 0, false},
+		{60, 10, 51, true},
+		{61, 10, 51, false},
+	} {
+		p := asyncevent.Place{Kind: "arrival", Ahead: c.ahead, AheadError: c.bound, SeatsLeft: c.seats}
+		if got := p.WithinSeats(); got != c.want {
+			t.Errorf("%d ±%d ahead of %d seats: within %v, want %v", c.ahead, c.bound, c.seats, got, c.want)
+		}
+	}
 }

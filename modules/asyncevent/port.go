@@ -65,6 +65,10 @@ type IngestStore interface {
 	// with its first StatusLog, in one transaction. If the lock exists it
 	// writes nothing and returns the stored requestId with dup true.
 	CreateRequest(ctx context.Context, r *Request, lockTTL int64) (existing string, dup bool, err error)
+	// LockedRequest reads the user's IdempotencyLock on the event
+	// (strongly consistent): the requestId it names and ok true, or ok
+	// false if there is none.
+	LockedRequest(ctx context.Context, eventID, userID string) (requestID string, ok bool, err error)
 }
 
 // WorkerStore is what deciding a delivered message reads and writes
@@ -168,10 +172,14 @@ type SweepStore interface {
 	// every event, requested since `since` (epoch millis; on DynamoDB, by
 	// day: Queries of the pending index from since's day on).
 	SweepCandidates(ctx context.Context, before, since int64) iter.Seq2[*Request, error]
+	// PendingRequests iterates over one event's RECEIVED and FAILED_FINAL /
+	// FAILED_INGEST_ENQUEUE requests, whatever their age (see
+	// AdminReader.PendingRequests).
+	PendingRequests(ctx context.Context, eventID string) iter.Seq2[*Request, error]
 	// ReopenFailedEnqueue applies r: it moves a FAILED_FINAL /
 	// FAILED_INGEST_ENQUEUE request back to RECEIVED for an operator
-	// re-queue, outside Lifecycle: it removes finishedAt and the failure
-	// fields, sets uiResult PENDING and requeuedAt = r.At, and writes the
+	// re-queue, outside Lifecycle: it removes finishedAt, the failure
+	// fields and its user-index keys (Transition.ListedAt), sets uiResult PENDING and requeuedAt = r.At, and writes the
 	// StatusLog, in one transaction, on condition that its finishedAt is
 	// still r.FinishedAt (the failure the caller read, not a later one):
 	// *StateError if not. When r.OpenEvent is not "", the same transaction
@@ -183,8 +191,8 @@ type SweepStore interface {
 // Reopen is an operator's re-queue of a failed enqueue (SweepStore.
 // ReopenFailedEnqueue).
 type Reopen struct {
-	// RequestID is the request reopened.
-	RequestID string
+	// RequestID is the request reopened; EventID its event.
+	RequestID, EventID string
 	// FinishedAt is the failure's finishedAt as the caller read it: the
 	// reopen is conditional on it.
 	FinishedAt int64
@@ -315,6 +323,16 @@ type Transition struct {
 	// queuedAt (and its keys) is kept.
 	QueuedAt     int64
 	KeepQueuedAt bool
+	// ListedAt, when non-zero and QueuedAt is zero, records the user
+	// index's (GSI1) keys only, QAT#<ListedAt>#REQ#<requestId>, and never
+	// the event's (GSI2): a failed enqueue (FAILED_INGEST_ENQUEUE) is
+	// listed among its user's participations at its requestedAt, and stays
+	// out of what the allocator, the lock jobs and the line read. Leaving
+	// it by an operator's re-queue removes them (SweepStore.
+	// ReopenFailedEnqueue), so that the re-queued request is listed at its
+	// new queuedAt, even by a transition that keeps an existing one
+	// (KeepQueuedAt).
+	ListedAt int64
 	// IndexShards is the event's EventConfig.IndexShards, which picks the
 	// GSI2 partition the queuedAt keys go to (0 or 1: the event's one
 	// partition, EVENT#<eventId>; docs/asyncevent.md).

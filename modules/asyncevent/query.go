@@ -97,7 +97,9 @@ func checkLimit(limit int) error {
 }
 
 // MyRequests lists a user's requests, newest first (GSI1). Requests appear
-// once they are queued.
+// once they are queued, by their queuedAt, or once their enqueue failed
+// (FAILED_INGEST_ENQUEUE), by their requestedAt: a failed participation
+// shows as failed rather than not at all (see Transition.ListedAt).
 func (q *Query) MyRequests(ctx context.Context, userID string, limit int, cursor string) (Page, error) {
 	if !ValidUserID(userID) {
 		return Page{}, fmt.Errorf("%w: userId", ErrInvalidID)

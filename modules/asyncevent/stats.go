@@ -17,11 +17,32 @@ type Stats struct {
 	Total        int
 	ByStatus     map[Status]int
 	ByResultCode map[ResultCode]int
+	// DLQCandidates counts the event's requests being retried toward the
+	// dead-letter queue, or already in it (Request.DLQCandidate).
+	DLQCandidates int
 	// FIRST_COME capacity; InvariantOK says capacityTotal −
 	// capacityRemaining == #SUCCEEDED.
 	CapacityTotal     int64
 	CapacityRemaining int64
 	InvariantOK       bool
+}
+
+// DLQCandidate reports whether r is a dead-letter candidate: it is not
+// decided, and the last thing recorded on it is a retryable failure (its
+// lastErrorAt is not earlier than any time a transition recorded, see
+// Request.LastChange: a transition after a failure comes with a later
+// delivery, seconds later). Its message is then being delivered again, and is
+// in the DLQ once the queue's maxReceiveCount receives are spent; a
+// worker that gets the last receive of a message whose previous holder
+// vanished records that loss so (CodeWorkerLost). A request that moved on
+// after its failure (a lottery entry collected for its draw, an arrival
+// candidate waiting for the allocator) is not one, nor is a decided one,
+// a failed enqueue included (an operator re-queues those: SweepStranded
+// counts them). The times are the processes' clocks: a failure timed
+// earlier than the transition before it by a clock behind is not counted
+// until it recurs.
+func (r *Request) DLQCandidate() bool {
+	return !r.Status.Terminal() && r.LastErrorAt != 0 && r.LastErrorAt >= r.LastChange()
 }
 
 // statsAttempts bounds the reads EventStats makes of an event whose
@@ -48,6 +69,9 @@ func eventStats(ctx context.Context, store StatsReader, pending func(ctx context
 			st.ByStatus[r.Status]++
 			if r.ResultCode != "" {
 				st.ByResultCode[r.ResultCode]++
+			}
+			if r.DLQCandidate() {
+				st.DLQCandidates++
 			}
 		}
 		for r, err := range store.AllEventRequests(ctx, eventID) {

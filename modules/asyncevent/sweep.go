@@ -25,13 +25,21 @@ const DefaultSweepLookback = 24 * time.Hour
 // SweepOptions configures SweepStranded.
 type SweepOptions struct {
 	// Lookback is how far back to look for requests, by their requestedAt
-	// (0: OperationsConfig.SweepLookback; at most RequestTTL, which is
-	// every request there is). The store reads by UTC day, so a sweep
-	// reads from the start of the day Lookback ago. A periodic sweep (every worker runs
-	// one) heals what was stranded since its last run; a longer lookback
-	// is for an operator's sweep after an outage longer than the default,
-	// or to count and re-queue older failed enqueues.
+	// (0: OperationsConfig.SweepLookback; at most RequestTTL, a bound on
+	// its cost: on DynamoDB it reads PendingShards partitions a day). The
+	// store reads by UTC day, so a sweep reads from the start of the day
+	// Lookback ago. A periodic sweep (every worker runs one) heals what
+	// was stranded since its last run; a longer lookback is for an
+	// operator's sweep after an outage longer than the default, or to
+	// count and re-queue older failed enqueues. A request can be older
+	// than RequestTTL (it lives until RequestTTL after its event's end):
+	// sweep its event (EventID) to reach it.
 	Lookback time.Duration
+	// EventID, when set, sweeps that event's requests only, over the
+	// whole life of the event whatever their age (Lookback does not
+	// apply; on DynamoDB, Queries of the event's own pending shards for
+	// each day of its life): ErrEventNotFound for an unknown event.
+	EventID string
 	// RequeueFailedEnqueue also re-queues every FAILED_INGEST_ENQUEUE
 	// request (see RequeueFailed), an operator's decision once the queue
 	// is healthy again.
@@ -44,9 +52,10 @@ type SweepOptions struct {
 // in fact still on its way is harmless: the worker is idempotent. In the
 // same pass it counts the requests whose enqueue failed at ingest and, if
 // opt says so, re-queues them. It looks at requests made within
-// opt.Lookback, which the store finds without reading the whole table (on
-// DynamoDB, Queries of the pending index: PendingShards per day looked
-// back over), so every worker runs it periodically, and an operator
+// opt.Lookback (or, with opt.EventID, one event's requests of any age),
+// which the store finds without reading the whole table (on DynamoDB,
+// Queries of the pending index: PendingShards per day looked back over),
+// so every worker runs it periodically, and an operator
 // through the admin API's POST /admin/requests/sweep. It is safe to run concurrently with itself and with reads: each
 // stranded request is requeued at most once per RequeueAfter, and each
 // failed one once. If re-sending a failed request fails again, the sweep
@@ -63,10 +72,23 @@ func (o *Operations) SweepStranded(ctx context.Context, opt SweepOptions) (Sweep
 	}
 	now := o.now()
 	before := now - o.cfg.RequeueAfter.Milliseconds()
+	candidates := o.cfg.Requests.SweepCandidates(ctx, before, now-lookback.Milliseconds())
+	if opt.EventID != "" {
+		if !ValidID(opt.EventID) {
+			return res, fmt.Errorf("%w: eventId", ErrInvalidID)
+		}
+		if _, err := o.cfg.Cache.get(ctx, o.cfg.Events, opt.EventID); err != nil {
+			return res, err
+		}
+		candidates = o.cfg.Requests.PendingRequests(ctx, opt.EventID)
+	}
 	sendFailing := false
-	for r, err := range o.cfg.Requests.SweepCandidates(ctx, before, now-lookback.Milliseconds()) {
+	for r, err := range candidates {
 		if err != nil {
 			return res, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		if r.Status == StatusReceived && r.RequestedAt >= before {
+			continue // not stranded (yet)
 		}
 		if r.Status == StatusFailedFinal {
 			res.FailedEnqueue++
@@ -136,7 +158,7 @@ func (o *Operations) RequeueFailed(ctx context.Context, requestID string) (*Requ
 		openEvent = r.EventID
 	}
 	at := max(o.now(), r.FinishedAt+1) // its logs stay in order
-	err = o.cfg.Requests.ReopenFailedEnqueue(ctx, Reopen{RequestID: requestID, FinishedAt: r.FinishedAt, At: at, OpenEvent: openEvent})
+	err = o.cfg.Requests.ReopenFailedEnqueue(ctx, Reopen{RequestID: requestID, EventID: r.EventID, FinishedAt: r.FinishedAt, At: at, OpenEvent: openEvent})
 	var se *StateError
 	var ese *EventStateError
 	switch {

@@ -93,14 +93,18 @@ func (s *Store) Allocate(ctx context.Context, a *asyncevent.Allocation) error {
 	} else {
 		u.If(expression.Name("allocRequestId").Equal(expression.Value(a.From.RequestID)))
 	}
+	end, err := s.eventEnd(ctx, a.EventID)
+	if err != nil {
+		return err
+	}
 	ops := []*ddb.Op{u.Label("allocation").Op()}
 	for _, d := range a.Decisions {
 		if len(d.From) != 1 {
 			return fmt.Errorf("dynamostore: allocation decision of %s needs one source state", d.RequestID)
 		}
-		ops = append(ops, s.transitionOps(d, d.From[0])...)
+		ops = append(ops, s.transitionOps(d, d.From[0], end)...)
 	}
-	err := s.db.Transact(ctx, ops...)
+	err = s.db.Transact(ctx, ops...)
 	var te *ddb.TxError
 	if !errors.As(err, &te) {
 		return err

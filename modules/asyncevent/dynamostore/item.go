@@ -13,7 +13,8 @@ import (
 // differ.
 
 // RequestItem is a Request item (REQ#<requestId> / META). Transition adds
-// the GSI1 and GSI2 keys when the request is queued.
+// the GSI1 and GSI2 keys when the request is queued, and the GSI1 keys
+// alone when its enqueue fails.
 type RequestItem struct {
 	RequestID string               `dynamodbav:"requestId"`
 	EventID   string               `dynamodbav:"eventId"`

@@ -30,6 +30,7 @@ type LineItem struct {
 	Settled      int64   `dynamodbav:"settled"`
 	Through      int64   `dynamodbav:"through"`
 	ThroughBound int64   `dynamodbav:"throughBound"`
+	SeatsLeft    *int64  `dynamodbav:"seatsLeft,omitempty"` // nil: stored by a keeper before it had the field
 	Rate         float64 `dynamodbav:"rate"`
 	MeasuredAt   int64   `dynamodbav:"measuredAt"`
 	Version      int64   `dynamodbav:"version"`
@@ -39,6 +40,9 @@ type LineItem struct {
 func (it *LineItem) line() *asyncevent.Line {
 	l := &asyncevent.Line{EventID: it.EventID, Settled: it.Settled, Through: it.Through, ThroughBound: it.ThroughBound,
 		Rate: it.Rate, MeasuredAt: it.MeasuredAt, Version: it.Version, TTL: it.TTL}
+	if it.SeatsLeft != nil {
+		l.SeatsLeft, l.SeatsKnown = *it.SeatsLeft, true
+	}
 	l.Points = make([]asyncevent.LinePoint, min(len(it.PointsAt), len(it.PointsCount)))
 	for i := range l.Points {
 		l.Points[i] = asyncevent.LinePoint{At: it.PointsAt[i], Count: it.PointsCount[i]}
@@ -66,6 +70,9 @@ func (s *Store) PutLine(ctx context.Context, l *asyncevent.Line) error {
 		PointsAt: make([]int64, len(l.Points)), PointsCount: make([]int64, len(l.Points))}
 	for i, p := range l.Points {
 		it.PointsAt[i], it.PointsCount[i] = p.At, p.Count
+	}
+	if l.SeatsKnown {
+		it.SeatsLeft = &l.SeatsLeft
 	}
 	op := s.lines.Create(it)
 	if l.Version > 0 {

@@ -136,7 +136,7 @@ func (s *Store) SaveLockJob(ctx context.Context, p asyncevent.LockJobProgress) e
 // ShortenLock implements asyncevent.LockJobStore.
 func (s *Store) ShortenLock(ctx context.Context, eventID, userID string, ttl int64) (bool, error) {
 	cur := expression.Name("ttl")
-	err := s.locks.Update(ddb.Key{PK: lockPK.Build(eventID, userID), SK: skLock}).Set("ttl", ttl).
+	err := s.locks.Update(lockKey(eventID, userID)).Set("ttl", ttl).
 		MustExist().
 		If(expression.AttributeNotExists(cur).Or(cur.GreaterThan(expression.Value(ttl)))).
 		Label("lock").Run(ctx)

@@ -17,14 +17,14 @@ import (
 // CreateRequest implements asyncevent.IngestStore.
 func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTTL int64) (string, bool, error) {
 	r.IdempotencyKey = IdempotencyKey(r.EventID, r.UserID)
-	shards, err := s.indexShards(ctx, r.EventID)
+	l, _, err := s.layoutOf(ctx, r.EventID)
 	if err != nil {
 		return "", false, err
 	}
 	item := &pendingRequestItem{RequestItem: *requestItem(r)}
-	item.GSI3PK, item.GSI3SK = pendingKeys(r, shards)
+	item.GSI3PK, item.GSI3SK = pendingKeys(r, l.shards)
 	lock := &LockItem{EventID: r.EventID, UserID: r.UserID, RequestID: r.RequestID, CreatedAt: r.RequestedAt, TTL: lockTTL}
-	log := &StatusLogItem{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt)}
+	log := &StatusLogItem{RequestID: r.RequestID, ToStatus: r.Status, OccurredAt: r.RequestedAt, Message: "received", TTL: logTTL(r.RequestedAt, l.endsAt)}
 	err = s.db.Transact(ctx,
 		s.locks.Create(lock).Label("lock"),
 		s.pending.Create(item).Label("request"),
@@ -46,6 +46,19 @@ func (s *Store) CreateRequest(ctx context.Context, r *asyncevent.Request, lockTT
 	return r.RequestID, false, nil
 }
 
+// LockedRequest implements asyncevent.IngestStore: one strongly
+// consistent GetItem of the lock.
+func (s *Store) LockedRequest(ctx context.Context, eventID, userID string) (string, bool, error) {
+	it, err := s.locks.GetStrong(ctx, lockKey(eventID, userID))
+	switch {
+	case errors.Is(err, ddb.ErrNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return it.RequestID, true, nil
+}
+
 // Transition implements asyncevent.Transitioner. With several From states it
 // tries them in order, jumping to the request's current status when a
 // condition fails on another of them, so that the StatusLog names the
@@ -64,11 +77,15 @@ func (s *Store) Transition(ctx context.Context, t *asyncevent.Transition) error 
 		return fmt.Errorf("dynamostore: transition of %s to %s without a source state", t.RequestID, t.To)
 	}
 	from := t.From[0]
+	end, err := s.eventEnd(ctx, t.EventID)
+	if err != nil {
+		return err
+	}
 	// The status may move between tries while staying a valid source: a
 	// worker can see RECEIVED, try from RECEIVED, and meanwhile ingest makes
 	// it QUEUED. Follow it a few times rather than give the message up.
 	for attempt := 0; ; attempt++ {
-		err := s.transition(ctx, t, from)
+		err := s.transition(ctx, t, from, end)
 		var se *asyncevent.StateError
 		if !errors.As(err, &se) || se.Current == nil {
 			return err
@@ -108,8 +125,8 @@ func contains(ss []asyncevent.Status, s asyncevent.Status) bool {
 	return false
 }
 
-func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status) error {
-	err := s.db.Transact(ctx, s.transitionOps(t, from)...)
+func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from asyncevent.Status, end int64) error {
+	err := s.db.Transact(ctx, s.transitionOps(t, from, end)...)
 	var te *ddb.TxError
 	if !errors.As(err, &te) {
 		return err
@@ -137,8 +154,9 @@ func (s *Store) transition(ctx context.Context, t *asyncevent.Transition, from a
 }
 
 // transitionOps are the operations of t from the status from: the
-// conditional request update, its StatusLog and t's guards.
-func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) []*ddb.Op {
+// conditional request update, its StatusLog (kept LogTTL after the later
+// of t.At and end, its event's end) and t's guards.
+func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status, end int64) []*ddb.Op {
 	var request *ddb.Op
 	if requestMachine.Allowed(from, t.To) {
 		request = s.requests.UpdateExpr(requestKey(t.RequestID), transitionExpr(t, from))
@@ -149,7 +167,7 @@ func (s *Store) transitionOps(t *asyncevent.Transition, from asyncevent.Status) 
 	ops := []*ddb.Op{
 		request.Label("request"),
 		s.logs.Create(&StatusLogItem{
-			RequestID: t.RequestID, FromStatus: from, ToStatus: t.To, OccurredAt: t.At, Message: t.Message, TTL: logTTL(t.At),
+			RequestID: t.RequestID, FromStatus: from, ToStatus: t.To, OccurredAt: t.At, Message: t.Message, TTL: logTTL(t.At, end),
 		}).Label("log"),
 	}
 	remaining := expression.Name("capacityRemaining")
@@ -209,24 +227,29 @@ func (s *Store) MarkRequeued(ctx context.Context, requestID string, at, before i
 // ReopenFailedEnqueue implements asyncevent.SweepStore.
 func (s *Store) ReopenFailedEnqueue(ctx context.Context, r asyncevent.Reopen) error {
 	requestID, finishedAt, at, openEvent := r.RequestID, r.FinishedAt, r.At, r.OpenEvent
+	end, err := s.eventEnd(ctx, r.EventID)
+	if err != nil {
+		return err
+	}
 	u := s.requests.Update(requestKey(requestID)).
 		Set("status", string(asyncevent.StatusReceived)).
 		Set("uiResult", string(asyncevent.ResultPending)).
 		Set("requeuedAt", at).
 		Remove("finishedAt").Remove("resultCode").Remove("failureClass").Remove("errorCode").Remove("errorMessage").
+		Remove("GSI1PK").Remove("GSI1SK"). // listed again once queued, at its new queuedAt
 		If(expression.Name("status").Equal(expression.Value(string(asyncevent.StatusFailedFinal)))).
 		If(expression.Name("resultCode").Equal(expression.Value(string(asyncevent.CodeFailedIngestEnqueue)))).
 		If(expression.Name("finishedAt").Equal(expression.Value(finishedAt))).
 		Label("request")
 	ops := []*ddb.Op{u.Op(), s.logs.Create(&StatusLogItem{
 		RequestID: requestID, FromStatus: asyncevent.StatusFailedFinal, ToStatus: asyncevent.StatusReceived,
-		OccurredAt: at, Message: "operator re-queue", TTL: logTTL(at),
+		OccurredAt: at, Message: "operator re-queue", TTL: logTTL(at, end),
 	}).Label("log")}
 	if openEvent != "" {
 		ops = append(ops, s.configs.Check(configKey(openEvent)).
 			If(expression.Name("status").Equal(expression.Value(string(asyncevent.EventOpen)))).Label("event"))
 	}
-	err := s.db.Transact(ctx, ops...)
+	err = s.db.Transact(ctx, ops...)
 	var te *ddb.TxError
 	if errors.As(err, &te) {
 		if r := te.Reason("request"); r != nil {

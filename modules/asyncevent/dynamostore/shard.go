@@ -73,6 +73,16 @@ func (s *Store) layoutOf(ctx context.Context, eventID string) (l layout, ok bool
 	return v.(layout), true, nil
 }
 
+// eventEnd is eventID's end as its layout has it (epoch millis; 0 for an
+// unknown event), which a StatusLog of its requests outlives (logTTL).
+func (s *Store) eventEnd(ctx context.Context, eventID string) (int64, error) {
+	if eventID == "" {
+		return 0, nil
+	}
+	l, _, err := s.layoutOf(ctx, eventID)
+	return l.endsAt, err
+}
+
 // indexShards is eventID's IndexShards (at least 1; 1 for an unknown
 // event).
 func (s *Store) indexShards(ctx context.Context, eventID string) (int, error) {

@@ -18,6 +18,9 @@
 // (EVENT#<eventId> / QAT#<queuedAt>#REQ#<requestId>; EVENT#<eventId>#<shard>
 // for an event with IndexShards > 1, see shard.go) are on Request items
 // only, enforced by the ddb entities; queuedAt is 13-digit epoch millis.
+// A request whose enqueue failed has GSI1's keys alone, with its
+// requestedAt in place of the queuedAt it lacks (asyncevent.Transition.
+// ListedAt).
 // GSI3, the pending index (pending.go), holds a request only while it is
 // RECEIVED or its enqueue failed. The
 // StatusLog sort key adds the target status to occurredAt, so that two
@@ -68,6 +71,10 @@ const (
 func requestKey(id string) ddb.Key { return ddb.Key{PK: requestPK.Build(id), SK: skMeta} }
 func configKey(id string) ddb.Key  { return ddb.Key{PK: eventPK.Build(id), SK: skConfig} }
 func capKey(id string) ddb.Key     { return ddb.Key{PK: eventPK.Build(id), SK: skCapacity} }
+
+func lockKey(eventID, userID string) ddb.Key {
+	return ddb.Key{PK: lockPK.Build(eventID, userID), SK: skLock}
+}
 
 // IdempotencyKey returns IDEMP#<eventId>#<userId>.
 func IdempotencyKey(eventID, userID string) string { return lockPK.Build(eventID, userID) }
@@ -145,12 +152,10 @@ func newStore(t *ddb.Table) *Store {
 			"GSI1", "GSI2", "GSI3"),
 		open:     ddb.NewEntity(t, "OPEN_EVENT", func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
 		lockJobs: ddb.NewEntity(t, "LOCK_JOB", func(j *LockJobItem) ddb.Key { return lockJobKey(j.EventID) }),
-		locks: ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key {
-			return ddb.Key{PK: lockPK.Build(l.EventID, l.UserID), SK: skLock}
-		}),
-		caps:    ddb.NewEntity(t, "CAPACITY", func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
-		lines:   ddb.NewEntity(t, "EVENT_LINE", func(l *LineItem) ddb.Key { return lineKey(l.EventID) }),
-		configs: ddb.NewEntity(t, "EVENT_CONFIG", func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
+		locks:    ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key { return lockKey(l.EventID, l.UserID) }),
+		caps:     ddb.NewEntity(t, "CAPACITY", func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
+		lines:    ddb.NewEntity(t, "EVENT_LINE", func(l *LineItem) ddb.Key { return lineKey(l.EventID) }),
+		configs:  ddb.NewEntity(t, "EVENT_CONFIG", func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
 		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *StatusLogItem) ddb.Key {
 			return ddb.Key{PK: requestPK.Build(l.RequestID), SK: logSK.Build(ddb.Millis(l.OccurredAt), string(l.ToStatus))}
 		}),
@@ -160,4 +165,7 @@ func newStore(t *ddb.Table) *Store {
 // Ensure creates the table (with its GSIs and TTL) if it is missing.
 func (s *Store) Ensure(ctx context.Context) error { return s.table.Ensure(ctx) }
 
-func logTTL(at int64) int64 { return (at + asyncevent.LogTTL.Milliseconds()) / 1000 }
+// logTTL is the TTL (epoch seconds) of a StatusLog of a transition at
+// `at` of a request whose event ends at end (0: unknown): LogTTL after
+// the later of the two (asyncevent.LogTTL).
+func logTTL(at, end int64) int64 { return (max(at, end) + asyncevent.LogTTL.Milliseconds()) / 1000 }

@@ -93,6 +93,9 @@ func transitionExpr(t *asyncevent.Transition, from asyncevent.Status) ddb.Expr {
 				setStr(k.name, k.s)
 			}
 		}
+	} else if t.ListedAt != 0 { // the user's index only
+		setStr("GSI1PK", userPK.Build(t.UserID))
+		setStr("GSI1SK", QueuedSortKey(t.ListedAt, t.RequestID))
 	}
 	update.WriteString("\n")
 	return w.Expr(cond.String(), update.String())

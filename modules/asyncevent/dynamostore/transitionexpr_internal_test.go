@@ -55,6 +55,9 @@ func builderTransition(t *asyncevent.Transition, from asyncevent.Status) express
 		set("GSI1SK", qat)
 		set("GSI2PK", eventIndexPK(t.EventID, t.RequestID, t.IndexShards))
 		set("GSI2SK", qat)
+	} else if t.ListedAt != 0 {
+		setStr("GSI1PK", userPK.Build(t.UserID))
+		setStr("GSI1SK", QueuedSortKey(t.ListedAt, t.RequestID))
 	}
 	if !stillPending(t) {
 		u = u.Remove(expression.Name("GSI3PK")).Remove(expression.Name("GSI3SK"))
@@ -85,14 +88,14 @@ func sameExpr(t *testing.T, what string, got ddb.Expr, want expression.Expressio
 
 // TestTransitionExprMatchesTheBuilder renders every shape of transition
 // the domain makes (each field set or not, each status pair the machine
-// allows, queuedAt kept or set, sharded or not) and holds transitionExpr
+// allows, queuedAt kept or set, listed without it, sharded or not) and holds transitionExpr
 // to the expression builder's rendering of the same update: the same
 // strings, placeholders and values.
 func TestTransitionExprMatchesTheBuilder(t *testing.T) {
 	n := 0
 	for from, tos := range asyncevent.Lifecycle {
 		for _, to := range tos {
-			for shape := range 1 << 9 {
+			for shape := range 1 << 10 {
 				bit := func(i int) bool { return shape&(1<<i) != 0 }
 				tr := &asyncevent.Transition{RequestID: "01M8FFQ73T18893C7W07K1YDPF", EventID: "e1", UserID: "user-1", From: []asyncevent.Status{from}, To: to,
 					At: 1795818151293, IndexShards: map[bool]int{true: 4, false: 0}[bit(7)]}
@@ -117,7 +120,10 @@ func TestTransitionExprMatchesTheBuilder(t *testing.T) {
 				if bit(8) {
 					tr.ResultCode = asyncevent.CodeFailedIngestEnqueue // still pending: keeps GSI3
 				}
-				sameExpr(t, fmt.Sprintf("%s → %s, shape %09b", from, to, shape), transitionExpr(tr, from), builderTransition(tr, from))
+				if bit(9) {
+					tr.ListedAt = 1795818151100 // GSI1 only, unless queuedAt is set
+				}
+				sameExpr(t, fmt.Sprintf("%s → %s, shape %010b", from, to, shape), transitionExpr(tr, from), builderTransition(tr, from))
 				n++
 			}
 		}

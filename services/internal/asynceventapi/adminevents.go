@@ -103,6 +103,7 @@ type StatsView struct {
 	Total             int            `json:"total"`
 	ByStatus          map[string]int `json:"byStatus"`
 	ByResultCode      map[string]int `json:"byResultCode"`
+	DLQCandidates     int            `json:"dlqCandidates" doc:"Requests not decided whose last recorded event is a retryable failure (lastErrorAt after every transition): their message is being delivered again, and is in the DLQ once the queue's receives are spent (a worker lost on the last receive is recorded so too, errorCode WORKER_LOST). Counted in the same pass as the rest"`
 	CapacityTotal     *int64         `json:"capacityTotal,omitempty" doc:"FIRST_COME only"`
 	CapacityRemaining *int64         `json:"capacityRemaining,omitempty" doc:"FIRST_COME only; 0 when sold out"`
 	InvariantOK       bool           `json:"invariantOk" doc:"FIRST_COME: capacityTotal − capacityRemaining == byStatus.SUCCEEDED"`
@@ -153,7 +154,8 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 
 	huma.Register(api, server.Op("event-stats", http.MethodGet, "/admin/events/{eventId}/stats",
 		"Count an event's requests by status and result", tagAdmin,
-		server.Describe("Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event) and, for FIRST_COME, "+
+		server.Describe("Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event; never by scanning the table), "+
+			"and its dead-letter candidates (dlqCandidates) in the same pass, and, for FIRST_COME, "+
 			"checks capacityTotal − capacityRemaining == SUCCEEDED."),
 		server.Fails(http.StatusForbidden, http.StatusNotFound)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *EventPath) (*statsOutput, error) {
@@ -214,7 +216,7 @@ func (b *DrawBody) seed() string {
 // statsViewOf is an event's counts as the answer shows them.
 func statsViewOf(st *asyncevent.Stats) StatsView {
 	v := StatsView{EventID: st.EventID, EventType: string(st.EventType), Total: st.Total, ByStatus: map[string]int{}, ByResultCode: map[string]int{},
-		InvariantOK: st.InvariantOK}
+		DLQCandidates: st.DLQCandidates, InvariantOK: st.InvariantOK}
 	if st.EventType == asyncevent.FirstCome {
 		v.CapacityTotal, v.CapacityRemaining = &st.CapacityTotal, &st.CapacityRemaining
 	}

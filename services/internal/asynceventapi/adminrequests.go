@@ -29,7 +29,8 @@ type logsOutput struct {
 
 type sweepInput struct {
 	FailedEnqueue string `query:"failedEnqueue" enum:"count,requeue" default:"count" doc:"count: only count FAILED_INGEST_ENQUEUE requests; requeue: also re-queue them"`
-	LookbackHours int    `query:"lookbackHours" minimum:"0" maximum:"2160" doc:"How far back to look, by the requests' requestedAt, in hours (up to 2160, the requests' 90-day TTL; 0 or absent: the service's default, 24); read by whole UTC days. After re-queueing failed enqueues older than that, sweep with a lookback that covers them"`
+	LookbackHours int    `query:"lookbackHours" minimum:"0" maximum:"2160" doc:"How far back to look, by the requests' requestedAt, in hours (up to 2160, 90 days: a bound on the sweep's cost; 0 or absent: the service's default, 24); read by whole UTC days. After re-queueing failed enqueues older than that, sweep with a lookback that covers them, or by event (eventId)"`
+	EventID       string `query:"eventId" pattern:"^[A-Za-z0-9_-]{1,64}$" maxLength:"64" doc:"Sweep this event's requests only, over its whole life whatever their age (lookbackHours does not apply): a request lives until 90 days after its event's end, so an event lasting longer holds requests older than any lookback. 404 for an unknown event"`
 }
 
 type sweepOutput struct {
@@ -70,12 +71,12 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 
 	huma.Register(api, server.Op("sweep-stranded", http.MethodPost, "/admin/requests/sweep", "Requeue requests stranded in RECEIVED", tagAdmin,
 		server.Describe("Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. "+
-			"It looks at requests made within lookbackHours, which it finds by Query in the pending index (16 Queries per UTC day looked back over; docs/capacity.md), never by scanning the table: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min) over the last 24 hours; call this to run it now, with a longer lookback after a longer outage, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
+			"It looks at requests made within lookbackHours (or, with eventId, at one event's requests of any age), which it finds by Query in the pending index (16 Queries per UTC day looked back over; with eventId, the event's 8 or 16 per day of its life; docs/capacity.md), never by scanning the table: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min) over the last 24 hours; call this to run it now, with a longer lookback after a longer outage, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue)."),
-		server.Fails(http.StatusForbidden, http.StatusServiceUnavailable)),
+		server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusServiceUnavailable)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *sweepInput) (*sweepOutput, error) {
 			res, err := h.ops.SweepStranded(ctx, asyncevent.SweepOptions{RequeueFailedEnqueue: in.FailedEnqueue == "requeue",
-				Lookback: time.Duration(in.LookbackHours) * time.Hour})
+				Lookback: time.Duration(in.LookbackHours) * time.Hour, EventID: in.EventID})
 			return &sweepOutput{Body: res}, err
 		}))
 }

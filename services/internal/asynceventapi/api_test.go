@@ -348,6 +348,13 @@ func TestSweepEndpoint(t *testing.T) {
 	if res != (asyncevent.SweepResult{}) {
 		t.Fatalf("sweep with nothing stranded: %+v", res)
 	}
+	// One event's sweep, of any age; an unknown event is 404.
+	res = decode[asyncevent.SweepResult](t, e.api.Post("/admin/requests/sweep?eventId=ev", token(t, "root", auth.RoleAdmin)))
+	if res != (asyncevent.SweepResult{}) {
+		t.Fatalf("sweep of the event with nothing stranded: %+v", res)
+	}
+	expect(t, e.api.Post("/admin/requests/sweep?eventId=nope", token(t, "root", auth.RoleAdmin)), http.StatusNotFound)
+	expect(t, e.api.Post("/admin/requests/sweep?eventId=bad%23id", token(t, "root", auth.RoleAdmin)), http.StatusUnprocessableEntity)
 }
 
 // An unknown event's request list is 404, like its stats, not an empty 200.
@@ -360,7 +367,8 @@ func TestAdminListOfUnknownEventIs404(t *testing.T) {
 }
 
 // POST /admin/events/{id}/close: admins only; afterwards a participation is
-// a 409 event-closed problem; a lottery cannot be closed.
+// a 409 event-closed problem, but a repeat of one accepted before gets its
+// requestId; a lottery cannot be closed.
 func TestCloseEventEndpoint(t *testing.T) {
 	t.Parallel()
 	e := newAPI(t, false)
@@ -369,14 +377,22 @@ func TestCloseEventEndpoint(t *testing.T) {
 	}
 	adm := token(t, "root", auth.RoleAdmin)
 	expect(t, e.api.Post("/admin/events/ev/close", token(t, "u1")), http.StatusForbidden)
-	expect(t, e.api.Post("/events/ev/participations", token(t, "u1")), http.StatusAccepted)
+	resp := e.api.Post("/events/ev/participations", token(t, "u1"))
+	expect(t, resp, http.StatusAccepted)
+	first := decode[asynceventapi.Accepted](t, resp)
 
-	resp := e.api.Post("/admin/events/ev/close", adm)
+	resp = e.api.Post("/admin/events/ev/close", adm)
 	expect(t, resp, http.StatusOK)
 	if v := decode[map[string]any](t, resp); v["status"] != "CLOSED" {
 		t.Fatalf("close returned %v", v)
 	}
 	expect(t, e.api.Post("/admin/events/ev/close", adm), http.StatusOK)
+
+	resp = e.api.Post("/events/ev/participations", token(t, "u1"))
+	expect(t, resp, http.StatusAccepted)
+	if again := decode[asynceventapi.Accepted](t, resp); again.RequestID != first.RequestID || !again.IsDuplicate {
+		t.Fatalf("repeat after the close: %+v, want %s as a duplicate", again, first.RequestID)
+	}
 
 	resp = e.api.Post("/events/ev/participations", token(t, "u2"))
 	expect(t, resp, http.StatusConflict)

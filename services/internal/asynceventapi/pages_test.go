@@ -173,8 +173,8 @@ func TestParticipationPageLottery(t *testing.T) {
 	b.NoErrors()
 }
 
-// The ops view shows an event's counts, capacity and invariant and the
-// queue depths to an admin.
+// The ops view shows an event's counts, DLQ candidates, capacity and
+// invariant and the queue depths to an admin.
 func TestOpsPage(t *testing.T) {
 	env, srv := pagesStack(t, asynceventtest.Options{})
 	ctx := context.Background()
@@ -186,9 +186,26 @@ func TestOpsPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A third request is stranded (RECEIVED, no message) and a worker's
+	// delivery of it failed retryably: a DLQ candidate.
+	env.Strand(t, "ops", "stuck")
+	var stuck *asyncevent.Request
+	for r, err := range env.Store.PendingRequests(ctx, "ops") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		stuck = r
+	}
+	if err := env.Store.RecordAttempt(ctx, asyncevent.Attempt{RequestID: stuck.RequestID, Attempts: 2, Code: "ThrottlingException",
+		Message: "throttled", At: stuck.LastChange() + 1}); err != nil {
+		t.Fatal(err)
+	}
 	b := browsertest.New(t)
 	b.Navigate(srv.URL + "/ui/ops.html?event=ops")
 	b.WaitFor(30*time.Second, "both requests counted as SUCCEEDED", `document.querySelector("#by-status").textContent.includes("SUCCEEDED2")`)
+	if got := b.Text("#dlq-candidates"); got != "1" {
+		t.Errorf("DLQ candidates %q, want 1", got)
+	}
 	if got := b.Text("#remaining"); got != "1" {
 		t.Errorf("capacity remaining %q, want 1", got)
 	}

@@ -47,7 +47,10 @@ type acceptedOutput struct {
 func (h *handlers) registerParticipation(api huma.API) {
 	huma.Register(api, server.Op("participate", http.MethodPost, "/events/{eventId}/participations", "Participate in an event", tagParticipation,
 		server.Describe("Accepts the caller's participation at once and answers 202 with a requestId; a queue and workers decide the outcome. "+
-			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true. "+
+			"A repeated participation by the same user answers 202 with the original requestId and isDuplicate=true, "+
+			"also when a new one would now be refused for the event's state (closed, a lottery past its cutoff) or its human check (a token already used, none, the provider down): "+
+			"such a refusal reads the user's idempotency lock first (one read), so a client whose 202 was lost retries with the same body and gets its requestId. "+
+			"The event's rate limit (429) is applied before that read. "+
 			"The user is the token's subject; the body, if any, carries only humanToken. "+
 			"An event whose humanCheck.required is true needs humanToken, a challenge provider's token verified before anything is written: "+
 			"422 human-token-missing without it, 422 human-check-failed when the provider does not pass it, "+
@@ -74,7 +77,7 @@ func (h *handlers) registerParticipation(api huma.API) {
 	poll.Responses = map[string]*huma.Response{"304": {Description: "Not modified: the request reads as the ETag sent in If-None-Match says (the answer carries the ETag and Retry-After again)."}}
 	huma.Register(api, poll, server.Handle(server.Caller, h.problem, h.poll))
 	huma.Register(api, server.Op("my-participations", http.MethodGet, "/me/participations", "List my participations, newest first", tagParticipation,
-		server.Describe("Newest queuedAt first; requests appear once queued. A page costs one read."), server.Fails(http.StatusBadRequest)),
+		server.Describe("Newest first: requests appear once queued, by queuedAt; one whose enqueue failed (FAILED_FINAL / FAILED_INGEST_ENQUEUE) appears at once, by its requestedAt, and moves to its new queuedAt if an operator re-queues it. A page costs one read."), server.Fails(http.StatusBadRequest)),
 		server.Handle(server.Caller, h.problem, func(ctx context.Context, p auth.Principal, in *server.PageQuery) (*pageOutput, error) {
 			page, err := h.query.MyRequests(ctx, p.UserID, in.Limit, in.Cursor)
 			return &pageOutput{Body: RequestPage{Items: viewsOf(page.Requests, false), Cursor: page.Cursor}}, err

@@ -53,8 +53,8 @@ type PlaceView struct {
 	AheadError  int64   `json:"aheadError,omitempty" doc:"arrival: the true number ahead, as of asOf, is within ± this of ahead"`
 	Measuring   bool    `json:"measuring,omitempty" doc:"arrival: queued after the line's last measurement, which does not place it yet (about a second)"`
 	Settling    bool    `json:"settling,omitempty" doc:"arrival: queued within MaxLateness before the measurement: requests ahead still being written may be missing from ahead (it can only be too small), until a measurement MaxLateness later"`
-	SeatsLeft   *int64  `json:"seatsLeft,omitempty" doc:"FIRST_COME: seats not yet taken"`
-	WithinSeats *bool   `json:"withinSeats,omitempty" doc:"arrival: whether ahead is below seatsLeft (an estimate: see aheadError)"`
+	SeatsLeft   *int64  `json:"seatsLeft,omitempty" doc:"FIRST_COME: seats not yet taken; arrival: as of asOf, the same moment as ahead (delivery: as of the answer)"`
+	WithinSeats *bool   `json:"withinSeats,omitempty" doc:"arrival: false only when even ahead − aheadError requests ahead take every seat left (both as of asOf): the request will not get a seat (barring failures ahead of it), and a request that wins is never told false; true: it may get one"`
 	OrderedAt   int64   `json:"orderedAt,omitempty" doc:"arrival: when (epoch ms) the line before this request is complete (queuedAt + MaxLateness); until then the line is being ordered and no decision comes"`
 	ExpectedAt  int64   `json:"expectedAt,omitempty" doc:"arrival: when (epoch ms) its decision is expected at the measured decision rate (absent until a rate is measured)"`
 	Rate        float64 `json:"decisionRate,omitempty" doc:"arrival: the event's decisions per second, as measured"`

@@ -104,7 +104,9 @@ function placeText(p, now) {
         parts.push("Measuring your place in line…");
       } else {
         parts.push(`About ${p.ahead.toLocaleString()} ahead of you` + (p.aheadError ? ` (±${p.aheadError.toLocaleString()})` : ""));
-        parts.push(p.withinSeats ? `within the ${p.seatsLeft.toLocaleString()} places left` : `${p.seatsLeft.toLocaleString()} places left`);
+        const left = `${p.seatsLeft.toLocaleString()} places left`;
+        // withinSeats: it may be within; sure when even ahead + aheadError are.
+        parts.push(!p.withinSeats ? left : p.ahead + (p.aheadError || 0) < p.seatsLeft ? `within the ${left}` : `possibly within the ${left}`);
       }
       if (p.orderedAt > now) parts.push(`ordering the line: ${secs(p.orderedAt - now)} s left`);
       else if (p.expectedAt > now) parts.push(`decision expected in about ${secs(p.expectedAt - now)} s`);

@@ -1,7 +1,7 @@
 // The ops view for admins: /ui/ops.html?event=<eventId>. Refreshes every
 // few seconds (slower while the server cannot be reached): the event's
-// counts by status and result, capacity remaining and the invariant
-// (GET /admin/events/{id}/stats), and the queue and DLQ depths, the
+// counts by status and result, its DLQ candidates, capacity remaining and
+// the invariant (GET /admin/events/{id}/stats), and the queue and DLQ depths, the
 // capacity invariant of all open events and the worker outcomes from the
 // API's GET /metrics (docs/metrics.md) where it serves them, else the
 // depths from GET /admin/dlq.
@@ -97,6 +97,9 @@ async function refresh() {
     const inv = $("invariant");
     inv.textContent = st.body.eventType === "FIRST_COME" ? (st.body.invariantOk ? "OK" : "BROKEN") : "n/a";
     inv.className = st.body.invariantOk ? "ok" : "bad";
+    const dlq = $("dlq-candidates");
+    dlq.textContent = String(st.body.dlqCandidates ?? 0);
+    dlq.className = st.body.dlqCandidates > 0 ? "bad" : "ok";
     rows($("by-status"), st.body.byStatus);
     rows($("by-result"), st.body.byResultCode);
   }
