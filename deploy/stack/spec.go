@@ -31,13 +31,14 @@ type Table struct {
 	Name string // Fn::Sub text, e.g. "AsyncEventTable-${Stage}"
 	// Schema is the table's schema in code: the template's keys, indexes,
 	// TTL and stream come from Schema.CreateTableInput, the request Ensure
-	// sends.
+	// sends, so a table the template makes and one Ensure makes have the
+	// same shape (services/gen/deploy's TestTemplateTablesMatchEnsure).
 	Schema *ddb.Schema
-	// Deployment-only settings, which Ensure does not set: PITR, server-side
-	// encryption with the AWS managed KMS key, and a stream the schema does
-	// not declare (PhotoService has one; docs/photo.md).
+	// Deployment-only settings, which Ensure does not set: point-in-time
+	// recovery and server-side encryption with the AWS managed KMS key.
+	// They are a stage's operating choices, not the data model's
+	// (docs/contract.md).
 	PITR, SSE bool
-	Stream    string
 	// Warm gives the table <ID>WarmReadUnits and <ID>WarmWriteUnits
 	// parameters: its WarmThroughput, for a sale day (tables.go).
 	Warm bool

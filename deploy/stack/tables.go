@@ -35,12 +35,8 @@ func TableProperties(t Table, name any) map[string]any {
 		}
 		p["GlobalSecondaryIndexes"] = gsis
 	}
-	view := t.Stream
 	if in.StreamSpecification != nil {
-		view = string(in.StreamSpecification.StreamViewType)
-	}
-	if view != "" {
-		p["StreamSpecification"] = map[string]any{"StreamViewType": view}
+		p["StreamSpecification"] = map[string]any{"StreamViewType": string(in.StreamSpecification.StreamViewType)}
 	}
 	if t.Schema.TTLAttribute != "" {
 		p["TimeToLiveSpecification"] = map[string]any{"AttributeName": t.Schema.TTLAttribute, "Enabled": true}

@@ -44,7 +44,7 @@ func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards 
 			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at, ListedAt: r.RequestedAt,
 			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
-			FailureClass: Requeueable, ErrorCode: string(CodeFailedIngestEnqueue),
+			FailureClass: Retryable, ErrorCode: ErrorIngestEnqueue,
 			ErrorMessage: truncate("enqueue failed: "+err.Error(), MaxErrorMessage),
 			Message:      "enqueue failed",
 		})

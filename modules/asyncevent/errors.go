@@ -53,7 +53,7 @@ var (
 )
 
 // EventError is ErrInvalidEvent naming the setting at fault (a NewEvent
-// field as the API spells it: "capacity", "lotteryCutoffAt").
+// field as the API spells it: "capacityTotal", "lotteryCutoffAt").
 type EventError struct {
 	Field  string
 	Reason string

@@ -29,7 +29,8 @@ type NewEvent struct {
 	EventType EventType
 	Title     string
 
-	// FIRST_COME: Capacity is required; OpensAt (default: now) and
+	// FIRST_COME: Capacity is required (the seat count N, stored as
+	// capacityTotal and so named by the API); OpensAt (default: now) and
 	// ClosesAt (default: none) bound when participations are accepted.
 	Capacity int64
 	OpensAt  int64
@@ -126,7 +127,7 @@ func badEvent(field, format string, args ...any) error {
 // defaults (every event ends: see MaxEventLifetime) and sets them on cfg.
 func (in NewEvent) firstCome(cfg *EventConfig, now int64) error {
 	if in.Capacity < 1 || in.Capacity > MaxCapacity {
-		return badEvent("capacity", "capacity must be 1..%d", MaxCapacity)
+		return badEvent("capacityTotal", "capacityTotal must be 1..%d", MaxCapacity)
 	}
 	for _, f := range []struct {
 		name string
@@ -166,11 +167,11 @@ func (in NewEvent) firstCome(cfg *EventConfig, now int64) error {
 // creator's, or that of a seed the server generates.
 func (in NewEvent) lottery(cfg *EventConfig, now int64) error {
 	if in.Capacity != 0 || in.ClosesAt != 0 {
-		field := "capacity"
+		field := "capacityTotal"
 		if in.Capacity == 0 {
 			field = "closesAt"
 		}
-		return badEvent(field, "capacity and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
+		return badEvent(field, "capacityTotal and closesAt are FIRST_COME settings; a lottery closes at lotteryCutoffAt")
 	}
 	if in.Ordering != "" {
 		return badEvent("ordering", "ordering is a FIRST_COME setting")

@@ -89,7 +89,7 @@ func TestInvalidEventNamesTheSetting(t *testing.T) {
 	env := asynceventtest.New(t, asynceventtest.Options{})
 	future := time.Now().Add(time.Hour).UnixMilli()
 	for field, in := range map[string]asyncevent.NewEvent{
-		"capacity":        {EventID: "e", EventType: asyncevent.FirstCome},
+		"capacityTotal":   {EventID: "e", EventType: asyncevent.FirstCome},
 		"winners":         {EventID: "e", EventType: asyncevent.Lottery, LotteryCutoffAt: future},
 		"lotteryCutoffAt": {EventID: "e", EventType: asyncevent.Lottery, Winners: 1},
 		"seedCommitment":  {EventID: "e", EventType: asyncevent.FirstCome, Capacity: 1, SeedCommitment: "ab"},

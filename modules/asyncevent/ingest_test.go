@@ -164,6 +164,11 @@ func TestEnqueueFailure(t *testing.T) {
 		r.UIResult != asyncevent.ResultFailed || r.FinishedAt == 0 || r.ErrorMessage == "" || len(r.ErrorMessage) > asyncevent.MaxErrorMessage {
 		t.Fatalf("request %+v", r)
 	}
+	// The seed's failure class, as stored (docs/contract.md: not the
+	// REQUEUEABLE Pacer once wrote, which the store reads as RETRYABLE).
+	if fc := str(rawItem(t, env, "REQ#"+p.RequestID, "META"), "failureClass"); fc != string(asyncevent.Retryable) {
+		t.Fatalf("stored failureClass %q, want RETRYABLE", fc)
+	}
 	checkLogs(t, env, r)
 	again := participate(t, env.Ingest, "ev", "u1")
 	if !again.IsDuplicate || again.RequestID != p.RequestID {

@@ -56,6 +56,9 @@ const (
 	Lottery   EventType = "LOTTERY"
 )
 
+// EventTypes lists every event type.
+var EventTypes = []EventType{FirstCome, Lottery}
+
 // Valid reports whether t is a known event type.
 func (t EventType) Valid() bool { return t == FirstCome || t == Lottery }
 
@@ -75,6 +78,10 @@ const (
 	PhaseAllocated UIPhase = "ALLOCATED"
 )
 
+// UIPhases lists every UI phase Pacer writes (docs/contract.md says which
+// are the seeds').
+var UIPhases = []UIPhase{PhaseCollecting, PhaseDrawing, PhaseAnnounced, PhaseAllocating, PhaseAllocated}
+
 // UIResult is the result as the front end shows it.
 type UIResult string
 
@@ -86,6 +93,9 @@ const (
 	ResultFailed   UIResult = "FAILED"
 )
 
+// UIResults lists every UI result.
+var UIResults = []UIResult{ResultPending, ResultSuccess, ResultRejected, ResultFailed}
+
 // ResultCode is the precise outcome, for operators and analytics.
 type ResultCode string
 
@@ -94,10 +104,10 @@ const (
 	CodeSuccess               ResultCode = "SUCCESS"
 	CodeLotteryWin            ResultCode = "LOTTERY_WIN"
 	CodeRejectedCapacity      ResultCode = "REJECTED_CAPACITY"
-	CodeRejectedDuplicate     ResultCode = "REJECTED_DUPLICATE"
 	CodeRejectedLotteryLose   ResultCode = "REJECTED_LOTTERY_LOSE"
 	CodeRejectedLotteryClosed ResultCode = "REJECTED_LOTTERY_CLOSED"
-	// FAILED_INGEST_ENQUEUE: the enqueue failed at ingest (REQUEUEABLE).
+	// FAILED_INGEST_ENQUEUE: the enqueue failed at ingest (RETRYABLE; an
+	// operator's re-queue finishes it).
 	CodeFailedIngestEnqueue ResultCode = "FAILED_INGEST_ENQUEUE"
 	// FAILED_VALIDATION: the request cannot be decided as it is, e.g. its
 	// event does not exist (NON_RETRYABLE).
@@ -106,26 +116,55 @@ const (
 	CodeFailedSerde ResultCode = "FAILED_SERDE"
 )
 
+// ResultCodes lists every result code Pacer writes. The seeds' REJECTED_DUPLICATE
+// and FAILED_WORKER are not among them: docs/contract.md says why.
+var ResultCodes = []ResultCode{
+	CodeSuccess, CodeLotteryWin, CodeRejectedCapacity, CodeRejectedLotteryLose, CodeRejectedLotteryClosed,
+	CodeFailedIngestEnqueue, CodeFailedValidation, CodeFailedSerde,
+}
+
+// The errorCode values of a FAILED_FINAL request (the failure's short code
+// beside its result code). Retryable failures record theirs in
+// lastErrorCode instead (ErrorCode, CodeWorkerLost): AWS error codes,
+// which are not Pacer's to list.
+const (
+	// ErrorUnknownEvent: the request's event does not exist
+	// (FAILED_VALIDATION).
+	ErrorUnknownEvent = "UNKNOWN_EVENT"
+	// ErrorBadMessage: the request's queue message could not be decoded
+	// (FAILED_SERDE).
+	ErrorBadMessage = "BAD_MESSAGE"
+	// ErrorIngestEnqueue: the enqueue failed at ingest; the seed names it
+	// as the errorCode of FAILED_INGEST_ENQUEUE.
+	ErrorIngestEnqueue = string(CodeFailedIngestEnqueue)
+)
+
+// ErrorCodes lists every errorCode Pacer writes on a FAILED_FINAL request.
+var ErrorCodes = []string{ErrorIngestEnqueue, ErrorUnknownEvent, ErrorBadMessage}
+
 // FailureClass says, of a failure, what can be done about it
 // (docs/asyncevent.md, "Failure classes").
 type FailureClass string
 
-// The failure classes.
+// The failure classes, the seed's two: they class a failure by its cause.
 const (
-	// Retryable: a transient failure (throttling, 5xx, a timeout, a
-	// conflict) that Pacer retries itself: the message comes back. It is
-	// never stored on a request (a request being retried keeps its
-	// status, QUEUED or PROCESSING, with attempts and lastError*); it classes the RequestFailed events of
-	// attempts (docs/events.md).
+	// Retryable: a transient cause (throttling, 5xx, a timeout, a
+	// conflict, an unavailable queue); the request itself is sound and a
+	// retry can succeed. A worker's retryable failure is retried by Pacer
+	// itself and is not stored as failureClass (the request keeps its
+	// status, QUEUED or PROCESSING, with attempts and lastError*; it
+	// classes the RequestFailed events of attempts, docs/events.md). The
+	// one FAILED_FINAL request that stores it is FAILED_INGEST_ENQUEUE:
+	// nothing retries it by itself (the seed's G0 rule); an operator's
+	// re-queue finishes it.
 	Retryable FailureClass = "RETRYABLE"
-	// Requeueable: a FAILED_FINAL request with nothing wrong in it that
-	// Pacer could not hand on (FAILED_INGEST_ENQUEUE). Nothing retries it
-	// by itself; an operator's re-queue finishes it.
-	Requeueable FailureClass = "REQUEUEABLE"
 	// NonRetryable: a FAILED_FINAL request that cannot succeed as it is
 	// (FAILED_VALIDATION, FAILED_SERDE): a re-queue would fail again.
 	NonRetryable FailureClass = "NON_RETRYABLE"
 )
+
+// FailureClasses lists every failure class.
+var FailureClasses = []FailureClass{Retryable, NonRetryable}
 
 // EventStatus is an EventConfig's status.
 type EventStatus string
@@ -138,6 +177,9 @@ const (
 	EventDrawing   EventStatus = "DRAWING"
 	EventAnnounced EventStatus = "ANNOUNCED"
 )
+
+// EventStatuses lists every event status.
+var EventStatuses = []EventStatus{EventOpen, EventClosed, EventDrawing, EventAnnounced}
 
 // EventLifecycle is the EventConfig state machine: each event status and
 // the statuses it may move to.

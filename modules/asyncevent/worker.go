@@ -433,7 +433,7 @@ func rejectCapacity(msg Message, d Delivery, now int64) *Transition {
 // floor.
 func (w *Worker) lotteryClosed(ctx context.Context, msg Message, d Delivery, floor int64) Outcome {
 	if _, err := w.cfg.Events.GetEvent(ctx, msg.EventID, false); errors.Is(err, ErrEventNotFound) {
-		return w.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist", floor)
+		return w.fail(ctx, msg, d, ErrorUnknownEvent, "event "+msg.EventID+" does not exist", floor)
 	} else if err != nil {
 		return w.retry(ctx, msg, d, err)
 	}
@@ -456,7 +456,7 @@ func (w *Worker) settle(ctx context.Context, msg Message, d Delivery, err error,
 	var se *StateError
 	switch {
 	case errors.Is(err, ErrEventNotFound):
-		return w.fail(ctx, msg, d, "UNKNOWN_EVENT", "event "+msg.EventID+" does not exist", floor)
+		return w.fail(ctx, msg, d, ErrorUnknownEvent, "event "+msg.EventID+" does not exist", floor)
 	case errors.As(err, &se) && se.Current != nil && se.Current.Status.Terminal():
 		return Outcome{Ack: true, Result: "done-already", Status: se.Current.Status}
 	case errors.As(err, &se) && se.Current == nil:
@@ -541,8 +541,8 @@ func (w *Worker) undecodable(ctx context.Context, d Delivery, derr error) Outcom
 		// Both: ingest may mark it QUEUED between the read and this write.
 		From: []Status{StatusReceived, StatusQueued}, To: StatusFailedFinal, At: now,
 		FinishedAt: now, UIResult: ResultFailed, ResultCode: CodeFailedSerde, Attempts: d.ReceiveCount,
-		FailureClass: NonRetryable, ErrorCode: "BAD_MESSAGE", ErrorMessage: truncate(derr.Error(), MaxErrorMessage),
-		Message: "BAD_MESSAGE",
+		FailureClass: NonRetryable, ErrorCode: ErrorBadMessage, ErrorMessage: truncate(derr.Error(), MaxErrorMessage),
+		Message: ErrorBadMessage,
 	}
 	err = w.transition(ctx, t)
 	var se *StateError

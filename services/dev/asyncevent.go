@@ -91,7 +91,7 @@ func asynceventBanner(base string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nasyncevent-api: dev tokens (24 h):\n  export PACER_USER_TOKEN=%s\n  export PACER_ADMIN_TOKEN=%s\n", user, admin)
 	fmt.Fprintf(&b, "Try:\n")
-	fmt.Fprintf(&b, "  curl -s %s/admin/events -H \"Authorization: Bearer $PACER_ADMIN_TOKEN\" -H 'Content-Type: application/json' -d '{\"eventId\":\"demo\",\"eventType\":\"FIRST_COME\",\"capacity\":100}'\n", base)
+	fmt.Fprintf(&b, "  curl -s %s/admin/events -H \"Authorization: Bearer $PACER_ADMIN_TOKEN\" -H 'Content-Type: application/json' -d '{\"eventId\":\"demo\",\"eventType\":\"FIRST_COME\",\"capacityTotal\":100}'\n", base)
 	fmt.Fprintf(&b, "  curl -s -X POST %s/events/demo/participations -H \"Authorization: Bearer $PACER_USER_TOKEN\"\n", base)
 	fmt.Fprintf(&b, "  curl -s %s/requests/<requestId> -H \"Authorization: Bearer $PACER_USER_TOKEN\"\n", base)
 	fmt.Fprintf(&b, "  curl -s %s/me/participations -H 'X-Pacer-Dev-User: dev-user'   # dev-mode impersonation\n", base)

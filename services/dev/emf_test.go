@@ -72,7 +72,7 @@ func TestEveryAlarmReadsAnEmittedMetric(t *testing.T) {
 			Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
 	})
 	admin := map[string]string{server.DevUserHeader: "ops", server.DevRolesHeader: "admin"}
-	send(t, "POST", apiURL+"/admin/events", `{"eventId":"e","eventType":"FIRST_COME","capacity":1}`, admin, http.StatusCreated)
+	send(t, "POST", apiURL+"/admin/events", `{"eventId":"e","eventType":"FIRST_COME","capacityTotal":1}`, admin, http.StatusCreated)
 	for _, u := range []string{"u1", "u2"} {
 		send(t, "POST", apiURL+"/events/e/participations", "", map[string]string{server.DevUserHeader: u}, http.StatusAccepted)
 	}

@@ -45,7 +45,7 @@ func TestMetricsThroughAPIAndWorker(t *testing.T) {
 		return asynceventapi.Run(ctx, asynceventapi.Config{Config: backend, Listener: l, Dev: true, Ready: func(context.Context, string, asynceventapi.Deps) error { ready(); return nil }})
 	})
 	admin := map[string]string{server.DevUserHeader: "ops", server.DevRolesHeader: "admin"}
-	send(t, "POST", apiURL+"/admin/events", `{"eventId":"m","eventType":"FIRST_COME","capacity":3}`, admin, http.StatusCreated)
+	send(t, "POST", apiURL+"/admin/events", `{"eventId":"m","eventType":"FIRST_COME","capacityTotal":3}`, admin, http.StatusCreated)
 	for i := 1; i <= 5; i++ {
 		send(t, "POST", apiURL+"/events/m/participations", "", map[string]string{server.DevUserHeader: fmt.Sprintf("u%d", i)}, http.StatusAccepted)
 	}

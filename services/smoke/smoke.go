@@ -98,7 +98,7 @@ func (r *run) health(ctx context.Context) error {
 // user and polls until the request is decided: it must win.
 func (r *run) participation(ctx context.Context) error {
 	a := r.AsyncEventURL
-	event := map[string]any{"eventId": r.id, "eventType": "FIRST_COME", "capacity": 1, "title": "Pacer smoke test"}
+	event := map[string]any{"eventId": r.id, "eventType": "FIRST_COME", "capacityTotal": 1, "title": "Pacer smoke test"}
 	if err := r.call(ctx, http.MethodPost, a+"/admin/events", r.Tokens.Admin, event, nil, http.StatusCreated); err != nil {
 		return err
 	}

@@ -145,7 +145,7 @@ func (c *client) poll(ctx context.Context, id, etag string) (polled, int, http.H
 func run(ctx context.Context, c *client, p Plan, runID string, drain time.Duration, workers *workerSampler, raw *RawRates) (*Report, error) {
 	event := fmt.Sprintf("load-%s-%s", runID, p.Key())
 	capacity := max(1, p.Requests/2)
-	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": capacity}, nil); err != nil {
+	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacityTotal": capacity}, nil); err != nil {
 		return nil, fmt.Errorf("create the event (is the stack running in dev mode?): %w", err)
 	}
 	r := &Report{Name: p.Name, Round: p.Round, Event: event, Capacity: capacity, Users: p.Users, Rate: p.Rate, Requests: p.Requests, Errors: map[string]int{}, Results: map[string]int{}, Raw: raw}

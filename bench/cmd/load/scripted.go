@@ -129,7 +129,7 @@ func allowedMax(budget string, replicas int, d time.Duration) int {
 
 // phase runs one phase in its own event.
 func (s *Scripted) phase(ctx context.Context, c *client, cfg ScriptedConfig, event string, attacked bool) (PeopleStats, error) {
-	body := map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": 100000,
+	body := map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacityTotal": 100000,
 		"limits": map[string]any{"participationsPerAddress": cfg.CrowdBudget}}
 	if _, err := c.admin(ctx, http.MethodPost, "/admin/events", body, nil); err != nil {
 		return PeopleStats{}, fmt.Errorf("create the scripted scenario's event: %w", err)

@@ -10,7 +10,7 @@
 //     REJECTED, FAILED_FINAL), with DelayMeasured beside it when queuedAt,
 //     startedAt and finishedAt are all known;
 //   - RequestFailed when it becomes FAILED_FINAL (its failureClass:
-//     NON_RETRYABLE, or REQUEUEABLE for a failed enqueue), and for
+//     NON_RETRYABLE, or RETRYABLE for a failed enqueue), and for
 //     every retryable failure a worker records (RETRYABLE, deadLettered
 //     once the attempts reach the DLQ's maxReceiveCount).
 //

@@ -112,7 +112,7 @@ func TestFailedEnqueue(t *testing.T) {
 	created := base()
 	failed := with(created, func(r *asyncevent.Request) {
 		r.Status, r.FinishedAt, r.UIResult, r.ResultCode = asyncevent.StatusFailedFinal, t0+3, asyncevent.ResultFailed, asyncevent.CodeFailedIngestEnqueue
-		r.FailureClass, r.ErrorCode = asyncevent.Requeueable, "FAILED_INGEST_ENQUEUE"
+		r.FailureClass, r.ErrorCode = asyncevent.Retryable, "FAILED_INGEST_ENQUEUE"
 	})
 	evs, err := analytics.Mapper{}.Events(&created, failed)
 	if err != nil {

@@ -128,7 +128,18 @@ type StatusLogItem struct {
 
 func requestItem(r *asyncevent.Request) *RequestItem { it := RequestItem(*r); return &it }
 
-func (it *RequestItem) request() *asyncevent.Request { r := asyncevent.Request(*it); return &r }
+func (it *RequestItem) request() *asyncevent.Request {
+	r := asyncevent.Request(*it)
+	if r.FailureClass == legacyRequeueable {
+		r.FailureClass = asyncevent.Retryable
+	}
+	return &r
+}
+
+// legacyRequeueable is the failureClass Pacer stored on FAILED_INGEST_ENQUEUE
+// requests before it returned to the seed's RETRYABLE (docs/contract.md):
+// read as RETRYABLE, never written.
+const legacyRequeueable asyncevent.FailureClass = "REQUEUEABLE"
 
 func eventConfigItem(c *asyncevent.EventConfig) *EventConfigItem {
 	it := EventConfigItem(*c)

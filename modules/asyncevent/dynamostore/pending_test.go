@@ -48,7 +48,7 @@ func TestPendingListPages(t *testing.T) {
 		if i%7 == 0 { // its enqueue failed
 			tr := &asyncevent.Transition{RequestID: r.RequestID, EventID: event, UserID: r.UserID, From: []asyncevent.Status{asyncevent.StatusReceived},
 				To: asyncevent.StatusFailedFinal, At: at + 100, FinishedAt: at + 100, ResultCode: asyncevent.CodeFailedIngestEnqueue,
-				UIResult: asyncevent.ResultFailed, FailureClass: asyncevent.Requeueable}
+				UIResult: asyncevent.ResultFailed, FailureClass: asyncevent.Retryable}
 			if err := env.Store.Transition(ctx, tr); err != nil {
 				t.Fatal(err)
 			}

@@ -53,12 +53,26 @@ var (
 	eventMachine   = ddb.NewMachine("status", asyncevent.EventLifecycle)
 )
 
-// requestEntity is the Request items' entity type, in the attribute
-// entityType (ddb's default: Schema names no TypeAttribute).
+// entityTypeAttr holds each item's entity type (ddb's default: Schema
+// names no TypeAttribute).
+const entityTypeAttr = "entityType"
+
+// Entity type names, written to each item's entityType. The seeds name
+// REQUEST, IDEMPOTENCY, CAPACITY and STATUS_LOG; the others are Pacer's
+// (docs/contract.md).
 const (
-	requestEntity  = "REQUEST"
-	entityTypeAttr = "entityType"
+	RequestType     = "REQUEST"
+	IdempotencyType = "IDEMPOTENCY"
+	CapacityType    = "CAPACITY"
+	StatusLogType   = "STATUS_LOG"
+	EventConfigType = "EVENT_CONFIG"
+	OpenEventType   = "OPEN_EVENT"
+	LockJobType     = "LOCK_JOB"
+	LineType        = "EVENT_LINE"
 )
+
+// EntityTypes lists every entity type a Store writes.
+var EntityTypes = []string{RequestType, IdempotencyType, CapacityType, StatusLogType, EventConfigType, OpenEventType, LockJobType, LineType}
 
 // Sort keys of the fixed items.
 const (
@@ -146,17 +160,17 @@ func newStore(t *ddb.Table) *Store {
 		db:     t.DB(),
 		table:  t,
 		narrow: ix.ProjectionType() != types.ProjectionTypeAll,
-		requests: ddb.NewEntity(t, requestEntity, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
+		requests: ddb.NewEntity(t, RequestType, func(r *RequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2", "GSI3"),
-		pending: ddb.NewEntity(t, requestEntity, func(r *pendingRequestItem) ddb.Key { return requestKey(r.RequestID) },
+		pending: ddb.NewEntity(t, RequestType, func(r *pendingRequestItem) ddb.Key { return requestKey(r.RequestID) },
 			"GSI1", "GSI2", "GSI3"),
-		open:     ddb.NewEntity(t, "OPEN_EVENT", func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
-		lockJobs: ddb.NewEntity(t, "LOCK_JOB", func(j *LockJobItem) ddb.Key { return lockJobKey(j.EventID) }),
-		locks:    ddb.NewEntity(t, "IDEMPOTENCY", func(l *LockItem) ddb.Key { return lockKey(l.EventID, l.UserID) }),
-		caps:     ddb.NewEntity(t, "CAPACITY", func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
-		lines:    ddb.NewEntity(t, "EVENT_LINE", func(l *LineItem) ddb.Key { return lineKey(l.EventID) }),
-		configs:  ddb.NewEntity(t, "EVENT_CONFIG", func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
-		logs: ddb.NewEntity(t, "STATUS_LOG", func(l *StatusLogItem) ddb.Key {
+		open:     ddb.NewEntity(t, OpenEventType, func(o *OpenEventItem) ddb.Key { return openKey(o.EventID) }),
+		lockJobs: ddb.NewEntity(t, LockJobType, func(j *LockJobItem) ddb.Key { return lockJobKey(j.EventID) }),
+		locks:    ddb.NewEntity(t, IdempotencyType, func(l *LockItem) ddb.Key { return lockKey(l.EventID, l.UserID) }),
+		caps:     ddb.NewEntity(t, CapacityType, func(c *CapacityItem) ddb.Key { return capKey(c.EventID) }),
+		lines:    ddb.NewEntity(t, LineType, func(l *LineItem) ddb.Key { return lineKey(l.EventID) }),
+		configs:  ddb.NewEntity(t, EventConfigType, func(c *EventConfigItem) ddb.Key { return configKey(c.EventID) }),
+		logs: ddb.NewEntity(t, StatusLogType, func(l *StatusLogItem) ddb.Key {
 			return ddb.Key{PK: requestPK.Build(l.RequestID), SK: logSK.Build(ddb.Millis(l.OccurredAt), string(l.ToStatus))}
 		}),
 	}

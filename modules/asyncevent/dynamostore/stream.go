@@ -9,7 +9,7 @@ import (
 // it returns the request before the change (nil when it was created) and
 // after it (nil when it was deleted) and ok; any other item is not ok.
 func RequestChange(rec *stream.Record) (old, cur *asyncevent.Request, ok bool, err error) {
-	if rec.String(entityTypeAttr) != requestEntity {
+	if rec.String(entityTypeAttr) != RequestType {
 		return nil, nil, false, nil
 	}
 	var before, after RequestItem

@@ -109,7 +109,7 @@ func TestTransitionExprMatchesTheBuilder(t *testing.T) {
 					tr.FinishedAt, tr.UIResult, tr.ResultCode = 1795818151293, asyncevent.ResultSuccess, asyncevent.CodeSuccess
 				}
 				if bit(4) {
-					tr.FailureClass, tr.ErrorCode, tr.ErrorMessage = asyncevent.Requeueable, "E", "failed: x"
+					tr.FailureClass, tr.ErrorCode, tr.ErrorMessage = asyncevent.Retryable, "E", "failed: x"
 				}
 				if bit(5) {
 					tr.UIPhase, tr.Rank, tr.Ticket = asyncevent.PhaseAnnounced, 7, "ab12"

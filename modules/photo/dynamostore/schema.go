@@ -21,6 +21,8 @@
 package dynamostore
 
 import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/pacerhq/pacer/sdk/ddb"
 )
 
@@ -30,10 +32,19 @@ const (
 	BibType   = "BIB_INDEX"
 )
 
+// EntityTypes lists every entity type a Store writes: the seed's two.
+var EntityTypes = []string{PhotoType, BibType}
+
 // TenantAttribute is the attribute holding each item's organizer.
 const TenantAttribute = "orgId"
 
-// Schema is the PhotoService table.
+// Schema is the PhotoService table, with the seed's NEW_AND_OLD_IMAGES
+// stream: every table made from it has one, whoever creates it (the
+// deployment's template, Ensure under make run, a test, a user's own
+// setup). Ensure does not change an existing table: docs/photo.md says how
+// a table made without the stream gets it. Point-in-time recovery and
+// encryption with a KMS key are the deployment's (deploy/stack.Table), not
+// the schema's: docs/contract.md says why.
 var Schema = ddb.Schema{
 	PK:            "PK",
 	SK:            "SK",
@@ -42,6 +53,7 @@ var Schema = ddb.Schema{
 		{Name: "GSI1", PK: "GSI1PK", SK: "GSI1SK"}, // bib search, BIB_INDEX only
 		{Name: "GSI2", PK: "GSI2PK", SK: "GSI2SK"}, // photographer search, PHOTO only
 	},
+	Stream: types.StreamViewTypeNewAndOldImages,
 }
 
 // TableName returns the table of a stage: PhotoService-{stage}.

@@ -204,7 +204,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	api := client{t: t, base: "http://" + apiL.Addr().String(), roles: "admin"}
 	user := func(id string) client { return client{t: t, base: api.base, user: id} }
 	now := time.Now().UnixMilli()
-	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"fc","eventType":"FIRST_COME","capacity":2,"ordering":"arrival","closesAt":%d}`, now+3600_000))
+	api.do("POST", "/admin/events", 201, fmt.Sprintf(`{"eventId":"fc","eventType":"FIRST_COME","capacityTotal":2,"ordering":"arrival","closesAt":%d}`, now+3600_000))
 	// The lottery's entries close 8 s from now: its three entries come
 	// first even on a loaded machine (a 2 s cutoff closed before them in
 	// a clean-clone run), and the draw after the flows below rarely waits.
@@ -251,7 +251,7 @@ func TestAccessIsExactlyWhatTheBinariesCall(t *testing.T) {
 	// one takes it, and the worker rejects the others once it knows the
 	// event sold out, conditional on the capacity item (a ConditionCheck
 	// item in the rejection's transaction).
-	api.do("POST", "/admin/events", 201, `{"eventId":"fcd","eventType":"FIRST_COME","capacity":1,"ordering":"delivery"}`)
+	api.do("POST", "/admin/events", 201, `{"eventId":"fcd","eventType":"FIRST_COME","capacityTotal":1,"ordering":"delivery"}`)
 	var soldOut []string
 	for i := range 3 {
 		var out struct{ RequestID string }

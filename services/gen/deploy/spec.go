@@ -89,9 +89,9 @@ func Build(root string) (*stack.Spec, error) {
 		Tables: []stack.Table{
 			// Warm: the participation table is the one a sale's opening hits.
 			{ID: stack.IDAsyncTable, Name: n.table, Schema: &asyncstore.Schema, PITR: true, SSE: true, Warm: true},
-			// The PhotoService table has a stream (NEW_AND_OLD_IMAGES),
-			// PITR and AWS-managed encryption, none of which Ensure sets.
-			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true, Stream: "NEW_AND_OLD_IMAGES"},
+			// The PhotoService table's stream is its schema's; PITR and
+			// AWS-managed encryption are the deployment's (docs/contract.md).
+			{ID: stack.IDPhotoTable, Name: photostore.TableName("${Stage}"), Schema: &photostore.Schema, PITR: true, SSE: true},
 			{ID: stack.IDCheckpointTable, Name: n.checkpoints, Schema: &stream.CheckpointSchema, SSE: true},
 			// Where the APIs' replicas count each other (the rate limits'
 			// shares): heartbeats, nothing to keep.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/pacerhq/pacer/deploy/stack"
 	"github.com/pacerhq/pacer/internal/repo"
+	asyncstore "github.com/pacerhq/pacer/modules/asyncevent/dynamostore"
 	"github.com/pacerhq/pacer/modules/asyncevent/sqsqueue"
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/ddb"
@@ -152,9 +153,8 @@ func describe(ctx context.Context, t *testing.T, c *dynamodb.Client, name string
 // properties, then its TimeToLiveSpecification), and the same table with
 // the schema's own Ensure, and compares the two with DescribeTable and
 // DescribeTimeToLive: keys, attribute definitions, billing, indexes and
-// their projections, stream and TTL must match. The only difference
-// allowed is the one the spec declares: a stream the deployment adds
-// (PhotoService's, docs/photo.md).
+// their projections, stream and TTL must match, with no exception: every
+// table's stream is its schema's (the PhotoService table's too, issue 46).
 func TestTemplateTablesMatchEnsure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -192,9 +192,6 @@ func TestTemplateTablesMatchEnsure(t *testing.T) {
 			t.Fatalf("%s: Ensure: %v", tb.ID, err)
 		}
 		got, want := describe(ctx, t, c, fromTemplate), describe(ctx, t, c, fromEnsure)
-		if want.Stream == "" && tb.Stream != "" { // the deployment's own addition
-			want.Stream = tb.Stream
-		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the template's table differs from Ensure's:\ntemplate %+v\nEnsure   %+v", tb.ID, got, want)
 		}
@@ -283,6 +280,54 @@ func TestTemplateQueuesMatchEnsure(t *testing.T) {
 		got, want := get(pair[0]), get(pair[1])
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the template's queue differs from Ensure's:\ntemplate %v\nEnsure   %v", pair[1], got, want)
+		}
+	}
+}
+
+// TestRecoveryAndEncryptionAreTheDeployments pins the decision of
+// docs/contract.md ("PITR and encryption"): the seed's PhotoService table
+// has point-in-time recovery and AWS-managed encryption, and so do both of
+// the template's data tables, while the schemas declare neither (a table
+// Ensure makes has DynamoDB's default encryption and no PITR).
+func TestRecoveryAndEncryptionAreTheDeployments(t *testing.T) {
+	spec, err := Build(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := resources(committedTemplate(t), "AWS::DynamoDB::Table")
+	for _, id := range []string{stack.IDAsyncTable, stack.IDPhotoTable} {
+		p := tables[id]
+		if p == nil {
+			t.Fatalf("the template has no table %s", id)
+		}
+		if pitr, _ := p["PointInTimeRecoverySpecification"].(map[string]any); pitr["PointInTimeRecoveryEnabled"] != true {
+			t.Errorf("%s: PointInTimeRecoverySpecification %v, want enabled", id, p["PointInTimeRecoverySpecification"])
+		}
+		if sse, _ := p["SSESpecification"].(map[string]any); sse["SSEEnabled"] != true || sse["SSEType"] != "KMS" {
+			t.Errorf("%s: SSESpecification %v, want KMS", id, p["SSESpecification"])
+		}
+	}
+	for _, tb := range spec.Tables {
+		if in := tb.Schema.CreateTableInput("t"); in.SSESpecification != nil {
+			t.Errorf("%s: the schema's CreateTable sets SSESpecification %+v: docs/contract.md says encryption is the deployment's", tb.ID, in.SSESpecification)
+		}
+	}
+}
+
+// TestTableNamesAreTheSeedsWithTheStage pins docs/contract.md's row on
+// table names: the code's default AsyncEvent table is the seed's
+// AsyncEventTable, and the template names each stage's tables as the
+// photo seed does, PhotoService-{stage}, with AsyncEventTable-{stage}
+// beside it.
+func TestTableNamesAreTheSeedsWithTheStage(t *testing.T) {
+	if asyncstore.DefaultTable != "AsyncEventTable" {
+		t.Errorf("the default AsyncEvent table is %q, the seed's is AsyncEventTable", asyncstore.DefaultTable)
+	}
+	tpl := committedTemplate(t)["Resources"].(map[string]any)
+	for id, want := range map[string]string{stack.IDAsyncTable: "AsyncEventTable-${Stage}", stack.IDPhotoTable: "PhotoService-${Stage}"} {
+		name := tpl[id].(map[string]any)["Properties"].(map[string]any)["TableName"]
+		if got, _ := name.(map[string]any)["Fn::Sub"].(string); got != want {
+			t.Errorf("%s is named %v, want %s", id, name, want)
 		}
 	}
 }

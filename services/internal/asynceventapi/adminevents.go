@@ -17,9 +17,9 @@ type NewEventBody struct {
 	EventType string `json:"eventType" enum:"FIRST_COME,LOTTERY"`
 	Title     string `json:"title,omitempty" maxLength:"200"`
 	// FIRST_COME
-	Capacity int64 `json:"capacity,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N"`
-	OpensAt  int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
-	ClosesAt int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until (default and for events stored without one: 90 days after opensAt or creation, so that every event ends and every idempotency lock expires a week after)"`
+	CapacityTotal int64 `json:"capacityTotal,omitempty" minimum:"1" maximum:"1000000" doc:"FIRST_COME (required there): the number of seats N (the seed's capacityTotal, as the stats view names it)"`
+	OpensAt       int64 `json:"opensAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"Participations accepted from (default: now)"`
+	ClosesAt      int64 `json:"closesAt,omitempty" minimum:"0" maximum:"253402300799999" doc:"FIRST_COME: participations accepted until (default and for events stored without one: 90 days after opensAt or creation, so that every event ends and every idempotency lock expires a week after)"`
 
 	Ordering    string `json:"ordering,omitempty" enum:"arrival,delivery" doc:"FIRST_COME: how the N winners are picked. arrival (default): exactly the first N by (queuedAt, requestId), decided a few seconds after queuedAt (the allocator waits until no earlier request can still appear). delivery: as the queue delivers, at once, roughly but not exactly the first N."`
 	IndexShards int    `json:"indexShards,omitempty" minimum:"1" maximum:"32" doc:"FIRST_COME: how many partitions of the event index (GSI2) the event's requests are written over (default 1). 1 keeps the default key EVENT#{eventId}, one partition per event, which takes about 1,000 participations/s on AWS. N > 1 departs from it: each request's entry goes to EVENT#{eventId}#{shard}, shard = FNV-1a(requestId) mod N, raising the event's index ceiling about N times; the admin list and the allocator read the N partitions back merged in (queuedAt, requestId) order (each admin page costs up to N queries). Fixed at creation."`
@@ -117,8 +117,8 @@ type statsOutput struct {
 // close, list and count their requests, draw a lottery.
 func (h *handlers) registerAdminEvents(api huma.API) {
 	huma.Register(api, server.Op("create-event", http.MethodPost, "/admin/events", "Create an event", tagAdmin,
-		server.Describe("FIRST_COME needs capacity; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither. "+
-			"A FIRST_COME event always has exactly capacity winners; its ordering says which: with arrival, the first capacity requests by (queuedAt, requestId), "+
+		server.Describe("FIRST_COME needs capacityTotal; LOTTERY needs lotteryCutoffAt and winners. The event and, for FIRST_COME, its seat count are created together: both or neither. "+
+			"A FIRST_COME event always has exactly capacityTotal winners; its ordering says which: with arrival, the first capacityTotal requests by (queuedAt, requestId), "+
 			"under any delivery order, retries or crashes (assuming every queuedAt write lands within the service's MaxLateness); "+
 			"with delivery, the requests the queue happens to deliver first."),
 		server.Status(http.StatusCreated), server.MaxBody(eventBody), server.Fails(http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity)),
@@ -183,7 +183,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 func (b NewEventBody) event() asyncevent.NewEvent {
 	return asyncevent.NewEvent{
 		EventID: b.EventID, EventType: asyncevent.EventType(b.EventType), Title: b.Title,
-		Capacity: b.Capacity, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
+		Capacity: b.CapacityTotal, OpensAt: b.OpensAt, ClosesAt: b.ClosesAt, Ordering: asyncevent.Ordering(b.Ordering),
 		IndexShards: b.IndexShards, LotteryCutoffAt: b.LotteryCutoffAt, Winners: b.Winners, AnnouncedAt: b.AnnouncedAt, SeedCommitment: b.SeedCommitment,
 		HumanCheck: b.HumanCheck.humanCheck(), Limits: b.Limits.limits(),
 	}

@@ -92,9 +92,9 @@ func TestParticipationFlow(t *testing.T) {
 	e := newAPI(t, false)
 	adm := token(t, "root", auth.RoleAdmin)
 	closes := time.Now().Add(time.Hour).UnixMilli()
-	resp := e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacity": 2, "closesAt": closes})
+	resp := e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacityTotal": 2, "closesAt": closes})
 	expect(t, resp, http.StatusCreated)
-	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacity": 2}), http.StatusConflict)
+	expect(t, e.api.Post("/admin/events", adm, map[string]any{"eventId": "concert", "eventType": "FIRST_COME", "capacityTotal": 2}), http.StatusConflict)
 
 	var ids []string
 	for i := range 5 {
@@ -239,17 +239,17 @@ func TestHostileInput(t *testing.T) {
 		{"tampered cursor", get("/me/participations?cursor=eyJ2IjoxfQ.AAAA", user), 400, ""},
 		{"limit 0", get("/me/participations?limit=0", user), 422, "query.limit"},
 		{"limit 1000", get("/me/participations?limit=1000", user), 422, "query.limit"},
-		{"user on admin route", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1}, user), 403, ""},
+		{"user on admin route", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacityTotal": 1}, user), 403, ""},
 		{"bad event type", post("/admin/events", map[string]any{"eventId": "x", "eventType": "RAFFLE"}, token(t, "a", auth.RoleAdmin)), 422, "body.eventType"},
 		{"event without capacity", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME"}, token(t, "a", auth.RoleAdmin)), 422, ""},
 		// A cutoff near MaxInt64 overflowed cutoff + grace: the draw could start at once.
 		{"cutoff beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "LOTTERY", "winners": 1, "lotteryCutoffAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "lotteryCutoffAt"},
-		{"closesAt beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "closesAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "closesAt"},
-		{"title with control char", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\x00b"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
-		{"title with a bidi override", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacity": 1, "title": "a\u202eb"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
-		{"capacity written 5e0", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":5e0}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 422, "body.capacity"},
-		{"capacity given twice", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacity":-1,"capacity":5}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "body.capacity"},
-		{"title not UTF-8", post("/admin/events", strings.NewReader("{\"eventId\":\"x\",\"eventType\":\"FIRST_COME\",\"capacity\":1,\"title\":\"\xff\xfe\"}"), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "UTF-8"},
+		{"closesAt beyond year 9999", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacityTotal": 1, "closesAt": int64(math.MaxInt64)}, token(t, "a", auth.RoleAdmin)), 422, "closesAt"},
+		{"title with control char", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacityTotal": 1, "title": "a\x00b"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
+		{"title with a bidi override", post("/admin/events", map[string]any{"eventId": "x", "eventType": "FIRST_COME", "capacityTotal": 1, "title": "a\u202eb"}, token(t, "a", auth.RoleAdmin)), 422, "title"},
+		{"capacity written 5e0", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacityTotal":5e0}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 422, "body.capacityTotal"},
+		{"capacity given twice", post("/admin/events", strings.NewReader(`{"eventId":"x","eventType":"FIRST_COME","capacityTotal":-1,"capacityTotal":5}`), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "body.capacityTotal"},
+		{"title not UTF-8", post("/admin/events", strings.NewReader("{\"eventId\":\"x\",\"eventType\":\"FIRST_COME\",\"capacityTotal\":1,\"title\":\"\xff\xfe\"}"), token(t, "a", auth.RoleAdmin), "Content-Type: application/json"), 400, "UTF-8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp := c.do()

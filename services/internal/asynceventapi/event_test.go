@@ -19,7 +19,7 @@ func TestCreateEventSchemaBounds(t *testing.T) {
 	if s == nil {
 		t.Fatal("no NewEventBody schema")
 	}
-	for name, max := range map[string]float64{"capacity": asyncevent.MaxCapacity, "winners": asyncevent.MaxWinners, "indexShards": asyncevent.MaxIndexShards} {
+	for name, max := range map[string]float64{"capacityTotal": asyncevent.MaxCapacity, "winners": asyncevent.MaxWinners, "indexShards": asyncevent.MaxIndexShards} {
 		p := s.Properties[name]
 		if p == nil || p.Minimum == nil || *p.Minimum != 1 || p.Maximum == nil || *p.Maximum != max {
 			t.Errorf("%s: schema %+v, want minimum 1, maximum %v", name, p, max)
@@ -41,18 +41,18 @@ func TestInvalidEventNamesTheField(t *testing.T) {
 		body     map[string]any
 		location string
 	}{
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 0}, "body.capacity"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME"}, "body.capacity"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 0}, "body.capacityTotal"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME"}, "body.capacityTotal"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 0}, "body.winners"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future}, "body.winners"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": past, "winners": 1}, "body.lotteryCutoffAt"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "winners": 3}, "body.winners"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "closesAt": past}, "body.closesAt"},
-		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "capacity": 5}, "body.capacity"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 1, "winners": 3}, "body.winners"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 1, "closesAt": past}, "body.closesAt"},
+		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "capacityTotal": 5}, "body.capacityTotal"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "announcedAt": future - 1}, "body.announcedAt"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "title": "a\u0085b"}, "body.title"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "indexShards": 0}, "body.indexShards"},
-		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacity": 1, "indexShards": 33}, "body.indexShards"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 1, "title": "a\u0085b"}, "body.title"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 1, "indexShards": 0}, "body.indexShards"},
+		{map[string]any{"eventId": "a", "eventType": "FIRST_COME", "capacityTotal": 1, "indexShards": 33}, "body.indexShards"},
 		{map[string]any{"eventId": "a", "eventType": "LOTTERY", "lotteryCutoffAt": future, "winners": 1, "indexShards": 4}, "body.indexShards"},
 	} {
 		resp := e.api.Post("/admin/events", adm, c.body)

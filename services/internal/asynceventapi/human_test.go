@@ -106,7 +106,7 @@ func TestHumanCheckOverTheAPI(t *testing.T) {
 		id    string
 		check map[string]any
 	}{{"hc-refuse", map[string]any{"required": true}}, {"hc-admit", map[string]any{"required": true, "onUnavailable": "admit"}}} {
-		resp := api.Post("/admin/events", admin, map[string]any{"eventId": c.id, "eventType": "FIRST_COME", "capacity": 10, "humanCheck": c.check})
+		resp := api.Post("/admin/events", admin, map[string]any{"eventId": c.id, "eventType": "FIRST_COME", "capacityTotal": 10, "humanCheck": c.check})
 		expect(t, resp, http.StatusCreated)
 		want := map[string]string{"hc-refuse": "refuse", "hc-admit": "admit"}[c.id]
 		if ev := decode[asynceventapi.EventView](t, resp); ev.HumanCheck == nil || !ev.HumanCheck.Required || ev.HumanCheck.OnUnavailable != want {
@@ -120,7 +120,7 @@ func TestHumanCheckOverTheAPI(t *testing.T) {
 		{map[string]any{"required": true, "onUnavailable": "maybe"}, "body.humanCheck.onUnavailable"},
 		{map[string]any{"onUnavailable": "admit"}, "body.humanCheck.onUnavailable"},
 	} {
-		resp := api.Post("/admin/events", admin, map[string]any{"eventId": "hc-bad", "eventType": "FIRST_COME", "capacity": 1, "humanCheck": c.check})
+		resp := api.Post("/admin/events", admin, map[string]any{"eventId": "hc-bad", "eventType": "FIRST_COME", "capacityTotal": 1, "humanCheck": c.check})
 		expect(t, resp, http.StatusUnprocessableEntity)
 		if p := decode[huma.ErrorModel](t, resp); len(p.Errors) == 0 || p.Errors[0].Location != c.at {
 			t.Errorf("%v: problem %s, want an error at %s", c.check, resp.Body.String(), c.at)

@@ -93,7 +93,7 @@ func TestEventRateLimits(t *testing.T) {
 	adm := token(t, "root", auth.RoleAdmin)
 
 	for _, bad := range []string{"0/m", "2/d", "two/m", "1000000/m", "02/m", " 2/m", "2/m/s"} {
-		resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el-bad", "eventType": "FIRST_COME", "capacity": 5,
+		resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el-bad", "eventType": "FIRST_COME", "capacityTotal": 5,
 			"limits": map[string]any{"participationsPerAddress": bad}})
 		expect(t, resp, http.StatusUnprocessableEntity)
 		if !strings.Contains(resp.Body.String(), "body.limits.participationsPerAddress") {
@@ -102,13 +102,13 @@ func TestEventRateLimits(t *testing.T) {
 	}
 	expect(t, api.Get("/admin/events/el-bad", adm), http.StatusNotFound)
 
-	resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el", "eventType": "FIRST_COME", "capacity": 50,
+	resp := api.Post("/admin/events", adm, map[string]any{"eventId": "el", "eventType": "FIRST_COME", "capacityTotal": 50,
 		"limits": map[string]any{"participationsPerAddress": "2/m"}})
 	expect(t, resp, http.StatusCreated)
 	if ev := decode[asynceventapi.EventView](t, resp); ev.Limits == nil || ev.Limits.ParticipationsPerAddress != "2/m" {
 		t.Fatalf("the event's view shows limits %+v, want participationsPerAddress 2/m", ev.Limits)
 	}
-	expect(t, api.Post("/admin/events", adm, map[string]any{"eventId": "el-open", "eventType": "FIRST_COME", "capacity": 50}), http.StatusCreated)
+	expect(t, api.Post("/admin/events", adm, map[string]any{"eventId": "el-open", "eventType": "FIRST_COME", "capacityTotal": 50}), http.StatusCreated)
 
 	from := func(addr string) string { return "X-Forwarded-For: " + addr }
 	for _, u := range []string{"u1", "u2"} {

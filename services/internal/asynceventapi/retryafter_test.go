@@ -16,7 +16,7 @@ import (
 // admin and returns the id of user's participation in it.
 func participation(t *testing.T, e *apiEnv, event, user string) string {
 	t.Helper()
-	expect(t, e.api.Post("/admin/events", token(t, "root", auth.RoleAdmin), map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacity": 1,
+	expect(t, e.api.Post("/admin/events", token(t, "root", auth.RoleAdmin), map[string]any{"eventId": event, "eventType": "FIRST_COME", "capacityTotal": 1,
 		"closesAt": time.Now().Add(time.Hour).UnixMilli()}), http.StatusCreated)
 	resp := e.api.Post("/events/"+event+"/participations", token(t, user))
 	expect(t, resp, http.StatusAccepted)

@@ -26,7 +26,7 @@ type RequestView struct {
 	LotteryCutoffAt int64      `json:"lotteryCutoffAt,omitempty"`
 	AnnouncedAt     int64      `json:"announcedAt,omitempty" doc:"LOTTERY: when the organizer scheduled the results to be announced (set at creation)"`
 	DrawnAt         int64      `json:"drawnAt,omitempty" doc:"LOTTERY: when the draw decided this entry (its finishedAt; absent before the draw). The event's drawnAt is when the whole draw ended"`
-	FailureClass    string     `json:"failureClass,omitempty" enum:"REQUEUEABLE,NON_RETRYABLE" doc:"FAILED_FINAL only: REQUEUEABLE (an operator re-queue finishes it) or NON_RETRYABLE (it cannot succeed as it is); see docs/asyncevent.md, Failure classes"`
+	FailureClass    string     `json:"failureClass,omitempty" enum:"RETRYABLE,NON_RETRYABLE" doc:"FAILED_FINAL only: RETRYABLE (a transient cause: the enqueue failed, FAILED_INGEST_ENQUEUE; nothing retries it by itself, an operator re-queue finishes it) or NON_RETRYABLE (it cannot succeed as it is); see docs/asyncevent.md, Failure classes"`
 	ErrorCode       string     `json:"errorCode,omitempty"`
 	ErrorMessage    string     `json:"errorMessage,omitempty"`
 
@@ -97,9 +97,6 @@ func viewOf(r *asyncevent.Request, admin bool) RequestView {
 		LotteryCutoffAt: r.LotteryCutoffAt, AnnouncedAt: r.AnnouncedAt,
 		FailureClass: string(r.FailureClass), ErrorCode: r.ErrorCode, ErrorMessage: r.ErrorMessage,
 	}
-	if r.FailureClass == asyncevent.Retryable && r.ResultCode == asyncevent.CodeFailedIngestEnqueue {
-		v.FailureClass = string(asyncevent.Requeueable) // stored before the classes were defined
-	}
 	if r.ResultCode == asyncevent.CodeLotteryWin || r.ResultCode == asyncevent.CodeRejectedLotteryLose {
 		v.DrawnAt = r.FinishedAt
 	}
@@ -134,7 +131,7 @@ type EventView struct {
 	EventType       string `json:"eventType" enum:"FIRST_COME,LOTTERY"`
 	Status          string `json:"status" enum:"OPEN,CLOSED,DRAWING,ANNOUNCED"`
 	Title           string `json:"title,omitempty"`
-	Capacity        int64  `json:"capacity,omitempty"`
+	CapacityTotal   int64  `json:"capacityTotal,omitempty" doc:"FIRST_COME: the number of seats N"`
 	OpensAt         int64  `json:"opensAt,omitempty"`
 	ClosesAt        int64  `json:"closesAt,omitempty"`
 	Ordering        string `json:"ordering,omitempty" doc:"FIRST_COME: arrival or delivery (see create-event)"`
@@ -162,7 +159,7 @@ func eventViewOf(c *asyncevent.EventConfig) EventView {
 	}
 	return EventView{
 		EventID: c.EventID, EventType: string(c.EventType), Status: string(c.Status), Title: c.Title,
-		Capacity: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: closesAt, Ordering: string(c.Ordering), IndexShards: c.IndexShards,
+		CapacityTotal: c.CapacityTotal, OpensAt: c.OpensAt, ClosesAt: closesAt, Ordering: string(c.Ordering), IndexShards: c.IndexShards,
 		LotteryCutoffAt: c.LotteryCutoffAt, Winners: c.Winners, AnnouncedAt: c.AnnouncedAt,
 		SeedCommitment: c.SeedCommitment, Seed: c.RevealedSeed(),
 		DrawStartedAt: c.DrawStartedAt, DrawnAt: c.DrawnAt, DrawEntries: c.DrawEntries, DrawWinners: c.DrawWinners,

@@ -21,7 +21,7 @@ function showEvent(ev) {
   $("event").hidden = false;
   $("title").textContent = ev.title || ev.eventId;
   const meta = [`${ev.eventType} · ${ev.status}`];
-  if (ev.eventType === "FIRST_COME") meta.push(`${ev.capacity} seats`);
+  if (ev.eventType === "FIRST_COME") meta.push(`${ev.capacityTotal} seats`);
   if (ev.closesAt) meta.push(`closes ${fmtTime(ev.closesAt)}`);
   if (ev.eventType === "LOTTERY") meta.push(`${ev.winners} winners, entries until ${fmtTime(ev.lotteryCutoffAt)}`);
   $("event-meta").textContent = meta.join(" · ");
@@ -60,7 +60,6 @@ const resultText = {
   LOTTERY_WIN: "LOTTERY ANNOUNCED: you won!",
   REJECTED_LOTTERY_LOSE: "LOTTERY ANNOUNCED: you were not drawn.",
   REJECTED_LOTTERY_CLOSED: "Your entry arrived after the lottery closed.",
-  REJECTED_DUPLICATE: "You had already participated.",
 };
 
 function showRequest(v) {
