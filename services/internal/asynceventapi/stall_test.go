@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,12 +88,17 @@ func stallStorm(t *testing.T, stack *standin.Stack, name string) {
 	}
 	c := stalltest.NewClient()
 	ids := make([]string, stallUsers)
+	var landed atomic.Int64 // participations given up at their deadline that landed
 	participate := func(i int) (accepted asynceventapi.Accepted, ok bool) {
-		for began := time.Now(); time.Since(began) < time.Minute; {
+		refused := false
+		for began := time.Now(); time.Since(began) < time.Minute; refused = true {
 			a := c.Do(t, call(http.MethodPost, "/events/stall/participations", fmt.Sprintf("user%03d", i)))
 			if a.Status == http.StatusAccepted {
 				if err := json.Unmarshal(a.Body, &accepted); err != nil || accepted.RequestID == "" {
 					t.Errorf("user %d: 202 %s: %v", i, a.Body, err)
+				}
+				if refused && accepted.IsDuplicate {
+					landed.Add(1)
 				}
 				return accepted, true
 			}
@@ -130,8 +136,8 @@ func stallStorm(t *testing.T, stack *standin.Stack, name string) {
 	}
 	resumed := time.Now()
 	wg.Wait()
-	t.Logf("%s paused %s after the storm began, for %s; the storm ended %s after the resume", name, paused.Sub(start).Round(time.Millisecond),
-		resumed.Sub(paused).Round(time.Millisecond), time.Since(resumed).Round(time.Millisecond))
+	t.Logf("%s paused %s after the storm began, for %s; the storm ended %s after the resume; %d participations answered 503 had landed (their retry got 202 with their requestId)",
+		name, paused.Sub(start).Round(time.Millisecond), resumed.Sub(paused).Round(time.Millisecond), time.Since(resumed).Round(time.Millisecond), landed.Load())
 	// Every user's participation again: the one request it holds.
 	for i := range stallUsers {
 		if ids[i] == "" {
