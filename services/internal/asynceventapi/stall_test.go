@@ -22,17 +22,12 @@ import (
 	"github.com/pacerhq/pacer/services/internal/testkit/stalltest"
 )
 
-// The storm the stall tests run: users arriving over spread, a stand-in
-// paused after pauseAt for pause (longer than the deadline), each user
-// retrying a 503 after its Retry-After until it has its 202.
+// The storm: users participating (retrying a 503 after its Retry-After
+// until they have their 202), then polling once, while a stand-in stalls
+// (stalltest's defaults: deadline 1 s, a 2.5 s pause).
 const (
-	stallUsers    = 150
-	stallSeats    = 30
-	stallDeadline = time.Second
-	stallMargin   = 500 * time.Millisecond
-	stallSpread   = 1200 * time.Millisecond
-	stallPauseAt  = 400 * time.Millisecond
-	stallPause    = 2500 * time.Millisecond
+	stallUsers = 150
+	stallSeats = 30
 )
 
 // Every call answers within its deadline (plus a small margin) while
@@ -69,7 +64,7 @@ func stallStorm(t *testing.T, stack *standin.Stack, name string) {
 	env := asynceventtest.New(t, asynceventtest.Options{DynamoDBEndpoint: stack.DynamoDBEndpoint, SQSEndpoint: stack.SQSEndpoint})
 	const requeueAfter = time.Second
 	base := "http://" + run(t, env, asynceventapi.Config{Dev: true, Config: asynceventbackend.Config{RequeueAfter: requeueAfter, Log: slog.New(slog.DiscardHandler)},
-		Bounds: server.Bounds{Read: stallDeadline, Write: stallDeadline, Admin: 10 * time.Second, Bulk: 10 * time.Second}})
+		Bounds: server.Bounds{Read: stalltest.Deadline, Write: stalltest.Deadline, Admin: 10 * time.Second, Bulk: 10 * time.Second}})
 	env.StartWorkers(t, 2, consumer.Config{})
 	if _, err := env.Admin.CreateEvent(ctx, asyncevent.NewEvent{EventID: "stall", EventType: asyncevent.FirstCome, Capacity: stallSeats,
 		ClosesAt: time.Now().Add(time.Hour).UnixMilli()}); err != nil {
@@ -111,34 +106,17 @@ func stallStorm(t *testing.T, stack *standin.Stack, name string) {
 		return accepted, false
 	}
 
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range stallUsers {
-		wg.Go(func() {
-			time.Sleep(time.Duration(i) * stallSpread / stallUsers)
-			a, ok := participate(i)
-			if !ok {
-				return
-			}
-			ids[i] = a.RequestID
-			c.Do(t, call(http.MethodGet, "/requests/"+a.RequestID, fmt.Sprintf("user%03d", i)))
-		})
-	}
-	time.Sleep(stallPauseAt)
-	resume, err := stack.Pause(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paused := time.Now()
-	time.Sleep(stallPause)
-	if err := resume(); err != nil {
-		t.Fatal(err)
-	}
-	resumed := time.Now()
-	wg.Wait()
-	t.Logf("%s paused %s after the storm began, for %s; the storm ended %s after the resume; %d participations answered 503 had landed (their retry got 202 with their requestId)",
-		name, paused.Sub(start).Round(time.Millisecond), resumed.Sub(paused).Round(time.Millisecond), time.Since(resumed).Round(time.Millisecond), landed.Load())
+	resumed := stalltest.Storm{Users: stallUsers}.Run(t, func() (func() error, error) { return stack.Pause(name) }, func(i int) {
+		a, ok := participate(i)
+		if !ok {
+			return
+		}
+		ids[i] = a.RequestID
+		c.Do(t, call(http.MethodGet, "/requests/"+a.RequestID, fmt.Sprintf("user%03d", i)))
+	})
+	t.Logf("%d participations answered 503 had landed: their retry got 202 with their requestId", landed.Load())
 	// Every user's participation again: the one request it holds.
+	var wg sync.WaitGroup
 	for i := range stallUsers {
 		if ids[i] == "" {
 			continue // reported
@@ -150,7 +128,7 @@ func stallStorm(t *testing.T, stack *standin.Stack, name string) {
 		})
 	}
 	wg.Wait()
-	if n := c.Check(t, stallDeadline, stallMargin); n == 0 {
+	if n := c.Check(t, stalltest.Deadline, stalltest.Margin); n == 0 {
 		t.Fatalf("no call was answered 503: the stall of %s did not reach the API, and the test proves nothing", name)
 	}
 	if t.Failed() {

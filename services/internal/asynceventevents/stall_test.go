@@ -104,21 +104,7 @@ func TestBackgroundProcessesWaitOutAStall(t *testing.T) {
 		t.Logf("%d of %d requests decided and published when DynamoDB Local was paused", n, users)
 	}
 
-	asynceventtest.Eventually(t, 2*time.Minute, "every request decided and published", func() (bool, error) {
-		if err := sink.Flush(); err != nil {
-			return false, err
-		}
-		processed := map[string]bool{}
-		for _, d := range readEvents(t, dir) {
-			processed[d.RequestID] = processed[d.RequestID] || d.EventKind == analytics.ParticipationProcessed
-		}
-		for _, id := range ids {
-			if !processed[id] {
-				return false, fmt.Errorf("%s: no processed event yet", id)
-			}
-		}
-		return true, nil
-	})
+	asynceventtest.Eventually(t, 2*time.Minute, "every request decided and published", decidedAndPublished(t, env, sink, dir, ids))
 	t.Logf("every request decided and published %s after the resume", time.Since(resumed).Round(time.Millisecond))
 	stopWorkers()
 	_, perRequest := dedup(t, readEvents(t, dir))

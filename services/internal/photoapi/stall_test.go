@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,19 +26,14 @@ import (
 	"github.com/pacerhq/pacer/services/internal/testkit/stalltest"
 )
 
-// The storm the stall tests run: the pipeline posting photos (each
-// writer one photo, retried after Retry-After until it is written) and
-// organizers searching by bib, arriving over spread, a dependency stalled
-// after pauseAt for pause (longer than the deadline).
+// The storm: the pipeline posting photos (each writer one photo, retried
+// after Retry-After until it is written) and organizers searching by
+// bib, while a dependency stalls (stalltest's defaults: deadline 1 s, a
+// 2.5 s pause).
 const (
 	stallWriters  = 40
 	stallReaders  = 60
 	stallSearches = 4
-	stallDeadline = time.Second
-	stallMargin   = 500 * time.Millisecond
-	stallSpread   = 1200 * time.Millisecond
-	stallPauseAt  = 400 * time.Millisecond
-	stallPause    = 2500 * time.Millisecond
 )
 
 // Every call answers within its deadline (plus a small margin) while
@@ -92,7 +86,7 @@ func photoStallStorm(t *testing.T, endpoint string, pause func() (resume func() 
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(runCtx, Config{Listener: l, Stage: stage, DatabaseURL: db.String(), AWS: &awsCfg, Dev: true, Setup: true,
-			Bounds: server.Bounds{Read: stallDeadline, Write: stallDeadline, Admin: 10 * time.Second, Bulk: 10 * time.Second},
+			Bounds: server.Bounds{Read: stalltest.Deadline, Write: stalltest.Deadline, Admin: 10 * time.Second, Bulk: 10 * time.Second},
 			Log:    slog.New(slog.DiscardHandler)})
 	}()
 	t.Cleanup(func() {
@@ -153,48 +147,29 @@ func photoStallStorm(t *testing.T, endpoint string, pause func() (resume func() 
 
 	c := stalltest.NewClient()
 	written := make([]string, stallWriters)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range stallWriters + stallReaders {
-		wg.Go(func() {
-			time.Sleep(time.Duration(i) * stallSpread / (stallWriters + stallReaders))
-			if i >= stallWriters {
-				for range stallSearches {
-					c.Do(t, call(http.MethodGet, "/events/e1/bibs/"+bib(i)+"/photos", nil))
-					time.Sleep(stallSpread / 2)
-				}
+	stalltest.Storm{Users: stallWriters + stallReaders}.Run(t, pause, func(i int) {
+		if i >= stallWriters {
+			for range stallSearches {
+				c.Do(t, call(http.MethodGet, "/events/e1/bibs/"+bib(i)+"/photos", nil))
+				time.Sleep(stalltest.Spread / 2)
+			}
+			return
+		}
+		r := rec(i, "p1", bib(i))
+		for began := time.Now(); time.Since(began) < time.Minute; {
+			a := c.Do(t, call(http.MethodPost, "/events/e1/photos", r))
+			if a.Status == http.StatusCreated || a.Status == http.StatusOK {
+				written[i] = r["ulid"].(string)
 				return
 			}
-			r := rec(i, "p1", bib(i))
-			for began := time.Now(); time.Since(began) < time.Minute; {
-				a := c.Do(t, call(http.MethodPost, "/events/e1/photos", r))
-				if a.Status == http.StatusCreated || a.Status == http.StatusOK {
-					written[i] = r["ulid"].(string)
-					return
-				}
-				if !stalltest.Unavailable(a) {
-					return // Check reports it
-				}
-				stalltest.Wait(a)
+			if !stalltest.Unavailable(a) {
+				return // Check reports it
 			}
-			t.Errorf("photo %d: not written within a minute", i)
-		})
-	}
-	time.Sleep(stallPauseAt)
-	resume, err := pause()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paused := time.Now()
-	time.Sleep(stallPause)
-	if err := resume(); err != nil {
-		t.Fatal(err)
-	}
-	resumed := time.Now()
-	wg.Wait()
-	t.Logf("paused %s after the storm began, for %s; the storm ended %s after the resume", paused.Sub(start).Round(time.Millisecond),
-		resumed.Sub(paused).Round(time.Millisecond), time.Since(resumed).Round(time.Millisecond))
-	if n := c.Check(t, stallDeadline, stallMargin); n == 0 {
+			stalltest.Wait(a)
+		}
+		t.Errorf("photo %d: not written within a minute", i)
+	})
+	if n := c.Check(t, stalltest.Deadline, stalltest.Margin); n == 0 {
 		t.Fatal("no call was answered 503: the stall did not reach the API, and the test proves nothing")
 	}
 	if t.Failed() {

@@ -9,11 +9,14 @@
 // only.
 //
 //	c := stalltest.NewClient()
-//	a := c.Do(t, req)           // in each of the storm's goroutines
-//	c.Check(t, time.Second, 500*time.Millisecond)
+//	resumed := stalltest.Storm{Users: 150}.Run(t, pause, func(i int) {
+//		a := c.Do(t, req) // each user's calls
+//	})
+//	c.Check(t, stalltest.Deadline, stalltest.Margin)
 package stalltest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +28,56 @@ import (
 	"testing"
 	"time"
 )
+
+// The storms' defaults: the deadline the API under test is given, the
+// margin its answers may take beyond it, how long the users take to
+// arrive, and when (after the first arrives) and how long the stall is.
+const (
+	Deadline = time.Second
+	Margin   = 500 * time.Millisecond
+	Spread   = 1200 * time.Millisecond
+	PauseAt  = 400 * time.Millisecond
+	Pause    = 2500 * time.Millisecond
+)
+
+// Storm is a storm of calls with a stall in its middle; zero fields are
+// the defaults above.
+type Storm struct {
+	Users                  int // each runs its calls in its own goroutine
+	Spread, PauseAt, Pause time.Duration
+}
+
+// Run starts s.Users users, user(i) each, evenly over s.Spread, stalls
+// a dependency s.PauseAt after the first started (pause, which returns
+// its resume) for s.Pause, resumes it, and returns once every user is
+// done, with the time of the resume.
+func (s Storm) Run(t testing.TB, pause func() (resume func() error, err error), user func(i int)) (resumed time.Time) {
+	t.Helper()
+	s.Spread, s.PauseAt, s.Pause = cmp.Or(s.Spread, Spread), cmp.Or(s.PauseAt, PauseAt), cmp.Or(s.Pause, Pause)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range s.Users {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * s.Spread / time.Duration(s.Users))
+			user(i)
+		})
+	}
+	time.Sleep(s.PauseAt)
+	resume, err := pause()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	time.Sleep(s.Pause)
+	if err := resume(); err != nil {
+		t.Fatal(err)
+	}
+	resumed = time.Now()
+	wg.Wait()
+	t.Logf("stalltest: %d users; the stall began %s after the first, lasted %s, and the last user was done %s after it", s.Users,
+		paused.Sub(start).Round(time.Millisecond), resumed.Sub(paused).Round(time.Millisecond), time.Since(resumed).Round(time.Millisecond))
+	return resumed
+}
 
 // Answer is one call's answer.
 type Answer struct {
