@@ -186,6 +186,7 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	}
 	asynceventbackend.NewUnsureWrites(m.reg, roles.Ingest.QueuedAtUnsure)
 	mux := http.NewServeMux()
+	cfg.Bounds.Log = cfg.Log
 	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Bounds: cfg.Bounds, Log: cfg.Log,
 		Ready: []server.Checker{HumanCheckReady(provider)}}
 	api := NewAPI(mux, d, cfg.Verifier, cfg.Dev)

@@ -239,6 +239,7 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	}
 	mux := http.NewServeMux()
 	d := rolesDeps(roles, cfg.Log)
+	cfg.Bounds.Log = cfg.Log
 	d.Limits, d.Bounds = limits, cfg.Bounds
 	d.Originals, d.OriginalTTL = cfg.Originals, cfg.OriginalTTL
 	if d.Originals == nil && cfg.Bucket != "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"slices"
@@ -29,7 +30,14 @@ type Bounds struct {
 	// perCPU (the API's, Declare) times GOMAXPROCS.
 	MaxInFlight int
 	perCPU      int
+	// Log hears, at most every ShedLogEvery, how many calls were shed
+	// (default slog.Default()).
+	Log *slog.Logger
 }
+
+// ShedLogEvery is how often, at most, Bound logs the calls it shed: a
+// line per call would flood the logs when shedding matters most.
+const ShedLogEvery = 10 * time.Second
 
 // The classes of operation, each with its own deadline (OperationClass).
 const (
@@ -157,9 +165,11 @@ func Bound(api huma.API, b Bounds) {
 	b = b.withDefaults()
 	max := int64(b.MaxInFlight)
 	var running atomic.Int64
+	shed := shedLog{log: cmp.Or(b.Log, slog.Default()), bound: b.MaxInFlight}
 	api.UseMiddleware(func(ctx huma.Context, next func(huma.Context)) {
 		if running.Add(1) > max {
 			running.Add(-1)
+			shed.note(time.Now())
 			ctx.SetHeader("Retry-After", RetryAfterSeconds(RetryOverloaded))
 			writeHumaProblem(api, ctx, &huma.ErrorModel{Type: ProblemBase + OverloadedProblem, Title: http.StatusText(http.StatusServiceUnavailable),
 				Status: http.StatusServiceUnavailable, Detail: overloaded.Detail})
@@ -170,6 +180,26 @@ func Bound(api huma.API, b Bounds) {
 		defer cancel()
 		next(huma.WithContext(ctx, c))
 	})
+}
+
+// shedLog logs the calls Bound sheds, at most every ShedLogEvery.
+type shedLog struct {
+	log   *slog.Logger
+	bound int
+	shed  atomic.Int64 // since the last line
+	last  atomic.Int64 // when the last line was written, unix nanoseconds
+}
+
+// note counts one call shed at now, and logs the count when the last
+// line is ShedLogEvery old.
+func (l *shedLog) note(now time.Time) {
+	n := l.shed.Add(1)
+	last := l.last.Load()
+	if now.UnixNano()-last < int64(ShedLogEvery) || !l.last.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	l.shed.Add(-n)
+	l.log.Warn("shedding load: calls answered 503 overloaded, the in-flight bound reached", "shed", n, "bound", l.bound)
 }
 
 // pastDeadline reports whether ctx ended at its operation's deadline

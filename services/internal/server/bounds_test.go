@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,10 +125,12 @@ func TestBoundAnswersAtTheDeadline(t *testing.T) {
 // Past MaxInFlight operations running at once, a call is answered 503
 // overloaded with Retry-After at once, having done nothing; the probes
 // are not bounded; once the running calls end, calls are taken again.
-// Proven by concurrency: 3 calls held inside, 40 more at once.
+// Proven by concurrency: 3 calls held inside, 40 more at once. The calls
+// shed are logged, but not one line each.
 func TestBoundShedsPastMaxInFlight(t *testing.T) {
 	t.Parallel()
-	base, release, waiting, fams := boundAPI(t, server.Bounds{MaxInFlight: 3, Read: time.Minute})
+	var logged bytes.Buffer
+	base, release, waiting, fams := boundAPI(t, server.Bounds{MaxInFlight: 3, Read: time.Minute, Log: slog.New(slog.NewTextHandler(&logged, nil))})
 	held := make(chan answer, 3)
 	for range 3 {
 		go func() { held <- call(t, http.MethodGet, base+"/wait") }()
@@ -146,6 +151,9 @@ func TestBoundShedsPastMaxInFlight(t *testing.T) {
 		if a.status != http.StatusServiceUnavailable || a.typ != server.ProblemBase+server.OverloadedProblem || a.retryAfter != "1" || a.took > 2*time.Second {
 			t.Fatalf("a call past the bound: %+v, want 503 overloaded with Retry-After 1, at once", a)
 		}
+	}
+	if lines := strings.Count(logged.String(), "shedding load"); lines != 1 {
+		t.Errorf("%d lines about the calls shed, want 1 (at most one every %s): %s", lines, server.ShedLogEvery, logged.String())
 	}
 	if n := waiting.Load(); n != 3 {
 		t.Fatalf("%d calls inside, want the 3 the bound admits", n)
