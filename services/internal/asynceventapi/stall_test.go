@@ -26,8 +26,8 @@ import (
 // until they have their 202), then polling once, while a stand-in stalls
 // (stalltest's defaults: deadline 1 s, a 2.5 s pause).
 const (
-	stallUsers = 150
-	stallSeats = 30
+	stallUsers = 100
+	stallSeats = 20
 )
 
 // Every call answers within its deadline (plus a small margin) while
