@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/pacerhq/pacer/sdk/awsclient"
 	"github.com/pacerhq/pacer/sdk/pgtest"
 	"github.com/pacerhq/pacer/sdk/standin"
+	"github.com/pacerhq/pacer/services/internal/metrics/metricstest"
 	"github.com/pacerhq/pacer/services/internal/server"
 	"github.com/pacerhq/pacer/services/internal/testkit/stalltest"
 )
@@ -34,13 +36,17 @@ const (
 	stallWriters  = 40
 	stallReaders  = 60
 	stallSearches = 4
+	// stallMaxInFlight is the API's in-flight bound: below the calls the
+	// stall piles up, so that it sheds some (503 overloaded) too.
+	stallMaxInFlight = 30
 )
 
 // Every call answers within its deadline (plus a small margin) while
 // DynamoDB (the test's own DynamoDB Local, paused with SIGSTOP) or
 // Postgres (behind a proxy that stops forwarding) stalls in the middle
 // of a storm of photo ingests and bib searches: each answer is a success
-// or a 503 problem+json with Retry-After. A photo whose post was given
+// or a 503 problem+json with Retry-After, timeout past the deadline or
+// overloaded past the in-flight bound, each counted by type. A photo whose post was given
 // up may still have been written; its retry answers exists, and after
 // the resume every photo is in the table exactly once, found by its bib.
 func TestEveryCallAnswersWithinItsDeadlineWhileADependencyStalls(t *testing.T) {
@@ -86,7 +92,7 @@ func photoStallStorm(t *testing.T, endpoint string, pause func() (resume func() 
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(runCtx, Config{Listener: l, Stage: stage, DatabaseURL: db.String(), AWS: &awsCfg, Dev: true, Setup: true,
-			Bounds: server.Bounds{Read: stalltest.Deadline, Write: stalltest.Deadline, Admin: 10 * time.Second, Bulk: 10 * time.Second},
+			Bounds: server.Bounds{Read: stalltest.Deadline, Write: stalltest.Deadline, Admin: 10 * time.Second, Bulk: 10 * time.Second, MaxInFlight: stallMaxInFlight},
 			Log:    slog.New(slog.DiscardHandler)})
 	}()
 	t.Cleanup(func() {
@@ -175,13 +181,24 @@ func photoStallStorm(t *testing.T, endpoint string, pause func() (resume func() 
 	if t.Failed() {
 		return
 	}
-	landed := 0
+	landed, refused := 0, map[string]float64{}
 	for _, a := range c.Answers() {
 		if a.Call == "POST /events/e1/photos" && a.Status == http.StatusOK {
 			landed++
 		}
+		if a.Status == http.StatusServiceUnavailable {
+			refused[strings.TrimPrefix(a.Type, server.ProblemBase)]++
+		}
 	}
 	t.Logf("%d photos were written by a post given up at its deadline: their retry answered exists", landed)
+	// Past its deadline and past the bound, and counted as answered.
+	fams := metricstest.Scrape(t, base+"/metrics")
+	for _, typ := range []string{server.TimeoutProblem, server.OverloadedProblem} {
+		counted := fams.Value("pacer_http_problems_total", "class", "server", "status", "503", "type", typ)
+		if refused[typ] == 0 || counted != refused[typ] {
+			t.Errorf("%v answers 503 %s, %v counted; want some, all counted", refused[typ], typ, counted)
+		}
+	}
 
 	// Every photo written once: in the gallery once, found by its bib, one
 	// PHOTO and one BIB_INDEX item each in the table.
