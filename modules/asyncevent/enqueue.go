@@ -33,14 +33,30 @@ func newEnqueuer(q Queue, requests Transitioner, l Lateness, now func() time.Tim
 // if the send fails, RECEIVED → FAILED_FINAL / FAILED_INGEST_ENQUEUE,
 // listed among its user's participations at its requestedAt. Its
 // transitions are timed no earlier than floor (epoch millis). It fails
-// (ErrUnavailable) only if the send failed and the request could not be
-// marked failed either: then it stays RECEIVED, for the sweep. shards is
-// the event's IndexShards.
+// (ErrUnavailable) if the send was given up when ctx ended (at the
+// caller's deadline: the message may still land), or failed and the
+// request could not be marked failed either: then the request stays
+// RECEIVED, for a worker if the message landed, else for the sweep.
+// shards is the event's IndexShards.
 func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards int) error {
 	msg := Message{RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID, EventType: r.EventType}
 	if err := e.queue.Send(ctx, msg.Encode()); err != nil {
+		if ctx.Err() != nil {
+			// Given up, not refused: the queue may have taken the message
+			// (a stalled server processes it once it resumes). Marking the
+			// request failed would make a worker drop a message that
+			// landed; RECEIVED lets a worker take it from there, and the
+			// sweep enqueues it after OperationsConfig.RequeueAfter if no
+			// message did. The client's retry gets this id as a duplicate.
+			e.log.Warn("asyncevent: enqueue given up; the request stays RECEIVED", "requestId", r.RequestID, "err", err)
+			return fmt.Errorf("%w: enqueue given up: %v", ErrUnavailable, err)
+		}
+		// Refused: marked failed even if the client goes away meanwhile,
+		// but no later than ctx's deadline.
+		mctx, cancel := withoutCancel(ctx)
+		defer cancel()
 		at := max(e.now().UnixMilli(), floor)
-		ferr := e.requests.Transition(context.WithoutCancel(ctx), &Transition{
+		ferr := e.requests.Transition(mctx, &Transition{
 			RequestID: r.RequestID, EventID: r.EventID, UserID: r.UserID,
 			From: []Status{StatusReceived}, To: StatusFailedFinal, At: at, ListedAt: r.RequestedAt,
 			FinishedAt: at, UIResult: ResultFailed, ResultCode: CodeFailedIngestEnqueue,
@@ -63,7 +79,9 @@ func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards 
 		return nil
 	}
 	// queuedAt is stamped now and must land within WriteTimeout: the
-	// arrival allocator relies on it (Lateness.Max).
+	// arrival allocator relies on it (Lateness.Max). The write's bound is
+	// WriteTimeout or what is left of ctx's deadline, whichever ends
+	// first; a write given up at either is counted (unsure, below).
 	at := max(e.now().UnixMilli(), floor)
 	wctx, cancel := context.WithTimeout(ctx, e.writeTimeout)
 	err := e.requests.Transition(wctx, &Transition{
@@ -85,4 +103,14 @@ func (e *enqueuer) enqueue(ctx context.Context, r *Request, floor int64, shards 
 		e.log.Warn("asyncevent: could not mark request queued; the worker will", "requestId", r.RequestID, "err", err)
 	}
 	return nil
+}
+
+// withoutCancel is ctx without its cancellation, so that a client going
+// away does not cut a write short, but with its deadline, if it has one.
+func withoutCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	c := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(c, d)
+	}
+	return c, func() {}
 }

@@ -1,6 +1,7 @@
 package asyncevent_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -398,6 +399,72 @@ func TestStrandedRequestIsHealedBySweepNotRead(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 	checkLogs(t, env, r)
+}
+
+// hangingQueue is a queue server that stops answering: a send waits until
+// its caller gives up, and the server takes the message all the same
+// (lands) or loses it.
+type hangingQueue struct {
+	asyncevent.Queue
+	lands func(body string) bool
+}
+
+func (q hangingQueue) Send(ctx context.Context, body string) error {
+	<-ctx.Done()
+	if q.lands(body) {
+		if err := q.Queue.Send(context.WithoutCancel(ctx), body); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// A send given up at the caller's deadline (a stalled queue) fails the
+// participation with ErrUnavailable (the API's 503) and leaves the
+// request RECEIVED, not FAILED_FINAL: a message that did land is decided
+// by a worker from there, one that did not is enqueued by the sweep; the
+// client's retry gets the same requestId meanwhile.
+func TestEnqueueGivenUpAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	var skew atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	env := asynceventtest.New(t, asynceventtest.Options{Operations: asyncevent.OperationsConfig{RequeueAfter: time.Minute}, Now: now})
+	firstCome(t, env, "ev", 5)
+	hung := asyncevent.NewIngest(env.IngestConfig(hangingQueue{Queue: env.Queue, lands: func(body string) bool { return strings.Contains(body, "landed") }}, env.Events))
+	ids := map[string]string{}
+	for _, u := range []string{"landed", "lost"} {
+		dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		_, err := hung.Participate(dctx, asyncevent.ParticipateInput{EventID: "ev", UserID: u})
+		cancel()
+		if !errors.Is(err, asyncevent.ErrUnavailable) {
+			t.Fatalf("%s: a send given up: %v, want ErrUnavailable", u, err)
+		}
+		p := participate(t, env.Ingest, "ev", u)
+		if !p.IsDuplicate {
+			t.Fatalf("%s: the retry is not a duplicate", u)
+		}
+		if r := env.Request(t, p.RequestID); r.Status != asyncevent.StatusReceived {
+			t.Fatalf("%s: after a send given up the request is %s, want RECEIVED", u, r.Status)
+		}
+		ids[u] = p.RequestID
+	}
+	env.StartWorkers(t, 1, consumer.Config{})
+	if r := waitTerminal(t, env, []string{ids["landed"]}, 20*time.Second)[0]; r.Status != asyncevent.StatusSucceeded {
+		t.Fatalf("the request whose message landed: %+v", r)
+	}
+	if r := env.Request(t, ids["lost"]); r.Status != asyncevent.StatusReceived {
+		t.Fatalf("the request whose message was lost: %s before the sweep, want RECEIVED", r.Status)
+	}
+	skew.Store(int64(time.Minute + time.Second))
+	if res, err := env.Operations.SweepStranded(ctx, asyncevent.SweepOptions{}); err != nil || res != (asyncevent.SweepResult{Stranded: 1, Requeued: 1}) {
+		t.Fatalf("sweep: %+v %v, want the lost one requeued", res, err)
+	}
+	for _, r := range waitTerminal(t, env, []string{ids["landed"], ids["lost"]}, 20*time.Second) {
+		if r.Status != asyncevent.StatusSucceeded {
+			t.Fatalf("request %+v", r)
+		}
+		checkLogs(t, env, r)
+	}
 }
 
 // Requests stranded in RECEIVED that nobody reads are found by the

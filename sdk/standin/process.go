@@ -28,6 +28,9 @@ type process struct {
 	// start; it may stay alive all the same (DynamoDB Local's JVM does when
 	// its port is taken).
 	fatal chan struct{}
+	// paused, when set, resumes the process (Stack.Pause): a stopped
+	// process ignores SIGTERM until it is continued.
+	paused func() error
 }
 
 // startProcess starts cmd in a new process group with Pdeathsig=SIGKILL, so
@@ -125,6 +128,9 @@ func (w *outputWatch) Write(b []byte) (int, error) {
 // stop sends SIGTERM to the process group, waits up to 5 s, then SIGKILLs it.
 func (p *process) stop() error {
 	p.once.Do(func() {
+		if p.paused != nil {
+			_ = p.paused()
+		}
 		if p.cmd != nil && p.cmd.Process != nil && !p.exited() {
 			pgid := p.cmd.Process.Pid
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)

@@ -90,6 +90,10 @@ type Options struct {
 	// and conflict wrappers (a capacity.Meter, a LimitsDynamo...); it is
 	// given the table's name and schema.
 	Dynamo func(c ddb.Client, table string, schema *ddb.Schema) ddb.Client
+	// DynamoDBEndpoint and SQSEndpoint, when set, are the stand-ins the
+	// env uses instead of the environment's: a test's private ones
+	// (sdk/standin), which it may pause.
+	DynamoDBEndpoint, SQSEndpoint string
 }
 
 // Env is one test's AsyncEvent stack: its table, its queue, and one of
@@ -143,7 +147,7 @@ func New(t testing.TB, opts Options) *Env {
 	if !opts.Stream {
 		schema.Stream = ""
 	}
-	d := ddbtest.New(t, &schema)
+	d := ddbtest.NewAt(t, opts.DynamoDBEndpoint, &schema)
 	e := &Env{DDB: d, Calls: d.Calls, opts: opts, Schema: &schema}
 	var client ddb.Client = d.Client
 	if opts.Dynamo != nil {
@@ -155,7 +159,11 @@ func New(t testing.TB, opts Options) *Env {
 		e.Dynamo.Client = e.Conflict
 	}
 	e.Store = dynamostore.New(ddb.New(e.Dynamo, ddb.Config{CursorKey: []byte("asynceventtest-cursor-key-0123456789")}).Table(d.Table.Name(), &schema))
-	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config)}
+	e.SQS = &FaultySQS{Client: awsclient.SQS(d.Config, func(o *sqs.Options) {
+		if opts.SQSEndpoint != "" {
+			o.BaseEndpoint = aws.String(opts.SQSEndpoint)
+		}
+	})}
 	n := unsafeName.ReplaceAllString(t.Name(), "-")
 	if len(n) > 50 {
 		n = n[len(n)-50:]

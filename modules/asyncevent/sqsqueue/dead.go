@@ -175,9 +175,17 @@ func (q *Queue) scanDead(ctx context.Context, max int) ([]types.Message, error) 
 
 // changeDead makes release visible again and deletes del (batches of 10),
 // even if ctx is cancelled: a half-done change would hide messages for the
-// hold.
+// hold. It stops at ctx's deadline all the same (the API's: a stalled
+// queue must not hold the call past it); what it did not change is
+// visible again after the hold.
 func (q *Queue) changeDead(ctx context.Context, release, del []types.Message) error {
-	ctx = context.WithoutCancel(ctx)
+	detached := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		detached, cancel = context.WithDeadline(detached, d)
+		defer cancel()
+	}
+	ctx = detached
 	var errs []error
 	for i := 0; i < len(release); i += 10 {
 		chunk := release[i:min(i+10, len(release))]

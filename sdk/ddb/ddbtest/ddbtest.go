@@ -59,6 +59,14 @@ func TableName(t testing.TB) string {
 // is used when none is given.
 func New(t testing.TB, schema *ddb.Schema, cfg ...ddb.Config) *Env {
 	t.Helper()
+	return NewAt(t, "", schema, cfg...)
+}
+
+// NewAt is New on the DynamoDB Local at endpoint (a private stand-in's,
+// standin.Stack.DynamoDBEndpoint), or the environment's when endpoint is
+// "".
+func NewAt(t testing.TB, endpoint string, schema *ddb.Schema, cfg ...ddb.Config) *Env {
+	t.Helper()
 	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") == "" {
 		t.Fatal("ddbtest: AWS_ENDPOINT_URL_DYNAMODB is not set. Start DynamoDB Local from TestMain with " +
 			"standin.RunTests(m, standin.Config{DynamoDB: true}), after `make deps` installs it.")
@@ -70,7 +78,11 @@ func New(t testing.TB, schema *ddb.Schema, cfg ...ddb.Config) *Env {
 	}
 	calls := awsclient.NewCounter()
 	calls.Attach(&awsCfg)
-	client := awsclient.DynamoDB(awsCfg)
+	client := awsclient.DynamoDB(awsCfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
 	c := ddb.Config{CursorKey: []byte("ddbtest-cursor-key-0123456789abcdef")}
 	if len(cfg) > 0 {
 		c = cfg[0]

@@ -172,10 +172,11 @@ func services(d decls, n names) []stack.Service {
 	// lines (metrics.EMF) on ECS; on Kubernetes Prometheus scrapes them.
 	emf := []stack.EnvVar{{Name: "PACER_METRICS_EMF", CFN: "true", K8s: "false"}, env("PACER_METRICS_STAGE", "${Stage}")}
 	asyncEnv = append(asyncEnv, emf...)
+	const asyncAPICPU, photoAPICPU = 512, 256
 	return []stack.Service{
 		{
 			Name: AsyncAPI, ID: "AsyncEventApi", Image: "AsyncEventApiImage", Port: n.apiPort, Public: true, ListenerPort: n.apiPort,
-			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 512, MemoryMiB: 1024, Autoscale: &asyncAPIScaling,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: asyncAPICPU, MemoryMiB: 1024, Autoscale: &asyncAPIScaling,
 			// The load balancer (and an ingress controller) forwards from
 			// the private networks: believe their X-Forwarded-For, so that
 			// the address limits see the client (docs/ratelimit.md).
@@ -183,18 +184,20 @@ func services(d decls, n names) []stack.Service {
 			// replicas running), counted in ReplicasTable.
 			Env: append(append([]stack.EnvVar{env("PACER_ASYNCEVENT_ADDR", ":"+strconv.Itoa(n.apiPort)), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks),
-				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable)}, asyncEnv...), vars(slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings))...),
+				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable), maxInFlight(asyncAPICPU, asynceventapi.InFlightPerCPU)}, asyncEnv...),
+				vars(slices.Concat(authSettings, asyncAPISettings, asyncAPIPageSettings))...),
 			Secrets: append([]stack.Secret{{Name: asynceventapi.HumanCheckSecretEnv, Param: "HumanCheckSecretArn", Key: "human-check-secret", Optional: true}}, jwt...),
 			Access:  Access[AsyncAPI],
 		},
 		{
 			Name: PhotoAPI, ID: "PhotoApi", Image: "PhotoApiImage", Port: n.photoPort, Public: true, ListenerPort: n.photoPort,
-			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: 256, MemoryMiB: 512, Autoscale: &photoAPIScaling,
+			HealthPath: "/healthz", ReadyPath: "/healthz", Count: 2, CPU: photoAPICPU, MemoryMiB: 512, Autoscale: &photoAPIScaling,
 			// As the AsyncEvent API's: the public name search's address
 			// limit must see the client, not the load balancer.
 			Env: append([]stack.EnvVar{env("PACER_PHOTO_ADDR", ":"+strconv.Itoa(n.photoPort)), env("PACER_STAGE", "${Stage}"), env("PACER_PHOTO_SETUP", "false"), env("PACER_JWKS_URL", "${JwksUrl}"), region,
 				env("PACER_TRUSTED_PROXIES", privateNetworks), env("PACER_PHOTO_BUCKET", "${"+stack.ParamPhotoBucket+"}"),
-				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable), emf[0], emf[1]}, vars(slices.Concat(authSettings, photoAPISettings))...),
+				env("PACER_RATE_REPLICAS_TABLE", ReplicasTable), maxInFlight(photoAPICPU, photoapi.InFlightPerCPU), emf[0], emf[1]},
+				vars(slices.Concat(authSettings, photoAPISettings))...),
 			// Postgres before it listens: the stack opens the way first
 			// (stack.ParamDatabaseSG).
 			Database: true,
@@ -289,6 +292,15 @@ func (d decls) checkEnv(services []stack.Service) error {
 
 // env is a variable whose template value is v (Fn::Sub syntax); the
 // manifests' value names the same parameters as envsubst placeholders.
+// maxInFlight is the in-flight bound (PACER_MAX_IN_FLIGHT) of an API
+// task of cpu units (1,024 a vCPU) that takes perCPU calls in flight per
+// vCPU (docs/capacity.md, Deadlines and the in-flight bound). The
+// binary's default is perCPU × GOMAXPROCS, and GOMAXPROCS rounds a
+// fractional vCPU up to 2: a 0.5-vCPU task would take 4 times its share.
+func maxInFlight(cpu, perCPU int) stack.EnvVar {
+	return env("PACER_MAX_IN_FLIGHT", strconv.Itoa(perCPU*cpu/1024))
+}
+
 func env(name, v string) stack.EnvVar {
 	k8s := strings.NewReplacer("${Stage}", "${STAGE}", "${JwksUrl}", "${JWKS_URL}", "${AWS::Region}", "${AWS_REGION}", "${"+stack.ParamPhotoBucket+"}", "${PHOTO_BUCKET}").Replace(v)
 	return stack.EnvVar{Name: name, CFN: v, K8s: k8s}

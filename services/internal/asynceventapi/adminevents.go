@@ -142,7 +142,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 		}))
 
 	huma.Register(api, server.Op("event-requests", http.MethodGet, "/admin/events/{eventId}/requests",
-		"List an event's requests, newest first", tagAdmin,
+		"List an event's requests, newest first", tagAdmin, server.Bulk(),
 		server.Describe("First the requests not queued yet (RECEIVED, and FAILED_FINAL whose enqueue failed at ingest), newest requestedAt first; then the queued ones, newest queuedAt first. "+
 			"A request queued while the list is read can appear in both parts or in neither (the indexes lag writes briefly). The status filter is applied on the server as the list is read: a page is full "+
 			"(limit items) unless the list ends, but filling it with a rare status reads through the requests of other statuses."),
@@ -153,7 +153,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 		}))
 
 	huma.Register(api, server.Op("event-stats", http.MethodGet, "/admin/events/{eventId}/stats",
-		"Count an event's requests by status and result", tagAdmin,
+		"Count an event's requests by status and result", tagAdmin, server.Bulk(),
 		server.Describe("Counts the event's requests in every status on the server, those not queued yet included (it reads every one of them, so its cost grows with the event; never by scanning the table), "+
 			"and its dead-letter candidates (dlqCandidates) in the same pass, and, for FIRST_COME, "+
 			"checks capacityTotal − capacityRemaining == SUCCEEDED."),
@@ -166,7 +166,7 @@ func (h *handlers) registerAdminEvents(api huma.API) {
 			return &statsOutput{Body: statsViewOf(st)}, nil
 		}))
 
-	huma.Register(api, server.Op("draw", http.MethodPost, "/admin/events/{eventId}/draw", "Run a lottery draw", tagAdmin,
+	huma.Register(api, server.Op("draw", http.MethodPost, "/admin/events/{eventId}/draw", "Run a lottery draw", tagAdmin, server.Bulk(),
 		server.Describe("Allowed once lotteryCutoffAt (plus a short grace) has passed and no entry is still queued. Idempotent and resumable: "+
 			"calling it again returns the same winners. Winners are the first K entries by SHA-256(seed || requestId)."),
 		server.MaxBody(smallBody), server.Fails(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity)),

@@ -69,7 +69,7 @@ func (h *handlers) registerAdminRequests(api huma.API) {
 			return out, err
 		}))
 
-	huma.Register(api, server.Op("sweep-stranded", http.MethodPost, "/admin/requests/sweep", "Requeue requests stranded in RECEIVED", tagAdmin,
+	huma.Register(api, server.Op("sweep-stranded", http.MethodPost, "/admin/requests/sweep", "Requeue requests stranded in RECEIVED", tagAdmin, server.Bulk(),
 		server.Describe("Finds requests still RECEIVED longer than the requeue delay (their ingest died, or its send and its failure mark both failed) and enqueues them again; workers then finish them. "+
 			"It looks at requests made within lookbackHours (or, with eventId, at one event's requests of any age), which it finds by Query in the pending index (16 Queries per UTC day looked back over; with eventId, the event's 8 or 16 per day of its life; docs/capacity.md), never by scanning the table: each worker runs it every PACER_WORKER_SWEEP_EVERY (default 10 min) over the last 24 hours; call this to run it now, with a longer lookback after a longer outage, or from a scheduler if the workers' sweep is off. Each request is requeued at most once per delay, however often this runs. "+
 			"The same pass counts the requests whose enqueue failed at ingest (FAILED_INGEST_ENQUEUE); with failedEnqueue=requeue it also re-queues them (see POST /admin/requests/{requestId}/requeue)."),

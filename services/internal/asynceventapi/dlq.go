@@ -57,7 +57,7 @@ type redriveOutput struct {
 // registerDLQ adds an admin's operations on the dead-letter queue: look at
 // it, and move its messages back to the main queue.
 func (h *handlers) registerDLQ(api huma.API) {
-	huma.Register(api, server.Op("dlq", http.MethodGet, "/admin/dlq", "Queue depths and DLQ messages", tagAdmin,
+	huma.Register(api, server.Op("dlq", http.MethodGet, "/admin/dlq", "Queue depths and DLQ messages", tagAdmin, server.Bulk(),
 		server.Describe("Shows up to max DLQ messages without consuming them."), server.Fails(http.StatusForbidden)),
 		server.Handle(server.Admin, h.problem, func(ctx context.Context, _ auth.Principal, in *dlqInput) (*dlqOutput, error) {
 			v, err := h.admin.DeadLetters(ctx, in.Max)
@@ -67,7 +67,7 @@ func (h *handlers) registerDLQ(api huma.API) {
 			return dlqOut(v), nil
 		}))
 
-	huma.Register(api, server.Op("dlq-redrive", http.MethodPost, "/admin/dlq/redrive", "Move DLQ messages back to the queue", tagAdmin,
+	huma.Register(api, server.Op("dlq-redrive", http.MethodPost, "/admin/dlq/redrive", "Move DLQ messages back to the queue", tagAdmin, server.Bulk(),
 		server.Describe("Without class: starts moving every DLQ message back to the main queue (SQS StartMessageMoveTask); one move runs at a time: while one runs, the answer is 409. "+
 			"With class: moves that class's messages (up to 1000 looked at; more: call again) before answering, one per request (extra copies are deleted). "+
 			"Workers then process them again (idempotently)."),

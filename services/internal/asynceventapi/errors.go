@@ -37,9 +37,9 @@ var problemTypes = []server.ProblemType{
 	{Err: asyncevent.ErrNoDLQ, Status: http.StatusNotImplemented, Name: "no-dlq", Detail: "no dead-letter queue is configured"},
 	{Err: asyncevent.ErrHumanTokenMissing, Status: http.StatusUnprocessableEntity, Name: "human-token-missing", Field: "body.humanToken"},
 	{Err: asyncevent.ErrHumanCheckFailed, Status: http.StatusUnprocessableEntity, Name: "human-check-failed", Field: "body.humanToken"},
-	{Err: asyncevent.ErrHumanCheckUnavailable, Status: http.StatusServiceUnavailable, Name: "human-check-unavailable"},
+	{Err: asyncevent.ErrHumanCheckUnavailable, Status: http.StatusServiceUnavailable, Name: "human-check-unavailable", Headers: server.RetryLater},
 	{Err: asyncevent.ErrRateLimited, Status: http.StatusTooManyRequests, Name: server.RateLimitedProblem, Headers: retryAfter},
-	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"},
+	{Err: asyncevent.ErrUnavailable, Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry after Retry-After", Headers: server.RetryLater},
 }
 
 // retryAfter is a RateLimitedError's Retry-After, in whole seconds

@@ -9,7 +9,6 @@ import (
 	"github.com/pacerhq/pacer/modules/asyncevent"
 	"github.com/pacerhq/pacer/modules/asyncevent/asynceventtest"
 	"github.com/pacerhq/pacer/services/internal/asynceventapi"
-	"github.com/pacerhq/pacer/services/internal/asynceventbackend"
 )
 
 // deps are the API's Deps over env's roles, as the API process builds
@@ -23,15 +22,15 @@ func asyncevent_firstCome(id string) asyncevent.NewEvent {
 }
 
 // run serves the API as Run serves it, with cfg's settings, over env's
-// table and queue, on loopback until t ends, and returns its address
-// (host:port).
+// table, queue and clients, on loopback until t ends, and returns its
+// address (host:port).
 func run(t *testing.T, env *asynceventtest.Env, cfg asynceventapi.Config) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Config = asynceventbackend.Config{Table: env.DDB.Table.Name(), Queue: env.QueueName, DynamoDB: env.Dynamo, SQS: env.SQS}
+	cfg.Table, cfg.Queue, cfg.DynamoDB, cfg.SQS = env.DDB.Table.Name(), env.QueueName, env.Dynamo, env.SQS
 	cfg.Listener = l
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)

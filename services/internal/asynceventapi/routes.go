@@ -23,6 +23,9 @@ type Deps struct {
 	TagKey []byte
 	// Limits are the participation and poll rate limits (none when nil).
 	Limits server.Limits
+	// Bounds are the operations' deadlines and the in-flight bound (the
+	// zero Bounds: the defaults).
+	Bounds server.Bounds
 	// Ready are the readiness report's checks beside the key set's: the
 	// human-check provider's (HumanCheckReady).
 	Ready []server.Checker

@@ -48,7 +48,7 @@ const description = "First-come and lottery event participation. `POST /events/{
 // registered. The spec always documents the dev-mode impersonation
 // headers, which are honoured only in dev mode.
 func NewAPI(mux *http.ServeMux, d Deps, v *auth.Verifier, dev bool) huma.API {
-	return server.NewServiceAPI(mux, Title, Version, description+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev,
+	return server.NewServiceAPI(mux, Title, Version, description+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev, d.Bounds,
 		func(api huma.API) { Register(api, d) }, d.Ready...)
 }
 
@@ -79,6 +79,9 @@ type Config struct {
 	Verifier *auth.Verifier
 	// Limits are the participation and poll rate limits (docs/ratelimit.md).
 	Limits server.LimitSettings
+	// Bounds are the operations' deadlines and the in-flight bound
+	// (docs/capacity.md).
+	Bounds server.Bounds
 	// HumanCheck configures the human check of the events requiring one.
 	HumanCheck HumanCheckSettings
 	// Ready, if set, is called once the API serves, with its base URL
@@ -97,8 +100,14 @@ func (cfg *Config) Declare(s *config.Set) {
 	server.DeclareCORSOrigins(s, &cfg.CORSOrigins)
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	cfg.Limits.Declare(s)
+	cfg.Bounds.Declare(s, InFlightPerCPU)
 	cfg.HumanCheck.Declare(s)
 }
+
+// InFlightPerCPU is the API's in-flight bound per CPU (server.Bounds):
+// the requests one CPU serves in a read deadline at the CPU a request
+// costs (docs/capacity.md, Deadlines and the in-flight bound).
+const InFlightPerCPU = 4000
 
 // Run serves the API, and its metrics on GET /metrics (see
 // docs/metrics.md), until ctx is cancelled, then shuts down gracefully.
@@ -177,7 +186,8 @@ func newHandler(ctx context.Context, cfg *Config) (*handler, error) {
 	}
 	asynceventbackend.NewUnsureWrites(m.reg, roles.Ingest.QueuedAtUnsure)
 	mux := http.NewServeMux()
-	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Log: cfg.Log,
+	cfg.Bounds.Log = cfg.Log
+	d := Deps{Ingest: roles.Ingest, Query: roles.Query, Admin: roles.Admin, Operations: roles.Operations, TagKey: cfg.CursorKey, Limits: limits, Bounds: cfg.Bounds, Log: cfg.Log,
 		Ready: []server.Checker{HumanCheckReady(provider)}}
 	api := NewAPI(mux, d, cfg.Verifier, cfg.Dev)
 	if err := RegisterPages(mux, cfg.Dev, cfg.EmbedOrigins, cfg.HumanCheck.Widget()); err != nil {

@@ -234,6 +234,27 @@ func startPublisher(t *testing.T, env *asynceventtest.Env, sink eventsink.Sink, 
 	}
 }
 
+// decidedAndPublished is the condition that every request of ids is
+// decided and its processed event is among what sink published under
+// dir.
+func decidedAndPublished(t *testing.T, env *asynceventtest.Env, sink *filesink.Sink, dir string, ids []string) func() (bool, error) {
+	return func() (bool, error) {
+		if err := sink.Flush(); err != nil {
+			return false, err
+		}
+		processed := map[string]bool{}
+		for _, d := range readEvents(t, dir) {
+			processed[d.RequestID] = processed[d.RequestID] || d.EventKind == analytics.ParticipationProcessed
+		}
+		for _, id := range ids {
+			if r := env.Request(t, id); !r.Status.Terminal() || !processed[id] {
+				return false, fmt.Errorf("%s is %s, processed event: %v", id, r.Status, processed[id])
+			}
+		}
+		return true, nil
+	}
+}
+
 // dedup de-duplicates events by id, as every query does (failing if two
 // different events share an id), and counts each request's events by kind.
 func dedup(t *testing.T, events []analytics.Detail) (map[string]analytics.Detail, map[string]map[analytics.DetailType]int) {

@@ -98,21 +98,7 @@ func TestNoEventLostWhenAWorkerIsKilled(t *testing.T) {
 	t.Logf("killed the worker at %s: %v", time.Since(start).Round(time.Millisecond), count())
 
 	stopWorker := env.StartWorkers(t, 1, consumer.Config{Concurrency: 10})
-	asynceventtest.Eventually(t, 45*time.Second, "every request decided and published", func() (bool, error) {
-		if err := sink.Flush(); err != nil {
-			return false, err
-		}
-		processed := map[string]bool{}
-		for _, d := range readEvents(t, dir) {
-			processed[d.RequestID] = processed[d.RequestID] || d.EventKind == analytics.ParticipationProcessed
-		}
-		for _, id := range ids {
-			if r := env.Request(t, id); !r.Status.Terminal() || !processed[id] {
-				return false, fmt.Errorf("%s is %s, processed event: %v", id, r.Status, processed[id])
-			}
-		}
-		return true, nil
-	})
+	asynceventtest.Eventually(t, 45*time.Second, "every request decided and published", decidedAndPublished(t, env, sink, dir, ids))
 	stopWorker()
 	t.Logf("all published at %s", time.Since(start).Round(time.Millisecond))
 

@@ -116,7 +116,7 @@ func (h *handlers) registerIngest(api huma.API) {
 	}))
 
 	huma.Register(api, server.Op("ingest-photos", http.MethodPost, "/events/{eventId}/photos/batch",
-		"Ingest up to 100 processed photos with batch writes", tagIngest, refusals, server.MaxBody(2<<20),
+		"Ingest up to 100 processed photos with batch writes", tagIngest, refusals, server.MaxBody(2<<20), server.Bulk(),
 		server.Describe("Validation is all or nothing: one invalid record rejects the request with 422 naming each bad field "+
 			"(body.photos[i]...), and nothing is written. Otherwise each photo gets a result. Existing ulids are skipped; "+
 			"the entries that find each photo by bib are written first, in batches (a throttled write is retried with backoff), then each photo "+

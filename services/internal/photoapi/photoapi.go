@@ -44,6 +44,9 @@ type Deps struct {
 	Log       *slog.Logger     // default slog.Default()
 	// Limits rate-limit the public name search (the zero Limits: none).
 	Limits server.Limits
+	// Bounds are the operations' deadlines and the in-flight bound (the
+	// zero Bounds: the defaults).
+	Bounds server.Bounds
 	// Originals signs organizers' links to originals (nil: none, 503);
 	// a link lives OriginalTTL (default DefaultOriginalTTL).
 	Originals   Originals

@@ -30,7 +30,7 @@ func (h *handlers) registerPrivacy(api huma.API) {
 			return &photoOutput{Body: p}, err
 		}))
 	huma.Register(api, server.Op("bib-privacy", http.MethodPost, "/events/{eventId}/bibs/{bib}/privacy",
-		"A runner's privacy request: hide their bib, or delete every photo showing it", tagPrivacy, refusals,
+		"A runner's privacy request: hide their bib, or delete every photo showing it", tagPrivacy, refusals, server.Bulk(),
 		server.Describe("hide: the bib's index entries are deleted and the bib is struck from its photos, which stay in the gallery. "+
 			"delete: every photo showing the bib, or from which it was hidden before, is deleted with all its index entries. "+
 			"Either way the request is recorded first, and applies to photos ingested later or while the request runs: "+

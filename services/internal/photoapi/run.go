@@ -79,6 +79,9 @@ type Config struct {
 	OriginalTTL time.Duration
 	// Limits are the public name search's rate limit (docs/ratelimit.md).
 	Limits LimitSettings
+	// Bounds are the operations' deadlines and the in-flight bound
+	// (docs/capacity.md).
+	Bounds server.Bounds
 	// EMF ships the metrics CloudWatch alarms read (PACER_METRICS_EMF,
 	// PACER_METRICS_STAGE; metrics.EMF): the HTTP problems, the key set,
 	// the AWS calls' outcomes.
@@ -110,7 +113,13 @@ func (cfg *Config) Declare(s *config.Set) {
 	metrics.DeclareConsumedCapacity(s, &cfg.ConsumedCapacity)
 	metrics.DeclareEMF(s, &cfg.EMF)
 	cfg.Limits.Declare(s)
+	cfg.Bounds.Declare(s, InFlightPerCPU)
 }
+
+// InFlightPerCPU is the API's in-flight bound per CPU (server.Bounds):
+// the requests one CPU serves in a read deadline at the CPU a request is
+// planned to cost (docs/capacity.md, Deadlines and the in-flight bound).
+const InFlightPerCPU = 2000
 
 // Title and version of the API in its spec.
 const (
@@ -127,7 +136,7 @@ const (
 // registered. The spec always documents the dev-mode impersonation
 // headers, which are honoured only in dev mode.
 func NewAPI(mux *http.ServeMux, d Deps, v *auth.Verifier, dev bool) huma.API {
-	return server.NewServiceAPI(mux, title, version, summary+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev,
+	return server.NewServiceAPI(mux, title, version, summary+"\n\n"+problems(nil).Doc(), "http://"+DefaultAddr, v, dev, d.Bounds,
 		func(api huma.API) { Register(api, d) })
 }
 
@@ -230,7 +239,8 @@ func newHandler(ctx context.Context, cfg Config, cursorKey []byte, verifier *aut
 	}
 	mux := http.NewServeMux()
 	d := rolesDeps(roles, cfg.Log)
-	d.Limits = limits
+	cfg.Bounds.Log = cfg.Log
+	d.Limits, d.Bounds = limits, cfg.Bounds
 	d.Originals, d.OriginalTTL = cfg.Originals, cfg.OriginalTTL
 	if d.Originals == nil && cfg.Bucket != "" {
 		d.Originals = NewS3Originals(awsCfg, cfg.Bucket)

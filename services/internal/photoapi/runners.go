@@ -55,7 +55,7 @@ type RunnersQuery struct {
 func (h *handlers) registerRunners(api huma.API) {
 	huma.Register(api, server.Op("import-runners", http.MethodPost, "/events/{eventId}/runners",
 		"Import an event's entry list (bib → runner), as JSON or CSV; rows are upserted by bib", tagDirectory, refusals,
-		server.MaxBody(4<<20)),
+		server.MaxBody(4<<20), server.Bulk()),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath
 			Body runnersBody

@@ -23,7 +23,7 @@ type ReconcileQuery struct {
 // photographers' photos: resume the copy, or compare and repair it.
 func (h *handlers) registerSync(api huma.API) {
 	huma.Register(api, server.Op("sync-photographer", http.MethodPost, "/photographers/{photographerId}/sync",
-		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, refusals, conflicts),
+		"Resume (or re-run) copying a photographer's profile onto their photos", tagSync, refusals, conflicts, server.Bulk()),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			MaxPages int `query:"maxPages" minimum:"0" maximum:"100000" doc:"Stop after this many pages of 100 (0: to the end); the next call resumes."`
@@ -32,7 +32,7 @@ func (h *handlers) registerSync(api huma.API) {
 			return &syncOutput{Body: rep}, err
 		}))
 	huma.Register(api, server.Op("reconcile-photographer", http.MethodPost, "/photographers/{photographerId}/reconcile",
-		"Compare the profile copied onto a photographer's photos with their profile; report and optionally repair drift", tagSync, refusals),
+		"Compare the profile copied onto a photographer's photos with their profile; report and optionally repair drift", tagSync, refusals, server.Bulk()),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			PhotographerPath
 			ReconcileQuery
@@ -41,7 +41,7 @@ func (h *handlers) registerSync(api huma.API) {
 			return &reconcileOutput{Body: rep}, err
 		}))
 	huma.Register(api, server.Op("reconcile-organization", http.MethodPost, "/reconcile",
-		"Reconcile every photographer of your organization", tagSync, refusals),
+		"Reconcile every photographer of your organization", tagSync, refusals, server.Bulk()),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *ReconcileQuery) (*reconcileOutput, error) {
 			rep, err := h.dir.Reconcile(ctx, org, "", in.Repair)
 			return &reconcileOutput{Body: rep}, err

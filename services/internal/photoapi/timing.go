@@ -126,7 +126,7 @@ func (h *handlers) registerTiming(api huma.API) {
 		}))
 	huma.Register(api, server.Op("import-splits", http.MethodPost, "/events/{eventId}/splits",
 		"Import runners' split times at the event's timing points, as JSON or CSV; rows are upserted by bib and timing point", tagTiming, refusals,
-		server.MaxBody(4<<20),
+		server.MaxBody(4<<20), server.Bulk(),
 		server.Describe("A file with any bad row is refused whole (422 naming each bad row, by line for CSV) and writes nothing; importing the same file again writes nothing.")),
 		server.Handle(organizer, h.problem, func(ctx context.Context, org string, in *struct {
 			EventPath

@@ -11,7 +11,8 @@ import (
 // error work returns goes through problem (the service's Errors.Problem),
 // so no route can answer a domain error unmapped. When work fails its
 // output is dropped, so work may return its output and a domain call's
-// error together.
+// error together; when it fails once its operation's deadline has passed
+// (Bound), the answer is 503 timeout, whatever the failure.
 //
 // A guard is a func(ctx) (C, error): Anyone for a public route, Caller for
 // any authenticated caller, Admin, or a service's own (photoapi's
@@ -25,6 +26,9 @@ func Handle[C, I, O any](guard func(context.Context) (C, error), problem func(er
 		}
 		out, err := work(ctx, c, in)
 		if err != nil {
+			if pastDeadline(ctx) {
+				err = &deadlineError{err}
+			}
 			return nil, problem(err)
 		}
 		return out, nil

@@ -37,10 +37,10 @@ func ProblemTypeLabel(typ string) string {
 
 // Problems are the problems an API whose domain errors are e may answer,
 // as the problems metric labels them (metrics.HTTP.InitProblems): e's
-// types, the kit's shared ones (unavailable, internal, rate-limited), and
-// the statuses the kit and Huma answer with about:blank (a refused body
-// or parameter, a missing or invalid token, a missing role, no such path
-// or method, a cancelled request).
+// types, the kit's shared ones (unavailable, timeout, overloaded,
+// internal, rate-limited), and the statuses the kit and Huma answer with
+// about:blank (a refused body or parameter, a missing or invalid token, a
+// missing role, no such path or method, a cancelled request).
 func (e Errors) Problems() []metrics.Problem {
 	var out []metrics.Problem
 	seen := map[metrics.Problem]bool{}
@@ -50,7 +50,7 @@ func (e Errors) Problems() []metrics.Problem {
 			out = append(out, p)
 		}
 	}
-	for _, t := range append(e.Types[:len(e.Types):len(e.Types)], unavailable, internal) {
+	for _, t := range e.all() {
 		add(metrics.Problem{Status: t.Status, Type: t.Name})
 	}
 	add(metrics.Problem{Status: http.StatusTooManyRequests, Type: RateLimitedProblem})

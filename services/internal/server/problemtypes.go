@@ -34,11 +34,23 @@ type ProblemType struct {
 	Headers func(err error) http.Header
 }
 
-// The types every service shares: a failed dependency and a bug.
+// The types every service shares: a failed dependency, an operation past
+// its deadline, a process at its in-flight bound (Bound), and a bug.
 var (
-	unavailable = ProblemType{Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry"}
-	internal    = ProblemType{Status: http.StatusInternalServerError, Name: "internal", Detail: "internal error"}
+	unavailable = ProblemType{Status: http.StatusServiceUnavailable, Name: "unavailable", Detail: "a dependency is unavailable; retry after Retry-After",
+		Headers: RetryLater}
+	timeout = ProblemType{Status: http.StatusServiceUnavailable, Name: TimeoutProblem,
+		Detail: "the operation did not finish within its deadline (a dependency is slow); a write may still take effect: retry after Retry-After", Headers: RetryLater}
+	overloaded = ProblemType{Status: http.StatusServiceUnavailable, Name: OverloadedProblem,
+		Detail: "the server has too many calls in flight; nothing was done: retry after Retry-After"}
+	internal = ProblemType{Status: http.StatusInternalServerError, Name: "internal", Detail: "internal error"}
 )
+
+// RetryLater is the Retry-After of a 503 that a failed or slow dependency
+// answers (RetryUnavailable), for a ProblemType's Headers.
+func RetryLater(error) http.Header {
+	return http.Header{"Retry-After": {RetryAfterSeconds(RetryUnavailable)}}
+}
 
 // Errors maps a service's domain errors to RFC 9457 problems: the one
 // place, per service, where domain errors meet HTTP statuses (its
@@ -57,16 +69,19 @@ type Errors struct {
 	Log *slog.Logger
 }
 
-// Problem returns err as an HTTP problem: an error that already is one
-// (huma.StatusError) unchanged; a domain error by its ProblemType; a
-// cancelled request 499; a failed dependency (DependencyFailed) 503
-// unavailable, logged; anything else 500 internal, logged, without its
-// text.
+// Problem returns err as an HTTP problem: an operation's failure past its
+// deadline (ErrDeadline, as Handle marks it) 503 timeout, logged; an
+// error that already is one (huma.StatusError) unchanged; a domain error
+// by its ProblemType; a cancelled request 499; a failed dependency
+// (DependencyFailed) 503 unavailable, logged; anything else 500
+// internal, logged, without its text.
 func (e Errors) Problem(err error) error {
 	var se huma.StatusError
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, ErrDeadline):
+		return e.answer(timeout, err)
 	case errors.As(err, &se):
 		return err
 	case errors.Is(err, context.Canceled):
@@ -92,6 +107,8 @@ func (e Errors) answer(t ProblemType, err error) error {
 	switch {
 	case t.Status == http.StatusInternalServerError:
 		log.Error("internal error", "err", err)
+	case t.Name == timeout.Name:
+		log.Warn("operation past its deadline", "err", err)
 	case t.Status >= 500:
 		log.Warn("dependency error", "err", err)
 	}
@@ -119,7 +136,7 @@ func (e Errors) Doc() string {
 	b.WriteString("**Problem types.** Errors that mean more than their status have a `type` under `" + ProblemBase + "`:\n\n" +
 		"| type | status | meaning |\n|---|---|---|\n")
 	seen := map[string]bool{}
-	for _, t := range append(e.Types[:len(e.Types):len(e.Types)], unavailable, internal) {
+	for _, t := range e.all() {
 		if seen[t.Name] {
 			continue
 		}
@@ -132,4 +149,9 @@ func (e Errors) Doc() string {
 	}
 	b.WriteString("\nOther errors (a request that fails its schema, a missing token, an unknown path) mean no more than their status: their type is `about:blank`.")
 	return b.String()
+}
+
+// all are e's types, then the kit's shared ones.
+func (e Errors) all() []ProblemType {
+	return append(e.Types[:len(e.Types):len(e.Types)], unavailable, timeout, overloaded, internal)
 }

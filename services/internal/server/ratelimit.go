@@ -1,8 +1,11 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -79,19 +82,32 @@ func writeHumaProblem(api huma.API, ctx huma.Context, m *huma.ErrorModel) {
 	_ = api.Marshal(ctx.BodyWriter(), ct, v) // the client went away; nothing to do
 }
 
-// DocumentRetryAfter documents the Retry-After header of every 429
-// answer in api's spec (Huma writes the error responses without it): call
-// it once the operations are registered.
+// DocumentRetryAfter documents the Retry-After header of every 429 and
+// 503 answer in api's spec (Huma writes the error responses without it),
+// and says in each 503's description why it comes: a failed dependency,
+// the operation's deadline (its class's, with the default: Bounds), or
+// the in-flight bound. Call it once the operations are registered.
 func DocumentRetryAfter(api huma.API) {
+	header := func(what string) map[string]*huma.Param {
+		return map[string]*huma.Param{"Retry-After": {Description: what, Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: new(1.0)}}}
+	}
 	for _, item := range api.OpenAPI().Paths {
 		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Patch} {
-			if op == nil || op.Responses["429"] == nil {
+			if op == nil {
 				continue
 			}
-			r := op.Responses["429"]
-			r.Description = "Too Many Requests: past a rate limit (docs/ratelimit.md); nothing was done. Retry after Retry-After seconds."
-			r.Headers = map[string]*huma.Param{"Retry-After": {Description: "Whole seconds until a call would be allowed",
-				Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: new(1.0)}}}
+			if r := op.Responses["429"]; r != nil {
+				r.Description = "Too Many Requests: past a rate limit (docs/ratelimit.md); nothing was done. Retry after Retry-After seconds."
+				r.Headers = header("Whole seconds until a call would be allowed")
+			}
+			if r := op.Responses["503"]; r != nil && !slices.Contains(op.Tags, TagHealth) {
+				class := OperationClass(op)
+				r.Description = fmt.Sprintf("Service Unavailable: a dependency failed (`unavailable`), the operation did not finish within its deadline "+
+					"(`timeout`: the %s deadline, PACER_DEADLINE_%s, %s by default; a write may still take effect, and retrying it is safe), "+
+					"or the server is at its in-flight bound (`overloaded`: nothing was done). Retry after Retry-After seconds.",
+					class, strings.ToUpper(class), Bounds{}.withDefaults().deadline(class))
+				r.Headers = header("Whole seconds before a retry is worth making")
+			}
 		}
 	}
 }

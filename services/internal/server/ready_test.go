@@ -25,7 +25,7 @@ func serviceAPI(t *testing.T, v *auth.Verifier, checks ...server.Checker) (base 
 	errGone := errors.New("thing: gone")
 	problems := server.Errors{Types: []server.ProblemType{{Err: errGone, Status: http.StatusGone, Name: "gone"}}, Prefix: "thing: "}
 	mux := http.NewServeMux()
-	server.NewServiceAPI(mux, "T", "1", "d", "http://x", v, false, func(api huma.API) {
+	server.NewServiceAPI(mux, "T", "1", "d", "http://x", v, false, server.Bounds{}, func(api huma.API) {
 		huma.Register(api, server.Op("gone", http.MethodGet, "/gone", "Gone", "T", server.NoToken(), server.Fails(http.StatusGone)),
 			func(context.Context, *struct{}) (*struct{}, error) { return nil, problems.Problem(errGone) })
 		huma.Register(api, server.Op("mine", http.MethodGet, "/mine", "Mine", "T"),

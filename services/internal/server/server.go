@@ -93,13 +93,15 @@ func NewAPI(mux *http.ServeMux, title, version, description, server string, dev 
 
 // NewServiceAPI is a service's API: NewAPI's, its spec documenting the
 // dev-mode headers (honoured only when dev is set), with the /healthz
-// probe, the /readyz report (v's key set, then checks), authentication by
-// v (none when v is nil, as for writing the spec), then the routes
-// register adds.
-func NewServiceAPI(mux *http.ServeMux, title, version, description, server string, v *auth.Verifier, dev bool, register func(huma.API), checks ...Checker) huma.API {
+// probe, the /readyz report (v's key set, then checks), the bounds b
+// (Bound: deadlines and the in-flight bound, not on the probes),
+// authentication by v (none when v is nil, as for writing the spec), then
+// the routes register adds.
+func NewServiceAPI(mux *http.ServeMux, title, version, description, server string, v *auth.Verifier, dev bool, b Bounds, register func(huma.API), checks ...Checker) huma.API {
 	api := NewAPI(mux, title, version, description, server, true)
 	RegisterHealth(api)
 	RegisterReady(api, append([]Checker{KeySetCheck(v)}, checks...)...)
+	Bound(api, b)
 	if v != nil {
 		// Middlewares apply to operations registered after them.
 		Authenticate(api, v, dev)
